@@ -1,0 +1,54 @@
+# keyward: `make run` serves a node on an embedded Redis, `make test` runs the whole suite.
+# Both install what is missing first (npm packages; redis-server from Debian when absent).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+NPM_STAMP := node_modules/.package-lock.json
+
+.PHONY: help deps redis build run test lint fmt typecheck unit integration bench clean
+
+help:
+	@echo "make run    start Redis and a keyward node; prints the base URL and a root key"
+	@echo "make test   lint, typecheck and run every test (unit + integration on real Redis)"
+	@echo "make lint | fmt | build | bench | clean"
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $(NPM_STAMP)
+
+deps: $(NPM_STAMP)
+
+redis:
+	@scripts/ensure-redis.sh
+
+build: deps
+	npm run --silent build
+
+run: deps redis build
+	@scripts/run.sh
+
+lint: deps
+	npx eslint .
+	npx prettier --check .
+
+fmt: deps
+	npx prettier --write .
+	npx eslint --fix .
+
+typecheck: deps
+	npx tsc -p tsconfig.json --noEmit
+
+test: deps redis lint typecheck
+	npx jest --ci
+
+unit: deps
+	npx jest --ci test/unit
+
+integration: deps redis
+	npx jest --ci test/integration
+
+bench: deps redis build
+	@scripts/bench.sh
+
+clean:
+	rm -rf dist coverage .run

@@ -1,0 +1,63 @@
+import type { CacheOptions } from './readThroughCache';
+import { ReadThroughCache } from './readThroughCache';
+import type { InvalidationTarget } from './invalidationListener';
+import type { ApiStore } from '../store/apiStore';
+import type { KeyStore } from '../store/keyStore';
+import type { Invalidation } from '../store/names';
+import type { ApiRecord, KeyRecord, RootKeyRecord } from '../store/records';
+import type { RootKeyStore } from '../store/rootKeyStore';
+
+/**
+ * The read side of the hot path: root keys and keys by hash, and APIs by id, from memory when the
+ * node can trust its caches, from the primary otherwise.
+ */
+export class Directory implements InvalidationTarget {
+  readonly rootKeys: ReadThroughCache<RootKeyRecord>;
+  readonly keys: ReadThroughCache<KeyRecord>;
+  readonly apis: ReadThroughCache<ApiRecord>;
+
+  constructor(
+    private readonly stores: { rootKeys: RootKeyStore; keys: KeyStore; apis: ApiStore },
+    options: CacheOptions,
+  ) {
+    this.rootKeys = new ReadThroughCache(options);
+    this.keys = new ReadThroughCache(options);
+    this.apis = new ReadThroughCache(options);
+  }
+
+  rootKeyByHash(hash: string): Promise<RootKeyRecord | undefined> {
+    return this.rootKeys.get(hash, () => this.stores.rootKeys.findByHash(hash));
+  }
+
+  /** The key with this hash in this workspace, unless it or its API is gone. */
+  async keyByHash(ws: string, hash: string): Promise<KeyRecord | undefined> {
+    const key = await this.keys.get(`${ws} ${hash}`, () => this.stores.keys.findByHash(ws, hash));
+    if (!key) return undefined;
+    const api = await this.liveApi(ws, key.apiId);
+    return api ? key : undefined;
+  }
+
+  /** The API unless it does not exist or is being deleted. */
+  async liveApi(ws: string, apiId: string): Promise<ApiRecord | undefined> {
+    const api = await this.apis.get(`${ws} ${apiId}`, () => this.stores.apis.get(ws, apiId));
+    return api && api.deletedAt === undefined ? api : undefined;
+  }
+
+  apply(message: Invalidation): void {
+    switch (message.kind) {
+      case 'root':
+        this.rootKeys.invalidate(message.hash);
+        break;
+      case 'key':
+        this.keys.invalidate(`${message.workspaceId} ${message.hash}`);
+        break;
+      case 'api':
+        this.apis.invalidate(`${message.workspaceId} ${message.apiId}`);
+        break;
+    }
+  }
+
+  setListening(listening: boolean): void {
+    for (const cache of [this.rootKeys, this.keys, this.apis]) cache.reset(listening);
+  }
+}

@@ -1,0 +1,46 @@
+import type { Redis } from 'ioredis';
+import { names, parseInvalidation, type Invalidation } from '../store/names';
+
+export interface InvalidationTarget {
+  apply(message: Invalidation): void;
+  /** Called with false when messages may have been missed, with true once they flow again. */
+  setListening(listening: boolean): void;
+}
+
+/**
+ * Subscribes to the primary's invalidation channel. Pub/sub delivers nothing that was published
+ * while the connection was down, so a disconnect withdraws trust from the caches and a completed
+ * resubscription restores it with empty caches.
+ */
+export class InvalidationListener {
+  private subscribed = false;
+
+  constructor(
+    private readonly subscriber: Redis,
+    private readonly target: InvalidationTarget,
+  ) {}
+
+  async start(): Promise<void> {
+    this.subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== names.invalidationChannel) return;
+      const parsed = parseInvalidation(message);
+      if (parsed) this.target.apply(parsed);
+    });
+    this.subscriber.on('close', () => this.markSubscribed(false));
+    // ioredis resubscribes by itself before it reports `ready` after a reconnect.
+    this.subscriber.on('ready', () => this.markSubscribed(true));
+    if (this.subscriber.status === 'wait') await this.subscriber.connect();
+    await this.subscriber.subscribe(names.invalidationChannel);
+    this.markSubscribed(true);
+  }
+
+  get isSubscribed(): boolean {
+    return this.subscribed;
+  }
+
+  private markSubscribed(subscribed: boolean): void {
+    if (this.subscribed === subscribed) return;
+    this.subscribed = subscribed;
+    this.target.setListening(subscribed);
+  }
+}

@@ -1,0 +1,82 @@
+import { LRUCache } from 'lru-cache';
+
+export interface CacheOptions {
+  maxEntries: number;
+  /** A safety net: entries are kept fresh by invalidation messages, this bounds a missed one. */
+  ttlMs: number;
+  /** How long "does not exist" is remembered, so a flood of unknown keys cannot hammer Redis. */
+  negativeTtlMs: number;
+}
+
+const ABSENT = Symbol('absent');
+
+interface InFlight<V> {
+  promise: Promise<V | undefined>;
+  invalidated: boolean;
+}
+
+/**
+ * A bounded LRU in front of a loader. Concurrent misses of one key share a single load, and a load
+ * that an invalidation overtook is returned to its callers but not stored, so a stale read can
+ * never outlive the message that announced the change. While the node cannot hear invalidations
+ * (`trusted` false) every read goes to the loader.
+ */
+export class ReadThroughCache<V extends object> {
+  private readonly entries: LRUCache<string, V | typeof ABSENT>;
+  private readonly inFlight = new Map<string, InFlight<V>>();
+  private trusted = false;
+  hits = 0;
+  misses = 0;
+  invalidations = 0;
+
+  constructor(private readonly options: CacheOptions) {
+    this.entries = new LRUCache({ max: options.maxEntries, ttl: options.ttlMs });
+  }
+
+  get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    if (this.trusted) {
+      const entry = this.entries.get(key);
+      if (entry !== undefined) {
+        this.hits++;
+        return Promise.resolve(entry === ABSENT ? undefined : entry);
+      }
+    }
+    this.misses++;
+    const pending = this.inFlight.get(key);
+    if (pending) return pending.promise;
+    const flight: InFlight<V> = { promise: load(), invalidated: false };
+    this.inFlight.set(key, flight);
+    flight.promise.then(
+      (value) => {
+        this.inFlight.delete(key);
+        if (!this.trusted || flight.invalidated) return;
+        if (value === undefined) this.entries.set(key, ABSENT, { ttl: this.options.negativeTtlMs });
+        else this.entries.set(key, value);
+      },
+      () => this.inFlight.delete(key),
+    );
+    return flight.promise;
+  }
+
+  invalidate(key: string): void {
+    this.invalidations++;
+    this.entries.delete(key);
+    const pending = this.inFlight.get(key);
+    if (pending) pending.invalidated = true;
+  }
+
+  /** Forget everything, and start or stop trusting what is stored from now on. */
+  reset(trusted: boolean): void {
+    this.trusted = trusted;
+    this.entries.clear();
+    for (const pending of this.inFlight.values()) pending.invalidated = true;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get isTrusted(): boolean {
+    return this.trusted;
+  }
+}

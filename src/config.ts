@@ -1,0 +1,79 @@
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** Everything a node reads from its environment, validated once at start-up. */
+export interface Config {
+  port: number;
+  host: string;
+  /** The primary: keys, APIs, root keys and consistent buckets. */
+  redisUrl: string;
+  /** The node-local Redis for fast buckets. */
+  localRedisUrl: string;
+  region: string;
+  logLevel: LogLevel;
+  redisCommandTimeoutMs: number;
+  redisConnectTimeoutMs: number;
+  cache: {
+    maxEntries: number;
+    ttlMs: number;
+    negativeTtlMs: number;
+  };
+  /** Where the `docs` link of an error envelope points; the code is appended as a fragment. */
+  errorDocsUrl: string;
+  maxBodyBytes: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS: readonly LogLevel[] = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+];
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name}: must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(`${name}: must be between ${min} and ${max}`);
+  return value;
+}
+
+function redisUrl(env: Env, name: string, fallback: string): string {
+  const value = env[name] || fallback;
+  if (!/^rediss?:\/\//.test(value))
+    throw new ConfigError(`${name}: must be a redis:// or rediss:// URL`);
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const primary = redisUrl(env, 'KEYWARD_REDIS_URL', 'redis://127.0.0.1:6379');
+  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return {
+    port: integer(env, 'KEYWARD_PORT', 8080, 0, 65535),
+    host: env.KEYWARD_HOST || '0.0.0.0',
+    redisUrl: primary,
+    localRedisUrl: redisUrl(env, 'KEYWARD_LOCAL_REDIS_URL', primary),
+    region: env.KEYWARD_REGION || 'us-east-1',
+    logLevel,
+    redisCommandTimeoutMs: integer(env, 'KEYWARD_REDIS_COMMAND_TIMEOUT_MS', 1000, 1, 60000),
+    redisConnectTimeoutMs: integer(env, 'KEYWARD_REDIS_CONNECT_TIMEOUT_MS', 2000, 1, 60000),
+    cache: {
+      maxEntries: integer(env, 'KEYWARD_CACHE_MAX_ENTRIES', 1_000_000, 1, 100_000_000),
+      ttlMs: integer(env, 'KEYWARD_CACHE_TTL_MS', 300_000, 1, 86_400_000),
+      negativeTtlMs: integer(env, 'KEYWARD_CACHE_NEGATIVE_TTL_MS', 5_000, 1, 3_600_000),
+    },
+    errorDocsUrl: env.KEYWARD_ERROR_DOCS_URL || '/docs/errors',
+    maxBodyBytes: 1024 * 1024,
+  };
+}

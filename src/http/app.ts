@@ -1,0 +1,72 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Logger } from 'pino';
+import { MethodNotAllowedError, NotFoundError } from '../errors';
+import type { Services } from '../operations/services';
+import type { KeywardContext, RequestState } from './context';
+import { authenticate } from './middleware/authenticate';
+import { errorEnvelope } from './middleware/errorEnvelope';
+import { readJsonBody } from './middleware/jsonBody';
+import { requestContext } from './middleware/requestContext';
+import { routes, schemaOf } from './routes';
+import { compile, decodeQuery } from './validation';
+
+export interface AppOptions {
+  services: Services;
+  logger: Logger;
+  maxBodyBytes: number;
+  errorDocsUrl: string;
+  liveness: () => Promise<{ healthy: boolean; body: object }>;
+}
+
+export function createApp(options: AppOptions): Koa<RequestState> {
+  const { services, logger } = options;
+  const app = new Koa<RequestState>();
+  // Errors are answered by errorEnvelope; Koa's own handler would only print them again.
+  app.silent = true;
+  const router = new Router<RequestState>({ sensitive: true, strict: true });
+  const methodsByPath = new Map<string, string>();
+
+  for (const route of routes) {
+    const path = `/v1/${route.name}`;
+    const schema = schemaOf(route);
+    const validate = compile<never>(schema);
+    methodsByPath.set(path, route.method);
+    const handler = async (ctx: KeywardContext) => {
+      ctx.state.operation = route.name;
+      // Authentication comes first: an unauthenticated caller learns nothing, not even about input.
+      const rootKey = await authenticate(ctx, services.directory);
+      const raw =
+        route.method === 'GET'
+          ? decodeQuery(ctx.query, schema)
+          : await readJsonBody(ctx, options.maxBodyBytes);
+      const input = validate(raw, route.method === 'GET' ? 'query' : 'body');
+      ctx.body = await route.run(
+        services,
+        { rootKey, requestId: ctx.state.requestId, logFields: ctx.state.logFields },
+        input,
+      );
+    };
+    if (route.method === 'GET') router.get(path, handler);
+    else router.post(path, handler);
+  }
+
+  methodsByPath.set('/v1/liveness', 'GET');
+  router.get('/v1/liveness', async (ctx) => {
+    ctx.state.operation = 'liveness';
+    const { healthy, body } = await options.liveness();
+    ctx.status = healthy ? 200 : 503;
+    ctx.body = body;
+  });
+
+  app.use(requestContext(logger));
+  app.use(errorEnvelope(logger, options.errorDocsUrl));
+  app.use(router.routes());
+  app.use(async (ctx) => {
+    const allowed = methodsByPath.get(ctx.path);
+    if (allowed === undefined)
+      throw new NotFoundError(`no such operation: ${ctx.method} ${ctx.path.slice(0, 128)}`);
+    throw new MethodNotAllowedError(ctx.method, allowed === 'GET' ? ['GET', 'HEAD'] : [allowed]);
+  });
+  return app;
+}

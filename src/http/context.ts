@@ -1,0 +1,13 @@
+import type { ParameterizedContext } from 'koa';
+import type { RootKeyRecord } from '../store/records';
+
+/** What middleware learns about a request and hands on to handlers and the access log. */
+export interface RequestState {
+  requestId: string;
+  rootKey?: RootKeyRecord;
+  operation?: string;
+  /** Ids worth logging with the request (never secrets). */
+  logFields: Record<string, string>;
+}
+
+export type KeywardContext = ParameterizedContext<RequestState>;

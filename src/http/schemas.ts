@@ -1,0 +1,111 @@
+/**
+ * JSON schemas of every operation's input: the single source of the wire rules (issue 8 derives
+ * the OpenAPI document from them). Compiled once, at start-up, by validation.ts.
+ */
+const LIMIT_MAX = 1_000_000_000;
+const INTERVAL_MAX = 2_592_000_000;
+
+const id = { type: 'string', minLength: 1, maxLength: 64 } as const;
+const text = { type: 'string', minLength: 1, maxLength: 256 } as const;
+const nullable = <S extends { type: string }>(schema: S) => ({
+  ...schema,
+  type: [schema.type, 'null'],
+});
+
+const ratelimit = {
+  type: 'object',
+  required: ['limit'],
+  properties: {
+    type: { type: 'string', enum: ['fast', 'consistent'] },
+    async: { type: 'boolean' },
+    limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+    refillRate: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+    refillInterval: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
+    duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
+  },
+} as const;
+
+const meta = { type: 'object' } as const;
+const expires = { type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 } as const;
+const cost = {
+  type: 'object',
+  properties: { cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX } },
+} as const;
+
+export const schemas = {
+  'apis.createApi': {
+    type: 'object',
+    required: ['name'],
+    properties: { name: text },
+  },
+  'apis.getApi': {
+    type: 'object',
+    required: ['apiId'],
+    properties: { apiId: id },
+  },
+  'apis.deleteApi': {
+    type: 'object',
+    required: ['apiId'],
+    properties: { apiId: id },
+  },
+  'apis.listKeys': {
+    type: 'object',
+    required: ['apiId'],
+    properties: {
+      apiId: id,
+      limit: { type: 'integer', minimum: 1, maximum: 100 },
+      cursor: { type: 'string', minLength: 1, maxLength: 64 },
+      ownerId: text,
+    },
+  },
+  'keys.createKey': {
+    type: 'object',
+    required: ['apiId'],
+    properties: {
+      apiId: id,
+      name: text,
+      prefix: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,16}$' },
+      byteLength: { type: 'integer', minimum: 16, maximum: 255 },
+      ownerId: text,
+      meta,
+      expires,
+      ratelimit,
+      enabled: { type: 'boolean' },
+    },
+  },
+  'keys.getKey': {
+    type: 'object',
+    required: ['keyId'],
+    properties: { keyId: id },
+  },
+  'keys.verifyKey': {
+    type: 'object',
+    required: ['key'],
+    properties: {
+      key: { type: 'string', minLength: 1, maxLength: 512 },
+      apiId: id,
+      ratelimit: cost,
+      remaining: cost,
+    },
+  },
+  'keys.updateKey': {
+    type: 'object',
+    required: ['keyId'],
+    properties: {
+      keyId: id,
+      name: nullable(text),
+      ownerId: nullable(text),
+      meta: nullable(meta),
+      expires: nullable(expires),
+      ratelimit: { ...ratelimit, type: ['object', 'null'] },
+      enabled: { type: 'boolean' },
+    },
+  },
+  'keys.deleteKey': {
+    type: 'object',
+    required: ['keyId'],
+    properties: { keyId: id },
+  },
+} as const;
+
+export type OperationName = keyof typeof schemas;

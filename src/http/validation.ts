@@ -1,0 +1,68 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { BadRequestError } from '../errors';
+
+/** Strict ajv without coercion: a query string is decoded by `decodeQuery`, never guessed at. */
+const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
+
+export type Validator<T> = (input: unknown, root: string) => T;
+
+export function compile<T>(schema: object): Validator<T> {
+  const validate: ValidateFunction = ajv.compile(schema);
+  return (input, root) => {
+    if (validate(input)) return input as T;
+    throw new BadRequestError(describe((validate.errors ?? [])[0], root));
+  };
+}
+
+/** `ratelimit.limit: must be >= 1`: the path of the field, then what is wrong with it. */
+export function describe(error: ErrorObject | undefined, root: string): string {
+  if (!error) return `${root}: is invalid`;
+  const segments = error.instancePath.split('/').slice(1).map(decodePointer);
+  let message = error.message ?? 'is invalid';
+  switch (error.keyword) {
+    case 'required':
+      segments.push(String(error.params.missingProperty));
+      message = 'is required';
+      break;
+    case 'enum':
+      message = `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`;
+      break;
+    case 'type': {
+      const type = error.params.type as string | string[];
+      message = `must be ${Array.isArray(type) ? type.join(' or ') : type}`;
+      break;
+    }
+    case 'pattern':
+      message = `must match ${String(error.params.pattern)}`;
+      break;
+  }
+  return `${segments.length > 0 ? segments.join('.') : root}: ${message}`;
+}
+
+function decodePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+type QueryValue = string | string[] | undefined;
+
+/**
+ * Turns query parameters into what the JSON body would have held: digits become integers and
+ * true/false booleans where the schema says so. A parameter given twice is refused rather than
+ * silently resolved one way or the other.
+ */
+export function decodeQuery(
+  query: Readonly<Record<string, QueryValue>>,
+  schema: { properties: Readonly<Record<string, { type?: unknown }>> },
+): Record<string, unknown> {
+  const decoded: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const value = query[name];
+    if (value === undefined) continue;
+    if (Array.isArray(value)) throw new BadRequestError(`${name}: must be given once`);
+    if (property.type === 'integer' && /^\d{1,16}$/.test(value)) decoded[name] = Number(value);
+    else if (property.type === 'boolean' && (value === 'true' || value === 'false')) {
+      decoded[name] = value === 'true';
+    } else decoded[name] = value;
+  }
+  return decoded;
+}

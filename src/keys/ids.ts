@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto';
+import { encodeBase58 } from './base58';
+
+export type IdPrefix = 'ws' | 'api' | 'key' | 'req' | 'rk';
+
+/** 6 bytes of milliseconds then 10 random bytes; base58 of 16 bytes is at most 22 characters. */
+const ID_BODY_LENGTH = 22;
+
+/**
+ * Ids sort by creation time (to the millisecond) because the timestamp leads and the encoding is
+ * left-padded to a fixed width; the 80 random bits make collisions negligible even within one ms.
+ */
+export function newId(prefix: IdPrefix, now: number = Date.now()): string {
+  const bytes = Buffer.alloc(16);
+  bytes.writeUIntBE(now, 0, 6);
+  randomBytes(10).copy(bytes, 6);
+  return `${prefix}_${encodeBase58(bytes).padStart(ID_BODY_LENGTH, '1')}`;
+}
+
+const ID_PATTERN = /^(ws|api|key|req|rk)_[1-9A-HJ-NP-Za-km-z]{1,32}$/;
+
+export function looksLikeId(prefix: IdPrefix, text: string): boolean {
+  return text.startsWith(`${prefix}_`) && ID_PATTERN.test(text);
+}

@@ -1,0 +1,33 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { encodeBase58 } from './base58';
+
+export const DEFAULT_BYTE_LENGTH = 16;
+export const MIN_BYTE_LENGTH = 16;
+export const MAX_BYTE_LENGTH = 255;
+export const PREFIX_PATTERN = '^[A-Za-z0-9_-]{1,16}$';
+
+export interface KeyMaterial {
+  /** The secret, shown to the caller once and never stored. */
+  plaintext: string;
+  /** base64(sha256(plaintext)): the only form in which a key is stored or looked up. */
+  hash: string;
+  /** Enough of the key for a person to recognise it: prefix, `_`, and 4 characters. */
+  start: string;
+}
+
+export function generateKey(
+  prefix: string | undefined,
+  byteLength = DEFAULT_BYTE_LENGTH,
+): KeyMaterial {
+  const body = encodeBase58(randomBytes(byteLength));
+  const plaintext = prefix ? `${prefix}_${body}` : body;
+  return { plaintext, hash: hashKey(plaintext), start: startOf(prefix, body) };
+}
+
+export function hashKey(plaintext: string): string {
+  return createHash('sha256').update(plaintext, 'utf8').digest('base64');
+}
+
+export function startOf(prefix: string | undefined, body: string): string {
+  return prefix ? `${prefix}_${body.slice(0, 4)}` : body.slice(0, 4);
+}

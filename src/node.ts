@@ -1,0 +1,118 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { Directory } from './cache/directory';
+import { InvalidationListener } from './cache/invalidationListener';
+import type { Config } from './config';
+import { createApp } from './http/app';
+import { Limiter } from './limiter/limiter';
+import { closeRedis, connectRedis, createRedis } from './redis/clients';
+import { ApiStore } from './store/apiStore';
+import { KeyStore } from './store/keyStore';
+import { RootKeyStore } from './store/rootKeyStore';
+
+export interface RunningNode {
+  /** `http://host:port`, with the port the OS chose when the config asked for 0. */
+  url: string;
+  server: Server;
+  /** Stops accepting, lets requests in flight finish, then closes every Redis connection. */
+  close(): Promise<void>;
+}
+
+interface Dependency {
+  name: 'primary' | 'local';
+  redis: Redis;
+}
+
+async function ping(redis: Redis): Promise<{ status: 'ok' | 'down'; latencyMs?: number }> {
+  const started = process.hrtime.bigint();
+  try {
+    await redis.ping();
+    return { status: 'ok', latencyMs: Number(process.hrtime.bigint() - started) / 1e6 };
+  } catch {
+    return { status: 'down' };
+  }
+}
+
+/** Starts one stateless node: Redis clients, caches and their invalidation, the HTTP server. */
+export async function startNode(config: Config, logger: Logger): Promise<RunningNode> {
+  const redisOptions = {
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+    connectTimeoutMs: config.redisConnectTimeoutMs,
+  };
+  const primary = createRedis(config.redisUrl, redisOptions);
+  const local =
+    config.localRedisUrl === config.redisUrl
+      ? primary
+      : createRedis(config.localRedisUrl, redisOptions);
+  // Subscriber connections wait for their commands across reconnects: SUBSCRIBE is idempotent.
+  const subscriber = createRedis(config.redisUrl, redisOptions, {
+    enableOfflineQueue: true,
+    commandTimeout: undefined,
+  });
+  const clients = [...new Set([primary, local, subscriber])];
+
+  try {
+    await Promise.all(clients.map(connectRedis));
+    const stores = {
+      apis: new ApiStore(primary),
+      keys: new KeyStore(primary),
+      rootKeys: new RootKeyStore(primary),
+    };
+    const directory = new Directory(stores, config.cache);
+    const listener = new InvalidationListener(subscriber, directory);
+    await listener.start();
+
+    const dependencies: Dependency[] = [{ name: 'primary', redis: primary }];
+    if (local !== primary) dependencies.push({ name: 'local', redis: local });
+
+    const app = createApp({
+      services: { ...stores, directory, limiter: new Limiter({ local, primary }), now: Date.now },
+      logger,
+      maxBodyBytes: config.maxBodyBytes,
+      errorDocsUrl: config.errorDocsUrl,
+      liveness: async () => {
+        const services: Record<string, object> = {};
+        let healthy = true;
+        for (const { name, redis } of dependencies) {
+          const state = await ping(redis);
+          services[name] = state;
+          healthy &&= state.status === 'ok';
+        }
+        if (local === primary) services.local = { status: 'shared', with: 'primary' };
+        services.invalidation = { status: listener.isSubscribed ? 'subscribed' : 'unsubscribed' };
+        return {
+          healthy,
+          body: { status: healthy ? 'ok' : 'degraded', region: config.region, services },
+        };
+      },
+    });
+
+    const server = createServer(app.callback());
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
+
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await Promise.all(clients.map(closeRedis));
+      })();
+      return closing;
+    };
+    return { url, server, close };
+  } catch (error) {
+    await Promise.all(clients.map(closeRedis));
+    throw error;
+  }
+}

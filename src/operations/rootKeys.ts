@@ -1,0 +1,50 @@
+import { isValidPermission } from '../auth/permissions';
+import { BadRequestError, NotFoundError } from '../errors';
+import { looksLikeId, newId } from '../keys/ids';
+import { generateKey } from '../keys/keyMaterial';
+import type { RootKeyStore } from '../store/rootKeyStore';
+
+export const ROOT_KEY_PREFIX = 'kwroot';
+const ROOT_KEY_BYTES = 24;
+
+export interface NewRootKey {
+  workspaceId: string;
+  keyId: string;
+  /** The plaintext: printed once by the command line, stored only as its hash. */
+  key: string;
+}
+
+/** Root keys are made out of band (the command line); a workspace is born with its first one. */
+export async function createRootKey(
+  store: RootKeyStore,
+  options: { workspaceId?: string; name?: string; permissions?: readonly string[]; now?: number },
+): Promise<NewRootKey> {
+  const now = options.now ?? Date.now();
+  const permissions =
+    options.permissions && options.permissions.length > 0 ? [...options.permissions] : ['*'];
+  for (const permission of permissions) {
+    if (!isValidPermission(permission)) {
+      throw new BadRequestError(`permissions: "${permission}" is not resource.id.action or *`);
+    }
+  }
+  let workspaceId = options.workspaceId;
+  if (workspaceId === undefined) {
+    workspaceId = newId('ws', now);
+    await store.createWorkspace(workspaceId, now);
+  } else if (!looksLikeId('ws', workspaceId) || !(await store.workspaceExists(workspaceId))) {
+    throw new NotFoundError(`workspace ${workspaceId} not found`);
+  }
+  const material = generateKey(ROOT_KEY_PREFIX, ROOT_KEY_BYTES);
+  const keyId = newId('rk', now);
+  await store.create(
+    {
+      id: keyId,
+      workspaceId,
+      permissions,
+      createdAt: now,
+      ...(options.name ? { name: options.name } : {}),
+    },
+    material.hash,
+  );
+  return { workspaceId, keyId, key: material.plaintext };
+}

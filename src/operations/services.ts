@@ -1,0 +1,41 @@
+import type { Directory } from '../cache/directory';
+import { InsufficientPermissionsError } from '../errors';
+import { isGranted, mayHaveAction, type Permission } from '../auth/permissions';
+import type { Limiter } from '../limiter/limiter';
+import type { ApiStore } from '../store/apiStore';
+import type { KeyStore } from '../store/keyStore';
+import type { RootKeyRecord } from '../store/records';
+import type { RootKeyStore } from '../store/rootKeyStore';
+
+/** What operations run on: stores on the primary, the cached directory, and the limiter. */
+export interface Services {
+  apis: ApiStore;
+  keys: KeyStore;
+  rootKeys: RootKeyStore;
+  directory: Directory;
+  limiter: Limiter;
+  now: () => number;
+}
+
+/** Who is calling: the authenticated root key, and where to note ids for the access log. */
+export interface Caller {
+  rootKey: RootKeyRecord;
+  requestId: string;
+  logFields: Record<string, string>;
+}
+
+export function requirePermission(caller: Caller, permission: Permission): void {
+  if (!isGranted(caller.rootKey.permissions, permission)) {
+    throw new InsufficientPermissionsError(permission);
+  }
+}
+
+/**
+ * Refuses before any lookup a root key that holds no `api.<any id>.<action>` at all; the exact
+ * permission is checked once the resource, and so its API, is known.
+ */
+export function requireAction(caller: Caller, action: string): void {
+  if (!mayHaveAction(caller.rootKey.permissions, 'api', action)) {
+    throw new InsufficientPermissionsError(`api.*.${action}`);
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * ioredis reports an unreachable or slow Redis with plain Errors; their messages are the only
+ * stable signal. A ReplyError (Redis answered with an error) is not among them: that is a bug.
+ */
+const UNAVAILABLE_MESSAGES = [
+  'Command timed out',
+  "Stream isn't writeable",
+  'Connection is closed',
+  'connect ECONNREFUSED',
+  'Reached the max retries per request limit',
+  'read ECONNRESET',
+  'write EPIPE',
+  'LOADING',
+];
+
+export function isRedisUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { message } = error;
+  return UNAVAILABLE_MESSAGES.some((fragment) => message.includes(fragment));
+}

@@ -1,0 +1,54 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Redis, Result } from 'ioredis';
+
+export const LUA_DIR = join(__dirname, '..', '..', 'lua');
+
+type ScriptArg = string | number;
+
+/**
+ * Every script in lua/ is registered with defineCommand under `<camelName>V1`. ioredis sends
+ * EVALSHA and falls back to EVAL on NOSCRIPT, so a restarted Redis needs nothing from us. The V1
+ * suffix changes with a script's contract, so two releases never call each other's scripts.
+ */
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    tokenBucketV1(key: string, ...args: ScriptArg[]): Result<number[], Context>;
+    createKeyV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
+    updateKeyV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
+    deleteKeyV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
+    tombstoneApiV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
+  }
+}
+
+interface ScriptFile {
+  command: string;
+  numberOfKeys: number;
+  lua: string;
+}
+
+/** `token-bucket-1.lua` → command `tokenBucketV1`, 1 key (BullMQ's naming convention). */
+export function loadScripts(dir: string = LUA_DIR): ScriptFile[] {
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.lua'))
+    .map((file) => {
+      const match = /^([a-z-]+)-(\d+)\.lua$/.exec(file);
+      if (!match) throw new Error(`lua/${file}: name must be <name>-<numberOfKeys>.lua`);
+      const [, name, keys] = match as unknown as [string, string, string];
+      const camel = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      return {
+        command: `${camel}V1`,
+        numberOfKeys: Number(keys),
+        lua: readFileSync(join(dir, file), 'utf8'),
+      };
+    });
+}
+
+let cached: ScriptFile[] | undefined;
+
+export function defineScripts(redis: Redis): void {
+  cached ??= loadScripts();
+  for (const script of cached) {
+    redis.defineCommand(script.command, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+  }
+}

@@ -1,0 +1,50 @@
+import type { Redis } from 'ioredis';
+import { execResults } from '../redis/results';
+import { invalidation, names } from './names';
+import { apiFromHash, type ApiRecord } from './records';
+
+/** API records on the primary. */
+export class ApiStore {
+  constructor(private readonly redis: Redis) {}
+
+  async create(api: ApiRecord): Promise<void> {
+    const ws = api.workspaceId;
+    execResults(
+      await this.redis
+        .multi()
+        .hset(names.api(ws, api.id), {
+          id: api.id,
+          workspaceId: ws,
+          name: api.name,
+          createdAt: String(api.createdAt),
+          keySeq: '0',
+        })
+        .zadd(names.apis(ws), api.createdAt, api.id)
+        .exec(),
+    );
+  }
+
+  /** The record, including one marked deleted whose keys are still being purged. */
+  async get(ws: string, apiId: string): Promise<ApiRecord | undefined> {
+    return apiFromHash(await this.redis.hgetall(names.api(ws, apiId)));
+  }
+
+  /** Marks the API deleted; false when it does not exist. */
+  async markDeleted(ws: string, apiId: string, now: number): Promise<boolean> {
+    const result = await this.redis.tombstoneApiV1(
+      names.api(ws, apiId),
+      names.apis(ws),
+      String(now),
+      names.invalidationChannel,
+      invalidation.api(ws, apiId),
+    );
+    return result === 1;
+  }
+
+  /** The last step of a deletion, once no key is left. */
+  async remove(ws: string, apiId: string): Promise<void> {
+    execResults(
+      await this.redis.multi().del(names.api(ws, apiId)).del(names.apiKeys(ws, apiId)).exec(),
+    );
+  }
+}

@@ -1,0 +1,185 @@
+import type { Redis } from 'ioredis';
+import { execResults } from '../redis/results';
+import { invalidation, names } from './names';
+import { keyFieldChanges, keyFromHash, type KeyFields, type KeyRecord } from './records';
+
+export interface NewKey {
+  workspaceId: string;
+  apiId: string;
+  keyId: string;
+  hash: string;
+  start: string;
+  createdAt: number;
+  fields: KeyFields;
+}
+
+export type CreateKeyOutcome = 'created' | 'api_not_found' | 'hash_exists';
+
+export interface KeyPage {
+  keys: KeyRecord[];
+  total: number;
+  /** Sequence number of the last key on the page; the next page starts after it. */
+  lastSeq?: number;
+  /** The page holds as many keys as were asked for, so more may follow. */
+  pageFull: boolean;
+}
+
+/** Compare-and-set writes retry this often when concurrent writers keep moving the version. */
+const MAX_CAS_ATTEMPTS = 8;
+
+const ownerIndexArgs = (ws: string, apiId: string, ownerId: string | undefined) =>
+  // A key without an owner still needs a KEYS slot in the script; the name is never written.
+  names.ownerKeys(ws, apiId, ownerId ?? '');
+
+/** Key records and their indexes on the primary. */
+export class KeyStore {
+  constructor(private readonly redis: Redis) {}
+
+  async create(key: NewKey): Promise<CreateKeyOutcome> {
+    const { workspaceId: ws, apiId, keyId, hash } = key;
+    const { set } = keyFieldChanges(key.fields);
+    const record: string[] = [
+      'id',
+      keyId,
+      'workspaceId',
+      ws,
+      'apiId',
+      apiId,
+      'hash',
+      hash,
+      'start',
+      key.start,
+      'createdAt',
+      String(key.createdAt),
+    ];
+    for (const [field, value] of set) record.push(field, value);
+    const ownerId = key.fields.ownerId ?? undefined;
+    const result = await this.redis.createKeyV1(
+      names.api(ws, apiId),
+      names.key(ws, keyId),
+      names.keyHashes(ws),
+      names.apiKeys(ws, apiId),
+      ownerIndexArgs(ws, apiId, ownerId),
+      keyId,
+      hash,
+      names.invalidationChannel,
+      ownerId === undefined ? '0' : '1',
+      invalidation.key(ws, hash),
+      ...record,
+    );
+    if (result === -1) return 'api_not_found';
+    if (result === -2) return 'hash_exists';
+    return 'created';
+  }
+
+  async get(ws: string, keyId: string): Promise<KeyRecord | undefined> {
+    return keyFromHash(await this.redis.hgetall(names.key(ws, keyId)));
+  }
+
+  async findByHash(ws: string, hash: string): Promise<KeyRecord | undefined> {
+    const keyId = await this.redis.hget(names.keyHashes(ws), hash);
+    if (keyId === null) return undefined;
+    const record = await this.get(ws, keyId);
+    // The index and the record are written together; a mismatch means a delete raced this read.
+    return record?.hash === hash ? record : undefined;
+  }
+
+  /** Applies a patch; `undefined` when the key does not exist. */
+  async update(
+    ws: string,
+    keyId: string,
+    fields: KeyFields,
+    now: number,
+  ): Promise<KeyRecord | undefined> {
+    const changes = keyFieldChanges({ ...fields });
+    changes.set.push(['updatedAt', String(now)]);
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const current = await this.get(ws, keyId);
+      if (!current) return undefined;
+      const newOwner =
+        fields.ownerId === undefined ? current.ownerId : (fields.ownerId ?? undefined);
+      const ownerChanged = newOwner !== current.ownerId;
+      const args: string[] = [
+        String(current.version),
+        names.invalidationChannel,
+        invalidation.key(ws, current.hash),
+        ownerChanged && current.ownerId !== undefined ? '1' : '0',
+        ownerChanged && newOwner !== undefined ? '1' : '0',
+        String(changes.set.length),
+      ];
+      for (const [field, value] of changes.set) args.push(field, value);
+      args.push(...changes.del);
+      const result = await this.redis.updateKeyV1(
+        names.key(ws, keyId),
+        ownerIndexArgs(ws, current.apiId, current.ownerId),
+        ownerIndexArgs(ws, current.apiId, newOwner),
+        ...args,
+      );
+      if (result === -1) return undefined;
+      if (result === 1) return this.get(ws, keyId);
+    }
+    throw new Error(`updateKey ${keyId}: version kept changing over ${MAX_CAS_ATTEMPTS} attempts`);
+  }
+
+  /** Deletes the key and its index entries; false when it did not exist. */
+  async delete(ws: string, keyId: string): Promise<boolean> {
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const current = await this.get(ws, keyId);
+      if (!current) return false;
+      const result = await this.redis.deleteKeyV1(
+        names.key(ws, keyId),
+        names.keyHashes(ws),
+        names.apiKeys(ws, current.apiId),
+        ownerIndexArgs(ws, current.apiId, current.ownerId),
+        String(current.version),
+        names.invalidationChannel,
+        invalidation.key(ws, current.hash),
+        current.ownerId === undefined ? '0' : '1',
+      );
+      if (result === -1) return false;
+      if (result === 1) return true;
+    }
+    throw new Error(`deleteKey ${keyId}: version kept changing over ${MAX_CAS_ATTEMPTS} attempts`);
+  }
+
+  /** One page of an API's keys in creation order, after `afterSeq`, with the exact total. */
+  async list(
+    ws: string,
+    apiId: string,
+    options: { limit: number; afterSeq?: number; ownerId?: string },
+  ): Promise<KeyPage> {
+    const index =
+      options.ownerId === undefined
+        ? names.apiKeys(ws, apiId)
+        : names.ownerKeys(ws, apiId, options.ownerId);
+    const min = options.afterSeq === undefined ? '-inf' : `(${options.afterSeq}`;
+    const replies = await this.redis
+      .multi()
+      .zrangebyscore(index, min, '+inf', 'WITHSCORES', 'LIMIT', 0, options.limit)
+      .zcard(index)
+      .exec();
+    const [idsAndScores, total] = execResults(replies) as [string[], number];
+    if (idsAndScores.length === 0) return { keys: [], total, pageFull: false };
+    const pipeline = this.redis.pipeline();
+    for (let i = 0; i < idsAndScores.length; i += 2) {
+      pipeline.hgetall(names.key(ws, idsAndScores[i] as string));
+    }
+    const keys: KeyRecord[] = [];
+    for (const hash of execResults(await pipeline.exec())) {
+      // A key deleted between the two reads is simply not on the page.
+      const record = keyFromHash(hash as Record<string, string>);
+      if (record) keys.push(record);
+    }
+    return {
+      keys,
+      total,
+      lastSeq: Number(idsAndScores[idsAndScores.length - 1]),
+      pageFull: idsAndScores.length / 2 === options.limit,
+    };
+  }
+
+  /** Ids of up to `count` keys of an API, oldest first: the batches of an API purge. */
+  async firstKeyIds(ws: string, apiId: string, count: number): Promise<string[]> {
+    return this.redis.zrange(names.apiKeys(ws, apiId), 0, count - 1);
+  }
+}

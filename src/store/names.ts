@@ -1,0 +1,43 @@
+/**
+ * Every Redis key name keyward uses, in one place. Records of a workspace share the hash tag
+ * `{ws_…}` so that each multi-key write (a key and its indexes) lands in one cluster slot.
+ * Root keys and buckets are tagged by their own id instead: they are looked up without a
+ * workspace, and buckets take the write load, which should spread over slots.
+ */
+const PREFIX = 'keyward';
+
+export const names = {
+  invalidationChannel: `${PREFIX}:invalidate`,
+
+  workspace: (ws: string) => `${PREFIX}:{${ws}}:workspace`,
+  apis: (ws: string) => `${PREFIX}:{${ws}}:apis`,
+  api: (ws: string, apiId: string) => `${PREFIX}:{${ws}}:api:${apiId}`,
+  apiKeys: (ws: string, apiId: string) => `${PREFIX}:{${ws}}:api:${apiId}:keys`,
+  ownerKeys: (ws: string, apiId: string, ownerId: string) =>
+    `${PREFIX}:{${ws}}:api:${apiId}:owner:${ownerId}`,
+  key: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}`,
+  keyHashes: (ws: string) => `${PREFIX}:{${ws}}:keyhashes`,
+  rootKeyIds: (ws: string) => `${PREFIX}:{${ws}}:rootkeys`,
+  rootKey: (hash: string) => `${PREFIX}:rootkey:{${hash}}`,
+  bucket: (bucketId: string) => `${PREFIX}:bucket:{${bucketId}}`,
+} as const;
+
+/** Messages on the invalidation channel: what a node must drop from its caches. */
+export const invalidation = {
+  key: (ws: string, hash: string) => `key ${ws} ${hash}`,
+  api: (ws: string, apiId: string) => `api ${ws} ${apiId}`,
+  rootKey: (hash: string) => `root ${hash}`,
+} as const;
+
+export type Invalidation =
+  | { kind: 'key'; workspaceId: string; hash: string }
+  | { kind: 'api'; workspaceId: string; apiId: string }
+  | { kind: 'root'; hash: string };
+
+export function parseInvalidation(message: string): Invalidation | undefined {
+  const [kind, a, b] = message.split(' ');
+  if (kind === 'key' && a && b) return { kind, workspaceId: a, hash: b };
+  if (kind === 'api' && a && b) return { kind, workspaceId: a, apiId: b };
+  if (kind === 'root' && a) return { kind, hash: a };
+  return undefined;
+}

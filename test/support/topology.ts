@@ -1,0 +1,75 @@
+import pino from 'pino';
+import { loadConfig } from '../../src/config';
+import { startNode, type RunningNode } from '../../src/node';
+import { createRootKey } from '../../src/operations/rootKeys';
+import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
+import { RootKeyStore } from '../../src/store/rootKeyStore';
+import { startRedis, type TestRedis } from './redisServer';
+
+/**
+ * The deployment in miniature: one primary Redis (us-east-1) and, per node, a node-local Redis
+ * for fast buckets; every node is a real HTTP server in this process.
+ */
+export interface Topology {
+  primary: TestRedis;
+  locals: TestRedis[];
+  nodes: RunningNode[];
+  /** A root key with `*` in a fresh workspace. */
+  rootKey: string;
+  workspaceId: string;
+  /** Another root key in the same store; `permissions` default to `*`. */
+  newRootKey(options?: {
+    workspaceId?: string;
+    permissions?: string[];
+  }): Promise<{ key: string; workspaceId: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startTopology(
+  options: { nodes?: number; env?: Record<string, string> } = {},
+): Promise<Topology> {
+  const count = options.nodes ?? 2;
+  const primary = await startRedis();
+  const locals: TestRedis[] = [];
+  const nodes: RunningNode[] = [];
+  const stop = async () => {
+    await Promise.all(nodes.map((node) => node.close()));
+    await Promise.all([primary, ...locals].map((redis) => redis.stop()));
+  };
+  try {
+    for (let i = 0; i < count; i++) locals.push(await startRedis());
+    for (const local of locals) {
+      const config = loadConfig({
+        KEYWARD_PORT: '0',
+        KEYWARD_HOST: '127.0.0.1',
+        KEYWARD_REDIS_URL: primary.url,
+        KEYWARD_LOCAL_REDIS_URL: local.url,
+        LOG_LEVEL: 'silent',
+        ...options.env,
+      });
+      nodes.push(await startNode(config, pino({ level: 'silent' })));
+    }
+    const admin = createRedis(primary.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
+    const newRootKey = async (opts: { workspaceId?: string; permissions?: string[] } = {}) => {
+      await connectRedis(admin).catch(() => undefined);
+      const created = await createRootKey(new RootKeyStore(admin), opts);
+      return { key: created.key, workspaceId: created.workspaceId };
+    };
+    const first = await newRootKey();
+    return {
+      primary,
+      locals,
+      nodes,
+      rootKey: first.key,
+      workspaceId: first.workspaceId,
+      newRootKey,
+      stop: async () => {
+        await closeRedis(admin);
+        await stop();
+      },
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
