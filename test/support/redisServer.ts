@@ -1,9 +1,8 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Redis from 'ioredis';
 
 /** One Redis the tests own: started on a free port, stopped (and restartable) by the test. */
 export interface TestRedis {
@@ -36,28 +35,30 @@ function redisServerBinary(): string {
   }
 }
 
+/** One PING over a raw socket: an ioredis client would leave a 2 s close timer behind. */
+function pingOnce(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    let reply = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+    });
+  });
+}
+
 async function waitForPing(port: number, deadlineMs = 10_000): Promise<void> {
   const started = Date.now();
-  for (;;) {
-    const client = new Redis({
-      port,
-      host: '127.0.0.1',
-      lazyConnect: true,
-      retryStrategy: () => null,
-      maxRetriesPerRequest: 0,
-    });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      await client.ping();
-      // quit, not disconnect: ioredis arms a 2 s timer on disconnect that keeps jest waiting.
-      await client.quit();
-      return;
-    } catch (error) {
-      client.disconnect();
-      if (Date.now() - started > deadlineMs) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+  while (!(await pingOnce(port))) {
+    if (Date.now() - started > deadlineMs) throw new Error(`redis-server on ${port} did not start`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 

@@ -1,0 +1,163 @@
+import { startTopology, type Topology } from '../support/topology';
+import { client, type ErrorBody } from '../support/rpc';
+
+let topology: Topology;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  topology = await startTopology({ nodes: 1 });
+  api = client(topology.nodes[0]!.url, topology.rootKey);
+});
+afterAll(() => topology.stop());
+
+async function createApi(name = 'an api'): Promise<string> {
+  const response = await api.post<{ apiId: string; name: string }>('apis.createApi', { name });
+  expect(response.status).toBe(200);
+  expect(response.body.name).toBe(name);
+  return response.body.apiId;
+}
+
+interface Page {
+  keys: { id: string; ownerId?: string }[];
+  cursor?: string;
+  total: number;
+}
+
+describe('apis.createApi and apis.getApi', () => {
+  test('an API reads back with its workspace and creation time', async () => {
+    const apiId = await createApi('payments');
+    const got = await api.get('apis.getApi', { apiId });
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual({
+      id: apiId,
+      workspaceId: topology.workspaceId,
+      name: 'payments',
+      createdAt: expect.any(Number),
+    });
+  });
+
+  test.each([
+    [{}, 'name: is required'],
+    [{ name: '' }, 'name: must NOT have fewer than 1 characters'],
+    [{ name: 'x'.repeat(257) }, 'name: must NOT have more than 256 characters'],
+    [[], 'body: must be object'],
+    ['"text"', 'body: must be object'],
+  ])('createApi refuses %j', async (body, message) => {
+    const response = await api.post<ErrorBody>('apis.createApi', body);
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toBe(message);
+  });
+
+  test('getApi of an unknown API is 404', async () => {
+    const response = await api.get<ErrorBody>('apis.getApi', { apiId: 'api_unknown' });
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('apis.listKeys', () => {
+  test('pagination visits every key once, in creation order, with an exact total', async () => {
+    const apiId = await createApi();
+    const created: string[] = [];
+    for (let i = 0; i < 23; i++) {
+      const owner = i % 3 === 0 ? 'owner_x' : 'owner_y';
+      const response = await api.post<{ keyId: string }>('keys.createKey', {
+        apiId,
+        ownerId: owner,
+      });
+      created.push(response.body.keyId);
+    }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const query: Record<string, string | number> = { apiId, limit: 5 };
+      if (cursor) query.cursor = cursor;
+      const page = await api.get<Page>('apis.listKeys', query);
+      expect(page.status).toBe(200);
+      expect(page.body.total).toBe(23);
+      seen.push(...page.body.keys.map((k) => k.id));
+      cursor = page.body.cursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(seen).toEqual(created);
+    expect(pages).toBe(5);
+
+    const owned = await api.get<Page>('apis.listKeys', { apiId, ownerId: 'owner_x' });
+    expect(owned.body.total).toBe(8);
+    expect(owned.body.keys.map((k) => k.id)).toEqual(created.filter((_, i) => i % 3 === 0));
+    expect(owned.body.cursor).toBeUndefined();
+  });
+
+  test('a key created during pagination is listed on a later page', async () => {
+    const apiId = await createApi();
+    const first = (await api.post<{ keyId: string }>('keys.createKey', { apiId })).body.keyId;
+    const page1 = await api.get<Page>('apis.listKeys', { apiId, limit: 1 });
+    expect(page1.body.keys.map((k) => k.id)).toEqual([first]);
+    const later = (await api.post<{ keyId: string }>('keys.createKey', { apiId })).body.keyId;
+    const page2 = await api.get<Page>('apis.listKeys', {
+      apiId,
+      limit: 1,
+      cursor: page1.body.cursor!,
+    });
+    expect(page2.body.keys.map((k) => k.id)).toEqual([later]);
+    expect(page2.body.total).toBe(2);
+  });
+
+  test.each([
+    [{ limit: 0 }, 'limit: must be >= 1'],
+    [{ limit: 101 }, 'limit: must be <= 100'],
+    [{ limit: 'ten' }, 'limit: must be integer'],
+    [{ cursor: 'abc' }, 'cursor: is not a cursor this server returned'],
+  ])('refuses %j', async (query, message) => {
+    const apiId = await createApi();
+    const response = await api.get<ErrorBody>('apis.listKeys', { apiId, ...query });
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toBe(message);
+  });
+
+  test('a query parameter given twice is refused', async () => {
+    const response = await fetch(`${topology.nodes[0]!.url}/v1/apis.listKeys?apiId=a&apiId=b`, {
+      headers: { authorization: `Bearer ${topology.rootKey}` },
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as ErrorBody).error.message).toBe('apiId: must be given once');
+  });
+});
+
+describe('apis.deleteApi', () => {
+  test('deletes the API and every key of it', async () => {
+    const apiId = await createApi();
+    const keys: string[] = [];
+    for (let i = 0; i < 120; i++) {
+      keys.push(
+        (await api.post<{ key: string }>('keys.createKey', { apiId, ownerId: `o${i % 2}` })).body
+          .key,
+      );
+    }
+    expect((await api.post('keys.verifyKey', { key: keys[0] })).body.code).toBe('VALID');
+    const deleted = await api.post('apis.deleteApi', { apiId });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({});
+    expect((await api.get('apis.getApi', { apiId })).status).toBe(404);
+    expect((await api.get('apis.listKeys', { apiId })).status).toBe(404);
+    for (const key of [keys[0], keys[119]]) {
+      expect((await api.post('keys.verifyKey', { key })).body.code).toBe('NOT_FOUND');
+    }
+    expect((await api.post('keys.createKey', { apiId })).status).toBe(404);
+    expect((await api.post('apis.deleteApi', { apiId })).status).toBe(404);
+
+    // Nothing of the API is left in the primary.
+    const Redis = (await import('ioredis')).default;
+    const redis = new Redis(topology.primary.url);
+    const leftovers = await redis.keys(`keyward:{${topology.workspaceId}}:*${apiId}*`);
+    const indexed = await redis.hvals(`keyward:{${topology.workspaceId}}:keyhashes`);
+    await redis.quit();
+    expect(leftovers).toEqual([]);
+    expect(indexed.length).toBeGreaterThan(0); // keys of other APIs remain
+    const keyIds = await Promise.all(
+      indexed.map(async (id) => (await api.get('keys.getKey', { keyId: id })).status),
+    );
+    expect(keyIds.every((status) => status === 200)).toBe(true);
+  });
+});
