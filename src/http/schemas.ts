@@ -32,6 +32,15 @@ const cost = {
   properties: { cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX } },
 } as const;
 
+/** v1's permission query: a permission, or `{ and: [...] }` / `{ or: [...] }` of queries. */
+const permissionQuery = {
+  anyOf: [
+    { type: 'string', minLength: 1, maxLength: 256 },
+    { type: 'object', required: ['and'], properties: { and: { type: 'array', maxItems: 100 } } },
+    { type: 'object', required: ['or'], properties: { or: { type: 'array', maxItems: 100 } } },
+  ],
+} as const;
+
 export const schemas = {
   'apis.createApi': {
     type: 'object',
@@ -56,6 +65,7 @@ export const schemas = {
       limit: { type: 'integer', minimum: 1, maximum: 100 },
       cursor: { type: 'string', minLength: 1, maxLength: 64 },
       ownerId: text,
+      externalId: text,
     },
   },
   'keys.createKey': {
@@ -67,6 +77,7 @@ export const schemas = {
       prefix: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,16}$' },
       byteLength: { type: 'integer', minimum: 16, maximum: 255 },
       ownerId: text,
+      externalId: text,
       meta,
       expires,
       ratelimit,
@@ -86,6 +97,11 @@ export const schemas = {
       apiId: id,
       ratelimit: cost,
       remaining: cost,
+      authorization: {
+        type: 'object',
+        required: ['permissions'],
+        properties: { permissions: permissionQuery },
+      },
     },
   },
   'keys.updateKey': {
@@ -95,6 +111,7 @@ export const schemas = {
       keyId: id,
       name: nullable(text),
       ownerId: nullable(text),
+      externalId: nullable(text),
       meta: nullable(meta),
       expires: nullable(expires),
       ratelimit: { ...ratelimit, type: ['object', 'null'] },

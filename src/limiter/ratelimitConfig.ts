@@ -50,10 +50,9 @@ export function normalizeRatelimit(input: RatelimitInput, path = 'ratelimit'): R
   if (type !== undefined && typeFromAsync !== undefined && type !== typeFromAsync) {
     throw new BadRequestError(`${path}.async: contradicts ${path}.type`);
   }
-  // The newer vocabulary defaults to consistent (async: false); the original one to fast.
-  const defaultType: RatelimitType = duration !== undefined ? 'consistent' : 'fast';
+  // Both vocabularies default to fast: v1's createKey documents `async` as defaulting to true.
   return {
-    type: type ?? typeFromAsync ?? defaultType,
+    type: type ?? typeFromAsync ?? 'fast',
     limit,
     refillRate: duration !== undefined ? limit : (refillRate as number),
     refillInterval: duration ?? (refillInterval as number),

@@ -2,6 +2,7 @@ import { BadRequestError, NotFoundError } from '../errors';
 import { permissionFor } from '../auth/permissions';
 import { newId } from '../keys/ids';
 import { requirePermission, type Caller, type Services } from './services';
+import { ownerIdOf } from './keys';
 import { apiView, keyView, type ApiView, type KeyView } from './views';
 
 /** Keys deleted per round trip while an API is purged. */
@@ -65,7 +66,7 @@ const CURSOR = /^\d{1,15}$/;
 export async function listKeys(
   services: Services,
   caller: Caller,
-  input: { apiId: string; limit?: number; cursor?: string; ownerId?: string },
+  input: { apiId: string; limit?: number; cursor?: string; ownerId?: string; externalId?: string },
 ): Promise<{ keys: KeyView[]; cursor?: string; total: number }> {
   requirePermission(caller, permissionFor('api', input.apiId, 'read_key'));
   if (input.cursor !== undefined && !CURSOR.test(input.cursor)) {
@@ -74,10 +75,11 @@ export async function listKeys(
   const ws = caller.rootKey.workspaceId;
   const api = await services.apis.get(ws, input.apiId);
   if (!api || api.deletedAt !== undefined) throw new NotFoundError(`api ${input.apiId} not found`);
+  const ownerId = ownerIdOf(input) ?? undefined;
   const page = await services.keys.list(ws, input.apiId, {
     limit: input.limit ?? 100,
     ...(input.cursor !== undefined ? { afterSeq: Number(input.cursor) } : {}),
-    ...(input.ownerId !== undefined ? { ownerId: input.ownerId } : {}),
+    ...(ownerId !== undefined ? { ownerId } : {}),
   });
   return {
     keys: page.keys.map(keyView),

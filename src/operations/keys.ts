@@ -10,6 +10,8 @@ import { keyView, type KeyView } from './views';
 interface KeyFieldsInput {
   name?: string | null;
   ownerId?: string | null;
+  /** v1's newer name for ownerId. */
+  externalId?: string | null;
   meta?: Record<string, unknown> | null;
   expires?: number | null;
   enabled?: boolean;
@@ -33,13 +35,26 @@ function refuseUnsupported(input: object): void {
   }
 }
 
+/** `ownerId` or its newer v1 name `externalId`; both at once must agree. */
+export function ownerIdOf(input: {
+  ownerId?: string | null;
+  externalId?: string | null;
+}): string | null | undefined {
+  if (input.externalId === undefined) return input.ownerId;
+  if (input.ownerId !== undefined && input.ownerId !== input.externalId) {
+    throw new BadRequestError('externalId: must equal ownerId when both are given');
+  }
+  return input.externalId;
+}
+
 function toKeyFields(input: KeyFieldsInput, now: number): KeyFields {
   if (input.expires !== undefined && input.expires !== null && input.expires <= now) {
     throw new BadRequestError('expires: must be in the future');
   }
   const fields: KeyFields = {};
   if (input.name !== undefined) fields.name = input.name;
-  if (input.ownerId !== undefined) fields.ownerId = input.ownerId;
+  const ownerId = ownerIdOf(input);
+  if (ownerId !== undefined) fields.ownerId = ownerId;
   if (input.meta !== undefined) fields.meta = input.meta;
   if (input.expires !== undefined) fields.expires = input.expires;
   if (input.enabled !== undefined) fields.enabled = input.enabled;
@@ -136,7 +151,13 @@ export async function deleteKey(
 }
 
 export type VerificationCode =
-  'VALID' | 'NOT_FOUND' | 'FORBIDDEN' | 'DISABLED' | 'EXPIRED' | 'RATE_LIMITED';
+  | 'VALID'
+  | 'NOT_FOUND'
+  | 'FORBIDDEN'
+  | 'DISABLED'
+  | 'EXPIRED'
+  | 'RATE_LIMITED'
+  | 'INSUFFICIENT_PERMISSIONS';
 
 export interface Verification {
   valid: boolean;
@@ -156,6 +177,27 @@ export interface VerifyKeyInput {
   apiId?: string;
   ratelimit?: { cost?: number };
   remaining?: { cost?: number };
+  authorization?: { permissions: PermissionQuery };
+}
+
+type PermissionQuery = string | { and: unknown[] } | { or: unknown[] };
+
+/**
+ * Evaluates v1's permission query against a key's permissions. keyward keys carry none yet, so a
+ * named permission is never held; `and`/`or` still combine as logic says.
+ */
+function satisfies(query: unknown, depth = 0): boolean {
+  if (depth > 16) throw new BadRequestError('authorization.permissions: nested too deeply');
+  if (typeof query === 'string') return false;
+  if (query !== null && typeof query === 'object') {
+    if ('and' in query && Array.isArray(query.and))
+      return query.and.every((q) => satisfies(q, depth + 1));
+    if ('or' in query && Array.isArray(query.or))
+      return query.or.some((q) => satisfies(q, depth + 1));
+  }
+  throw new BadRequestError(
+    'authorization.permissions: must be a permission or { and | or: [...] }',
+  );
 }
 
 /**
@@ -168,6 +210,9 @@ export async function verifyKey(
   input: VerifyKeyInput,
 ): Promise<Verification> {
   requireAction(caller, 'verify_key');
+  if ('ratelimits' in input) {
+    throw new BadRequestError('ratelimits: named rate limits are not supported by this server');
+  }
   if (input.apiId !== undefined)
     requirePermission(caller, permissionFor('api', input.apiId, 'verify_key'));
   const key = await services.directory.keyByHash(caller.rootKey.workspaceId, hashKey(input.key));
@@ -194,6 +239,9 @@ export async function verifyKey(
   if (!key.enabled) return verdict('DISABLED');
   if (input.apiId !== undefined && input.apiId !== key.apiId) return verdict('FORBIDDEN');
   if (key.expires !== undefined && key.expires <= services.now()) return verdict('EXPIRED');
+  if (input.authorization && !satisfies(input.authorization.permissions)) {
+    return verdict('INSUFFICIENT_PERMISSIONS');
+  }
   if (!key.ratelimit) return verdict('VALID');
 
   const decision = await services.limiter.take(key.id, key.ratelimit, input.ratelimit?.cost ?? 1);

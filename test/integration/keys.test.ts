@@ -340,4 +340,52 @@ describe('keys.verifyKey', () => {
     await sleep(1100);
     expect(await codes(3)).toEqual(['VALID', 'VALID', 'RATE_LIMITED']);
   });
+
+  test('authorization.permissions: keys hold no permissions, so a named one is refused', async () => {
+    const { key } = await createKey();
+    const verify = (permissions: unknown) =>
+      api.post<{ valid: boolean; code: string }>('keys.verifyKey', {
+        key,
+        authorization: { permissions },
+      });
+    expect((await verify('admin')).body).toMatchObject({
+      valid: false,
+      code: 'INSUFFICIENT_PERMISSIONS',
+    });
+    expect((await verify({ or: ['a', 'b'] })).body.code).toBe('INSUFFICIENT_PERMISSIONS');
+    expect((await verify({ and: [] })).body.code).toBe('VALID');
+    expect((await verify(42)).status).toBe(400);
+  });
+
+  test('named rate limits (ratelimits[]) are refused rather than ignored', async () => {
+    const { key } = await createKey();
+    const response = await api.post<ErrorBody>('keys.verifyKey', {
+      key,
+      ratelimits: [{ name: 'x' }],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toMatch(/^ratelimits: /);
+  });
+});
+
+describe('externalId, the newer name of ownerId', () => {
+  test('is stored as ownerId and filters listKeys', async () => {
+    const { keyId } = await createKey({ externalId: 'ext_1' });
+    expect((await api.get<KeyBody>('keys.getKey', { keyId })).body.ownerId).toBe('ext_1');
+    const listed = await api.get<{ total: number }>('apis.listKeys', {
+      apiId,
+      externalId: 'ext_1',
+    });
+    expect(listed.body.total).toBe(1);
+  });
+
+  test('must agree with ownerId when both are given', async () => {
+    const response = await api.post<ErrorBody>('keys.createKey', {
+      apiId,
+      ownerId: 'a',
+      externalId: 'b',
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toBe('externalId: must equal ownerId when both are given');
+  });
 });
