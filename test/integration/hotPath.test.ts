@@ -1,0 +1,137 @@
+import Redis from 'ioredis';
+import { startTopology, type Topology } from '../support/topology';
+import { client } from '../support/rpc';
+
+/**
+ * The verification hot path: with the key's record cached, a fast check costs exactly one
+ * EVALSHA on the node-local Redis, a consistent one exactly one on the primary, a key without a
+ * rate limit (or an unknown key, remembered as missing) none at all.
+ */
+let topology: Topology;
+let api: ReturnType<typeof client>;
+let apiId: string;
+let primary: Redis;
+let local: Redis;
+
+beforeAll(async () => {
+  topology = await startTopology({ nodes: 1 });
+  api = client(topology.nodes[0]!.url, topology.rootKey);
+  apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'hot' })).body.apiId;
+  primary = new Redis(topology.primary.url);
+  local = new Redis(topology.locals[0]!.url);
+});
+afterAll(async () => {
+  await Promise.all([primary.quit(), local.quit()]);
+  await topology.stop();
+});
+
+/** Calls per command since the last reset, from INFO commandstats. */
+async function commandCounts(redis: Redis): Promise<Record<string, number>> {
+  const info = await redis.info('commandstats');
+  const counts: Record<string, number> = {};
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    // Our own INFO and CONFIG RESETSTAT are not the node's.
+    if (!/^(info|config)/.test(match[1]!)) counts[match[1]!] = Number(match[2]);
+  }
+  return counts;
+}
+
+/** Commands the token-bucket script runs itself; commandstats counts them too. */
+const BUCKET_SCRIPT_COMMANDS = new Set(['time', 'hmget', 'hset', 'pexpire']);
+
+/** Commands a client sent, with what the bucket script ran on its behalf taken out. */
+function sentByClient(counts: Record<string, number>): Record<string, number> {
+  const sent: Record<string, number> = {};
+  for (const [command, calls] of Object.entries(counts)) {
+    if (!BUCKET_SCRIPT_COMMANDS.has(command)) sent[command] = calls;
+    else if (calls > (counts.evalsha ?? 0)) sent[command] = calls; // more than the script explains
+  }
+  return sent;
+}
+
+async function countDuring(action: () => Promise<void>) {
+  await Promise.all([primary.config('RESETSTAT'), local.config('RESETSTAT')]);
+  await action();
+  return {
+    primary: sentByClient(await commandCounts(primary)),
+    local: sentByClient(await commandCounts(local)),
+  };
+}
+
+async function verifyTimes(key: string, times: number) {
+  for (let i = 0; i < times; i++) {
+    const response = await api.post<{ code: string }>('keys.verifyKey', { key });
+    expect(response.status).toBe(200);
+  }
+}
+
+const huge = { limit: 1_000_000, refillRate: 1_000_000, refillInterval: 1000 };
+
+test('a fast verification is one EVALSHA on the local Redis and nothing on the primary', async () => {
+  const { key } = (
+    await api.post<{ key: string }>('keys.createKey', {
+      apiId,
+      ratelimit: { type: 'fast', ...huge },
+    })
+  ).body;
+  await verifyTimes(key, 2); // warm the caches and the script
+  const counts = await countDuring(() => verifyTimes(key, 25));
+  expect(counts.local).toEqual({ evalsha: 25 });
+  expect(counts.primary).toEqual({});
+});
+
+test('a consistent verification is one EVALSHA on the primary and nothing on the local Redis', async () => {
+  const { key } = (
+    await api.post<{ key: string }>('keys.createKey', {
+      apiId,
+      ratelimit: { type: 'consistent', ...huge },
+    })
+  ).body;
+  await verifyTimes(key, 2);
+  const counts = await countDuring(() => verifyTimes(key, 25));
+  expect(counts.primary).toEqual({ evalsha: 25 });
+  expect(counts.local).toEqual({});
+});
+
+test('a key without a rate limit, and an unknown key, cost no Redis command once cached', async () => {
+  const { key } = (await api.post<{ key: string }>('keys.createKey', { apiId })).body;
+  await verifyTimes(key, 1);
+  await verifyTimes('no_such_key', 1);
+  const counts = await countDuring(async () => {
+    await verifyTimes(key, 10);
+    await verifyTimes('no_such_key', 10);
+  });
+  expect(counts.primary).toEqual({});
+  expect(counts.local).toEqual({});
+});
+
+test('a cold verification reads the primary and then caches', async () => {
+  const { key } = (await api.post<{ key: string }>('keys.createKey', { apiId })).body;
+  const cold = await countDuring(() => verifyTimes(key, 1));
+  expect(cold.primary.hget).toBe(1);
+  expect(cold.primary.hgetall).toBeGreaterThanOrEqual(1);
+  const warm = await countDuring(() => verifyTimes(key, 5));
+  expect(warm.primary).toEqual({});
+});
+
+test('after the invalidation subscription drops, the node forgets what it cached', async () => {
+  const { keyId, key } = (
+    await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId })
+  ).body;
+  await verifyTimes(key, 1);
+  const recordKey = `keyward:{${topology.workspaceId}}:key:${keyId}`;
+  // A change whose announcement the node can never hear: written without PUBLISH, while the
+  // node's subscriber connection is being cut.
+  await primary.client('KILL', 'TYPE', 'pubsub');
+  await primary.hset(recordKey, 'enabled', '0');
+  // Without the reset the cached record would answer VALID for the cache TTL (minutes).
+  let code = '';
+  for (let attempt = 0; attempt < 100 && code !== 'DISABLED'; attempt++) {
+    code = (await api.post<{ code: string }>('keys.verifyKey', { key })).body.code;
+    if (code !== 'DISABLED') await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(code).toBe('DISABLED');
+  const liveness = await fetch(`${topology.nodes[0]!.url}/v1/liveness`);
+  const body = (await liveness.json()) as { services: { invalidation: { status: string } } };
+  expect(body.services.invalidation.status).toBe('subscribed');
+});
