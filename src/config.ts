@@ -11,6 +11,8 @@ export interface Config {
   region: string;
   logLevel: LogLevel;
   redisCommandTimeoutMs: number;
+  /** What a verification answers when the Redis holding its bucket cannot be reached in time. */
+  limiterFailure: 'closed' | 'open';
   redisConnectTimeoutMs: number;
   cache: {
     maxEntries: number;
@@ -53,6 +55,14 @@ function redisUrl(env: Env, name: string, fallback: string): string {
   return value;
 }
 
+function limiterFailure(env: Env): 'closed' | 'open' {
+  const value = env.KEYWARD_LIMITER_FAILURE || 'closed';
+  if (value !== 'closed' && value !== 'open') {
+    throw new ConfigError('KEYWARD_LIMITER_FAILURE: must be closed or open');
+  }
+  return value;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const primary = redisUrl(env, 'KEYWARD_REDIS_URL', 'redis://127.0.0.1:6379');
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
@@ -66,7 +76,8 @@ export function loadConfig(env: Env = process.env): Config {
     localRedisUrl: redisUrl(env, 'KEYWARD_LOCAL_REDIS_URL', primary),
     region: env.KEYWARD_REGION || 'us-east-1',
     logLevel,
-    redisCommandTimeoutMs: integer(env, 'KEYWARD_REDIS_COMMAND_TIMEOUT_MS', 1000, 1, 60000),
+    redisCommandTimeoutMs: integer(env, 'KEYWARD_REDIS_COMMAND_TIMEOUT_MS', 50, 1, 60000),
+    limiterFailure: limiterFailure(env),
     redisConnectTimeoutMs: integer(env, 'KEYWARD_REDIS_CONNECT_TIMEOUT_MS', 2000, 1, 60000),
     cache: {
       maxEntries: integer(env, 'KEYWARD_CACHE_MAX_ENTRIES', 1_000_000, 1, 100_000_000),

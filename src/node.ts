@@ -8,6 +8,7 @@ import type { Config } from './config';
 import { createApp } from './http/app';
 import { Limiter } from './limiter/limiter';
 import { closeRedis, connectRedis, createRedis } from './redis/clients';
+import { RedisClock } from './redis/clock';
 import { ApiStore } from './store/apiStore';
 import { KeyStore } from './store/keyStore';
 import { RootKeyStore } from './store/rootKeyStore';
@@ -35,8 +36,17 @@ async function ping(redis: Redis): Promise<{ status: 'ok' | 'down'; latencyMs?: 
   }
 }
 
+export interface NodeOptions {
+  /** The node's own clock; tests pass a wrong one to show that decisions do not depend on it. */
+  localClock?: () => number;
+}
+
 /** Starts one stateless node: Redis clients, caches and their invalidation, the HTTP server. */
-export async function startNode(config: Config, logger: Logger): Promise<RunningNode> {
+export async function startNode(
+  config: Config,
+  logger: Logger,
+  options: NodeOptions = {},
+): Promise<RunningNode> {
   const redisOptions = {
     commandTimeoutMs: config.redisCommandTimeoutMs,
     connectTimeoutMs: config.redisConnectTimeoutMs,
@@ -63,12 +73,20 @@ export async function startNode(config: Config, logger: Logger): Promise<Running
     const directory = new Directory(stores, config.cache);
     const listener = new InvalidationListener(subscriber, directory);
     await listener.start();
+    const clock = new RedisClock(primary, options.localClock);
+    await clock.start();
 
     const dependencies: Dependency[] = [{ name: 'primary', redis: primary }];
     if (local !== primary) dependencies.push({ name: 'local', redis: local });
 
     const app = createApp({
-      services: { ...stores, directory, limiter: new Limiter({ local, primary }), now: Date.now },
+      services: {
+        ...stores,
+        directory,
+        limiter: new Limiter({ local, primary }),
+        limiterFailure: config.limiterFailure,
+        now: clock.now,
+      },
       logger,
       maxBodyBytes: config.maxBodyBytes,
       errorDocsUrl: config.errorDocsUrl,
@@ -102,6 +120,7 @@ export async function startNode(config: Config, logger: Logger): Promise<Running
     let closing: Promise<void> | undefined;
     const close = () => {
       closing ??= (async () => {
+        clock.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

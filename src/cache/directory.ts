@@ -1,6 +1,7 @@
 import type { CacheOptions } from './readThroughCache';
 import { ReadThroughCache } from './readThroughCache';
 import type { InvalidationTarget } from './invalidationListener';
+import { isRedisUnavailable } from '../redis/failures';
 import type { ApiStore } from '../store/apiStore';
 import type { KeyStore } from '../store/keyStore';
 import type { Invalidation } from '../store/names';
@@ -9,7 +10,8 @@ import type { RootKeyStore } from '../store/rootKeyStore';
 
 /**
  * The read side of the hot path: root keys and keys by hash, and APIs by id, from memory when the
- * node can trust its caches, from the primary otherwise.
+ * node can trust its caches, from the primary otherwise (and from what it last knew when the
+ * primary cannot be reached).
  */
 export class Directory implements InvalidationTarget {
   readonly rootKeys: ReadThroughCache<RootKeyRecord>;
@@ -20,9 +22,9 @@ export class Directory implements InvalidationTarget {
     private readonly stores: { rootKeys: RootKeyStore; keys: KeyStore; apis: ApiStore },
     options: CacheOptions,
   ) {
-    this.rootKeys = new ReadThroughCache(options);
-    this.keys = new ReadThroughCache(options);
-    this.apis = new ReadThroughCache(options);
+    this.rootKeys = new ReadThroughCache(options, isRedisUnavailable);
+    this.keys = new ReadThroughCache(options, isRedisUnavailable);
+    this.apis = new ReadThroughCache(options, isRedisUnavailable);
   }
 
   rootKeyByHash(hash: string): Promise<RootKeyRecord | undefined> {

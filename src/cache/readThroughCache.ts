@@ -18,8 +18,11 @@ interface InFlight<V> {
 /**
  * A bounded LRU in front of a loader. Concurrent misses of one key share a single load, and a load
  * that an invalidation overtook is returned to its callers but not stored, so a stale read can
- * never outlive the message that announced the change. While the node cannot hear invalidations
- * (`trusted` false) every read goes to the loader.
+ * never outlive the message that announced the change.
+ *
+ * While the node cannot hear invalidations (`trusted` false) every read goes to the loader; what
+ * was cached before is kept only as a fallback for when the loader's store is unreachable
+ * (`isUnavailable`), so a node cut off from the primary keeps answering for keys it knew.
  */
 export class ReadThroughCache<V extends object> {
   private readonly entries: LRUCache<string, V | typeof ABSENT>;
@@ -29,7 +32,12 @@ export class ReadThroughCache<V extends object> {
   misses = 0;
   invalidations = 0;
 
-  constructor(private readonly options: CacheOptions) {
+  staleServed = 0;
+
+  constructor(
+    private readonly options: CacheOptions,
+    private readonly isUnavailable: (error: unknown) => boolean = () => false,
+  ) {
     this.entries = new LRUCache({ max: options.maxEntries, ttl: options.ttlMs });
   }
 
@@ -40,8 +48,19 @@ export class ReadThroughCache<V extends object> {
         this.hits++;
         return Promise.resolve(entry === ABSENT ? undefined : entry);
       }
+      this.misses++;
+      return this.load(key, load);
     }
     this.misses++;
+    return this.load(key, load).catch((error: unknown) => {
+      const stale = this.isUnavailable(error) ? this.entries.get(key) : undefined;
+      if (stale === undefined) throw error;
+      this.staleServed++;
+      return stale === ABSENT ? undefined : stale;
+    });
+  }
+
+  private load(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
     const pending = this.inFlight.get(key);
     if (pending) return pending.promise;
     const flight: InFlight<V> = { promise: load(), invalidated: false };
@@ -49,7 +68,7 @@ export class ReadThroughCache<V extends object> {
     flight.promise.then(
       (value) => {
         this.inFlight.delete(key);
-        if (!this.trusted || flight.invalidated) return;
+        if (flight.invalidated) return;
         if (value === undefined) this.entries.set(key, ABSENT, { ttl: this.options.negativeTtlMs });
         else this.entries.set(key, value);
       },
@@ -65,10 +84,13 @@ export class ReadThroughCache<V extends object> {
     if (pending) pending.invalidated = true;
   }
 
-  /** Forget everything, and start or stop trusting what is stored from now on. */
+  /**
+   * Trust from now on (forgetting everything, since messages may have been missed), or stop
+   * trusting (keeping entries only as the fallback for an unreachable store).
+   */
   reset(trusted: boolean): void {
     this.trusted = trusted;
-    this.entries.clear();
+    if (trusted) this.entries.clear();
     for (const pending of this.inFlight.values()) pending.invalidated = true;
   }
 

@@ -3,6 +3,8 @@ import { permissionFor } from '../auth/permissions';
 import { newId } from '../keys/ids';
 import { DEFAULT_BYTE_LENGTH, generateKey, hashKey } from '../keys/keyMaterial';
 import { normalizeRatelimit, type RatelimitInput } from '../limiter/ratelimitConfig';
+import type { BucketDecision } from '../limiter/tokenBucket';
+import { isRedisUnavailable } from '../redis/failures';
 import type { KeyFields, KeyRecord } from '../store/records';
 import { requireAction, requirePermission, type Caller, type Services } from './services';
 import { keyView, type KeyView } from './views';
@@ -157,7 +159,8 @@ export type VerificationCode =
   | 'DISABLED'
   | 'EXPIRED'
   | 'RATE_LIMITED'
-  | 'INSUFFICIENT_PERMISSIONS';
+  | 'INSUFFICIENT_PERMISSIONS'
+  | 'LIMITER_UNAVAILABLE';
 
 export interface Verification {
   valid: boolean;
@@ -167,7 +170,10 @@ export interface Verification {
   ownerId?: string;
   meta?: Record<string, unknown>;
   expires?: number;
-  ratelimit?: { limit: number; remaining: number; reset: number };
+  ratelimit?:
+    | { limit: number; remaining: number; reset: number }
+    /** The bucket could not be reached: nothing was counted. */
+    | { limit: number; evaluated: false };
   enabled?: boolean;
   requestId: string;
 }
@@ -244,7 +250,16 @@ export async function verifyKey(
   }
   if (!key.ratelimit) return verdict('VALID');
 
-  const decision = await services.limiter.take(key.id, key.ratelimit, input.ratelimit?.cost ?? 1);
+  let decision: BucketDecision;
+  try {
+    decision = await services.limiter.take(key.id, key.ratelimit, input.ratelimit?.cost ?? 1);
+  } catch (error) {
+    if (!isRedisUnavailable(error)) throw error;
+    // Never an ordinary VALID: the caller learns the limit was not evaluated, whatever the policy.
+    const result = verdict(services.limiterFailure === 'open' ? 'VALID' : 'LIMITER_UNAVAILABLE');
+    result.ratelimit = { limit: key.ratelimit.limit, evaluated: false };
+    return result;
+  }
   const result = verdict(decision.allowed ? 'VALID' : 'RATE_LIMITED');
   result.ratelimit = {
     limit: decision.limit,

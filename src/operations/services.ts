@@ -14,6 +14,8 @@ export interface Services {
   rootKeys: RootKeyStore;
   directory: Directory;
   limiter: Limiter;
+  /** closed: a bucket that cannot be reached refuses; open: it admits, and says so. */
+  limiterFailure: 'closed' | 'open';
   now: () => number;
 }
 

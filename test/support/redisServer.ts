@@ -8,9 +8,12 @@ import { join } from 'node:path';
 export interface TestRedis {
   url: string;
   port: number;
+  /** Stop the server; its data directory stays for `restart`. */
   stop(): Promise<void>;
   /** Start again on the same port with the same data directory (AOF survives). */
   restart(): Promise<void>;
+  /** Stop for good and remove the data directory. */
+  dispose(): Promise<void>;
 }
 
 export async function freePort(): Promise<number> {
@@ -115,13 +118,14 @@ async function startLocalRedis(options: StartRedisOptions): Promise<TestRedis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop: async () => {
-      await stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop,
     restart: async () => {
       await stop();
       await start();
+    },
+    dispose: async () => {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -135,6 +139,9 @@ async function startContainerRedis(): Promise<TestRedis> {
     url: `redis://${container.getHost()}:${port}`,
     port,
     stop: async () => {
+      await container.stop();
+    },
+    dispose: async () => {
       await container.stop();
     },
     // Docker may map a new host port on restart; fault-injection tests run on local processes.

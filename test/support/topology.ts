@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { loadConfig } from '../../src/config';
-import { startNode, type RunningNode } from '../../src/node';
+import { startNode, type NodeOptions, type RunningNode } from '../../src/node';
 import { createRootKey } from '../../src/operations/rootKeys';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
 import { RootKeyStore } from '../../src/store/rootKeyStore';
@@ -25,20 +25,27 @@ export interface Topology {
   stop(): Promise<void>;
 }
 
-export async function startTopology(
-  options: { nodes?: number; env?: Record<string, string> } = {},
-): Promise<Topology> {
+export interface TopologyOptions {
+  nodes?: number;
+  env?: Record<string, string>;
+  /** Per-node options, by index (e.g. a wrong local clock for node 1). */
+  nodeOptions?: NodeOptions[];
+  /** Run the primary with an append-only file, so a restart keeps its data. */
+  primaryAppendOnly?: boolean;
+}
+
+export async function startTopology(options: TopologyOptions = {}): Promise<Topology> {
   const count = options.nodes ?? 2;
-  const primary = await startRedis();
+  const primary = await startRedis({ appendOnly: options.primaryAppendOnly ?? false });
   const locals: TestRedis[] = [];
   const nodes: RunningNode[] = [];
   const stop = async () => {
     await Promise.all(nodes.map((node) => node.close()));
-    await Promise.all([primary, ...locals].map((redis) => redis.stop()));
+    await Promise.all([primary, ...locals].map((redis) => redis.dispose()));
   };
   try {
     for (let i = 0; i < count; i++) locals.push(await startRedis());
-    for (const local of locals) {
+    for (const [index, local] of locals.entries()) {
       const config = loadConfig({
         KEYWARD_PORT: '0',
         KEYWARD_HOST: '127.0.0.1',
@@ -47,7 +54,7 @@ export async function startTopology(
         LOG_LEVEL: 'silent',
         ...options.env,
       });
-      nodes.push(await startNode(config, pino({ level: 'silent' })));
+      nodes.push(await startNode(config, pino({ level: 'silent' }), options.nodeOptions?.[index]));
     }
     const admin = createRedis(primary.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
     const newRootKey = async (opts: { workspaceId?: string; permissions?: string[] } = {}) => {

@@ -1,0 +1,42 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * The primary's clock, as seen from this node: node clocks drift and may be wrong by minutes,
+ * while every bucket already runs on Redis `TIME`. Expiry checks and timestamps use this clock too,
+ * so every node reaches the same decision. The offset is re-measured in the background; the hot
+ * path only adds it.
+ */
+export class RedisClock {
+  private offsetMs = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly localClock: () => number = Date.now,
+    private readonly resyncMs = 10_000,
+  ) {}
+
+  /** Measures once (so the first answer is already right), then keeps measuring. */
+  async start(): Promise<void> {
+    await this.sync();
+    this.timer = setInterval(() => {
+      this.sync().catch(() => undefined); // keep the last offset while the primary is away
+    }, this.resyncMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  readonly now = (): number => this.localClock() + this.offsetMs;
+
+  async sync(): Promise<void> {
+    const before = this.localClock();
+    const [seconds, micros] = await this.redis.time();
+    const after = this.localClock();
+    const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    // The reading was taken somewhere within the round trip; its middle is the best guess.
+    this.offsetMs = redisNow - Math.round((before + after) / 2);
+  }
+}
