@@ -69,5 +69,6 @@ redis.call('HSET', key, 'tokens', tokens, 'last', last)
 local intervalsToFull = math.ceil((limit - tokens) / refillRate)
 local ttl = last + intervalsToFull * refillInterval - now
 if ttl < 1 then ttl = 1 end
-redis.call('PEXPIRE', key, ttl)
+-- %d: from 1e17 on, Lua would print the number as "1e+17", which PEXPIRE refuses.
+redis.call('PEXPIRE', key, string.format('%d', ttl))
 return { 1, tokens, last + refillInterval, now }

@@ -76,7 +76,7 @@ export function loadConfig(env: Env = process.env): Config {
     localRedisUrl: redisUrl(env, 'KEYWARD_LOCAL_REDIS_URL', primary),
     region: env.KEYWARD_REGION || 'us-east-1',
     logLevel,
-    redisCommandTimeoutMs: integer(env, 'KEYWARD_REDIS_COMMAND_TIMEOUT_MS', 50, 1, 60000),
+    redisCommandTimeoutMs: integer(env, 'KEYWARD_REDIS_COMMAND_TIMEOUT_MS', 100, 1, 60000),
     limiterFailure: limiterFailure(env),
     redisConnectTimeoutMs: integer(env, 'KEYWARD_REDIS_CONNECT_TIMEOUT_MS', 2000, 1, 60000),
     cache: {

@@ -27,8 +27,14 @@ export class InvalidationListener {
       if (parsed) this.target.apply(parsed);
     });
     this.subscriber.on('close', () => this.markSubscribed(false));
-    // ioredis resubscribes by itself before it reports `ready` after a reconnect.
-    this.subscriber.on('ready', () => this.markSubscribed(true));
+    // After a reconnect, trust returns only once Redis has confirmed the subscription (ioredis
+    // resubscribes by itself, but `ready` comes before the confirmation; SUBSCRIBE is idempotent).
+    this.subscriber.on('ready', () => {
+      this.subscriber.subscribe(names.invalidationChannel).then(
+        () => this.markSubscribed(true),
+        () => undefined, // the connection dropped again; the next `ready` retries
+      );
+    });
     if (this.subscriber.status === 'wait') await this.subscriber.connect();
     await this.subscriber.subscribe(names.invalidationChannel);
     this.markSubscribed(true);

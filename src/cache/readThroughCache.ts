@@ -65,23 +65,30 @@ export class ReadThroughCache<V extends object> {
     if (pending) return pending.promise;
     const flight: InFlight<V> = { promise: load(), invalidated: false };
     this.inFlight.set(key, flight);
-    flight.promise.then(
-      (value) => {
-        this.inFlight.delete(key);
-        if (flight.invalidated) return;
-        if (value === undefined) this.entries.set(key, ABSENT, { ttl: this.options.negativeTtlMs });
-        else this.entries.set(key, value);
-      },
-      () => this.inFlight.delete(key),
-    );
+    const settle = () => {
+      if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
+    };
+    flight.promise.then((value) => {
+      settle();
+      if (flight.invalidated) return;
+      if (value === undefined) this.entries.set(key, ABSENT, { ttl: this.options.negativeTtlMs });
+      else this.entries.set(key, value);
+    }, settle);
     return flight.promise;
   }
 
+  /** Drops the entry; a load already under way is neither stored nor joined by later reads. */
   invalidate(key: string): void {
     this.invalidations++;
     this.entries.delete(key);
+    this.abandon(key);
+  }
+
+  private abandon(key: string): void {
     const pending = this.inFlight.get(key);
-    if (pending) pending.invalidated = true;
+    if (!pending) return;
+    pending.invalidated = true;
+    this.inFlight.delete(key);
   }
 
   /**
@@ -91,7 +98,7 @@ export class ReadThroughCache<V extends object> {
   reset(trusted: boolean): void {
     this.trusted = trusted;
     if (trusted) this.entries.clear();
-    for (const pending of this.inFlight.values()) pending.invalidated = true;
+    for (const key of [...this.inFlight.keys()]) this.abandon(key);
   }
 
   get size(): number {

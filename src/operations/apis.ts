@@ -55,7 +55,13 @@ export async function deleteApi(
   for (;;) {
     const keyIds = await services.keys.firstKeyIds(ws, input.apiId, PURGE_BATCH);
     if (keyIds.length === 0) break;
-    await Promise.all(keyIds.map((keyId) => services.keys.delete(ws, keyId)));
+    await Promise.all(
+      keyIds.map(async (keyId) => {
+        // An index entry whose record is gone would otherwise be listed here forever.
+        if (!(await services.keys.delete(ws, keyId)))
+          await services.keys.unindex(ws, input.apiId, keyId);
+      }),
+    );
   }
   await services.apis.remove(ws, input.apiId);
   return {};
@@ -84,6 +90,6 @@ export async function listKeys(
   return {
     keys: page.keys.map(keyView),
     total: page.total,
-    ...(page.pageFull && page.lastSeq !== undefined ? { cursor: String(page.lastSeq) } : {}),
+    ...(page.more && page.lastSeq !== undefined ? { cursor: String(page.lastSeq) } : {}),
   };
 }

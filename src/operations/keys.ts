@@ -1,5 +1,5 @@
 import { BadRequestError, ConflictError, NotFoundError } from '../errors';
-import { permissionFor } from '../auth/permissions';
+import { isGranted, permissionFor } from '../auth/permissions';
 import { newId } from '../keys/ids';
 import { DEFAULT_BYTE_LENGTH, generateKey, hashKey } from '../keys/keyMaterial';
 import { normalizeRatelimit, type RatelimitInput } from '../limiter/ratelimitConfig';
@@ -226,6 +226,14 @@ export async function verifyKey(
   if (input.apiId === undefined)
     requirePermission(caller, permissionFor('api', key.apiId, 'verify_key'));
   caller.logFields.keyId = key.id;
+  if (
+    input.apiId !== undefined &&
+    input.apiId !== key.apiId &&
+    !isGranted(caller.rootKey.permissions, permissionFor('api', key.apiId, 'verify_key'))
+  ) {
+    // A root key scoped to other APIs learns nothing about this key, not even its state.
+    return { valid: false, code: 'FORBIDDEN', requestId: caller.requestId };
+  }
 
   const verdict = (code: VerificationCode): Verification => {
     const result: Verification = {

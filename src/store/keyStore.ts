@@ -20,8 +20,8 @@ export interface KeyPage {
   total: number;
   /** Sequence number of the last key on the page; the next page starts after it. */
   lastSeq?: number;
-  /** The page holds as many keys as were asked for, so more may follow. */
-  pageFull: boolean;
+  /** Keys follow this page. */
+  more: boolean;
 }
 
 /** Compare-and-set writes retry this often when concurrent writers keep moving the version. */
@@ -155,11 +155,14 @@ export class KeyStore {
     const min = options.afterSeq === undefined ? '-inf' : `(${options.afterSeq}`;
     const replies = await this.redis
       .multi()
-      .zrangebyscore(index, min, '+inf', 'WITHSCORES', 'LIMIT', 0, options.limit)
+      // One more than asked for, to tell whether another page follows.
+      .zrangebyscore(index, min, '+inf', 'WITHSCORES', 'LIMIT', 0, options.limit + 1)
       .zcard(index)
       .exec();
-    const [idsAndScores, total] = execResults(replies) as [string[], number];
-    if (idsAndScores.length === 0) return { keys: [], total, pageFull: false };
+    const [found, total] = execResults(replies) as [string[], number];
+    const more = found.length > 2 * options.limit;
+    const idsAndScores = more ? found.slice(0, 2 * options.limit) : found;
+    if (idsAndScores.length === 0) return { keys: [], total, more: false };
     const pipeline = this.redis.pipeline();
     for (let i = 0; i < idsAndScores.length; i += 2) {
       pipeline.hgetall(names.key(ws, idsAndScores[i] as string));
@@ -174,8 +177,13 @@ export class KeyStore {
       keys,
       total,
       lastSeq: Number(idsAndScores[idsAndScores.length - 1]),
-      pageFull: idsAndScores.length / 2 === options.limit,
+      more,
     };
+  }
+
+  /** Removes an id from the API's index when its record is gone. */
+  async unindex(ws: string, apiId: string, keyId: string): Promise<void> {
+    await this.redis.zrem(names.apiKeys(ws, apiId), keyId);
   }
 
   /** Ids of up to `count` keys of an API, oldest first: the batches of an API purge. */

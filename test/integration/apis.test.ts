@@ -91,17 +91,41 @@ describe('apis.listKeys', () => {
 
   test('a key created during pagination is listed on a later page', async () => {
     const apiId = await createApi();
-    const first = (await api.post<{ keyId: string }>('keys.createKey', { apiId })).body.keyId;
+    const create = async () =>
+      (await api.post<{ keyId: string }>('keys.createKey', { apiId })).body.keyId;
+    const first = await create();
+    const second = await create();
     const page1 = await api.get<Page>('apis.listKeys', { apiId, limit: 1 });
     expect(page1.body.keys.map((k) => k.id)).toEqual([first]);
-    const later = (await api.post<{ keyId: string }>('keys.createKey', { apiId })).body.keyId;
+    const later = await create();
     const page2 = await api.get<Page>('apis.listKeys', {
       apiId,
       limit: 1,
       cursor: page1.body.cursor!,
     });
-    expect(page2.body.keys.map((k) => k.id)).toEqual([later]);
-    expect(page2.body.total).toBe(2);
+    expect(page2.body.keys.map((k) => k.id)).toEqual([second]);
+    const page3 = await api.get<Page>('apis.listKeys', {
+      apiId,
+      limit: 1,
+      cursor: page2.body.cursor!,
+    });
+    expect(page3.body.keys.map((k) => k.id)).toEqual([later]);
+    expect(page3.body.total).toBe(3);
+    expect(page3.body.cursor).toBeUndefined();
+  });
+
+  test('the last page carries no cursor, even when it is exactly full', async () => {
+    const apiId = await createApi();
+    for (let i = 0; i < 4; i++) await api.post('keys.createKey', { apiId });
+    const page1 = await api.get<Page>('apis.listKeys', { apiId, limit: 2 });
+    expect(page1.body.cursor).toEqual(expect.any(String));
+    const page2 = await api.get<Page>('apis.listKeys', {
+      apiId,
+      limit: 2,
+      cursor: page1.body.cursor!,
+    });
+    expect(page2.body.keys).toHaveLength(2);
+    expect(page2.body.cursor).toBeUndefined();
   });
 
   test.each([
@@ -126,6 +150,21 @@ describe('apis.listKeys', () => {
 });
 
 describe('apis.deleteApi', () => {
+  test('finishes even when an index entry has lost its record', async () => {
+    const apiId = await createApi();
+    const { keyId } = (await api.post<{ keyId: string }>('keys.createKey', { apiId })).body;
+    await api.post('keys.createKey', { apiId });
+    const Redis = (await import('ioredis')).default;
+    const redis = new Redis(topology.primary.url);
+    const recordKey = `keyward:{${topology.workspaceId}}:key:${keyId}`;
+    const hash = (await redis.hget(recordKey, 'hash'))!;
+    await redis.del(recordKey);
+    await redis.hdel(`keyward:{${topology.workspaceId}}:keyhashes`, hash);
+    expect((await api.post('apis.deleteApi', { apiId })).status).toBe(200);
+    expect(await redis.exists(`keyward:{${topology.workspaceId}}:api:${apiId}:keys`)).toBe(0);
+    await redis.quit();
+  });
+
   test('deletes the API and every key of it', async () => {
     const apiId = await createApi();
     const keys: string[] = [];

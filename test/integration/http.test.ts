@@ -184,6 +184,16 @@ describe('authorization', () => {
     expect((await limited.post('keys.deleteKey', { keyId: keyB.keyId })).status).toBe(403);
     expect((await limited.get('apis.listKeys', { apiId: apiA })).status).toBe(200);
     expect((await limited.get('apis.listKeys', { apiId: apiB })).status).toBe(403);
+
+    // Naming its own API, it learns only FORBIDDEN about another API's key: no name, no state.
+    await admin.post('keys.updateKey', { keyId: keyB.keyId, name: 'secret name', enabled: false });
+    const probe = await limited.post('keys.verifyKey', { key: keyB.key, apiId: apiA });
+    expect(probe.status).toBe(200);
+    expect(probe.body).toEqual({ valid: false, code: 'FORBIDDEN', requestId: expect.any(String) });
+    // A root key allowed on both APIs gets the contract's order: DISABLED comes first.
+    expect((await admin.post('keys.verifyKey', { key: keyB.key, apiId: apiA })).body.code).toBe(
+      'DISABLED',
+    );
   });
 
   test('a root key never sees another workspace: its ids are simply not found', async () => {

@@ -1,0 +1,164 @@
+import { ConfigError, loadConfig } from '../../src/config';
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`expected ${JSON.stringify(env)} to be refused`);
+}
+
+describe('loadConfig', () => {
+  test('has a default for everything', () => {
+    expect(loadConfig({})).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      redisUrl: 'redis://127.0.0.1:6379',
+      localRedisUrl: 'redis://127.0.0.1:6379',
+      region: 'us-east-1',
+      logLevel: 'info',
+      redisCommandTimeoutMs: 100,
+      limiterFailure: 'closed',
+      redisConnectTimeoutMs: 2000,
+      cache: { maxEntries: 1_000_000, ttlMs: 300_000, negativeTtlMs: 5_000 },
+      errorDocsUrl: '/docs/errors',
+      maxBodyBytes: 1024 * 1024,
+    });
+  });
+
+  test('empty strings count as unset', () => {
+    expect(
+      loadConfig({
+        KEYWARD_PORT: '',
+        KEYWARD_HOST: '',
+        KEYWARD_REDIS_URL: '',
+        KEYWARD_LOCAL_REDIS_URL: '',
+        KEYWARD_REGION: '',
+        LOG_LEVEL: '',
+        KEYWARD_CACHE_TTL_MS: '',
+        KEYWARD_LIMITER_FAILURE: '',
+      }),
+    ).toEqual(loadConfig({}));
+  });
+
+  test('reads every variable', () => {
+    const config = loadConfig({
+      KEYWARD_PORT: '9000',
+      KEYWARD_HOST: '127.0.0.1',
+      KEYWARD_REDIS_URL: 'rediss://primary.example:6380/2',
+      KEYWARD_LOCAL_REDIS_URL: 'redis://localhost:6381',
+      KEYWARD_REGION: 'eu-west-1',
+      LOG_LEVEL: 'debug',
+      KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '250',
+      KEYWARD_LIMITER_FAILURE: 'open',
+      KEYWARD_REDIS_CONNECT_TIMEOUT_MS: '500',
+      KEYWARD_CACHE_MAX_ENTRIES: '10',
+      KEYWARD_CACHE_TTL_MS: '60000',
+      KEYWARD_CACHE_NEGATIVE_TTL_MS: '100',
+      KEYWARD_ERROR_DOCS_URL: 'https://keyward.example/errors',
+    });
+    expect(config).toEqual({
+      port: 9000,
+      host: '127.0.0.1',
+      redisUrl: 'rediss://primary.example:6380/2',
+      localRedisUrl: 'redis://localhost:6381',
+      region: 'eu-west-1',
+      logLevel: 'debug',
+      redisCommandTimeoutMs: 250,
+      limiterFailure: 'open',
+      redisConnectTimeoutMs: 500,
+      cache: { maxEntries: 10, ttlMs: 60_000, negativeTtlMs: 100 },
+      errorDocsUrl: 'https://keyward.example/errors',
+      maxBodyBytes: 1024 * 1024,
+    });
+  });
+
+  test('the local Redis defaults to the primary', () => {
+    const config = loadConfig({ KEYWARD_REDIS_URL: 'redis://primary:7000' });
+    expect(config.redisUrl).toBe('redis://primary:7000');
+    expect(config.localRedisUrl).toBe('redis://primary:7000');
+  });
+
+  test('port 0 (any free port) and 65535 are allowed', () => {
+    expect(loadConfig({ KEYWARD_PORT: '0' }).port).toBe(0);
+    expect(loadConfig({ KEYWARD_PORT: '65535' }).port).toBe(65535);
+  });
+
+  test.each(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])(
+    'accepts LOG_LEVEL=%s',
+    (level) => {
+      expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+    },
+  );
+
+  test.each<[string, Record<string, string>, RegExp]>([
+    [
+      'a port that is not a number',
+      { KEYWARD_PORT: 'http' },
+      /^KEYWARD_PORT: must be a whole number/,
+    ],
+    ['a negative port', { KEYWARD_PORT: '-1' }, /^KEYWARD_PORT: must be a whole number/],
+    ['a fractional port', { KEYWARD_PORT: '80.5' }, /^KEYWARD_PORT: must be a whole number/],
+    ['a port with spaces', { KEYWARD_PORT: ' 80' }, /^KEYWARD_PORT: must be a whole number/],
+    ['a port in exponent form', { KEYWARD_PORT: '1e3' }, /^KEYWARD_PORT: must be a whole number/],
+    [
+      'a port above 65535',
+      { KEYWARD_PORT: '65536' },
+      /^KEYWARD_PORT: must be between 0 and 65535$/,
+    ],
+    [
+      'an http URL for the primary',
+      { KEYWARD_REDIS_URL: 'http://127.0.0.1:6379' },
+      /^KEYWARD_REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL$/,
+    ],
+    [
+      'a bare host for the primary',
+      { KEYWARD_REDIS_URL: '127.0.0.1:6379' },
+      /^KEYWARD_REDIS_URL: /,
+    ],
+    [
+      'a bad local URL',
+      { KEYWARD_LOCAL_REDIS_URL: 'localhost' },
+      /^KEYWARD_LOCAL_REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL$/,
+    ],
+    [
+      'an unknown limiter failure policy',
+      { KEYWARD_LIMITER_FAILURE: 'fail-open' },
+      /^KEYWARD_LIMITER_FAILURE: must be closed or open$/,
+    ],
+    ['an unknown log level', { LOG_LEVEL: 'verbose' }, /^LOG_LEVEL: must be one of fatal, error/],
+    ['an upper-case log level', { LOG_LEVEL: 'INFO' }, /^LOG_LEVEL: /],
+    [
+      'a command timeout of 0',
+      { KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '0' },
+      /^KEYWARD_REDIS_COMMAND_TIMEOUT_MS: must be between 1 and 60000$/,
+    ],
+    [
+      'a connect timeout above a minute',
+      { KEYWARD_REDIS_CONNECT_TIMEOUT_MS: '60001' },
+      /^KEYWARD_REDIS_CONNECT_TIMEOUT_MS: must be between 1 and 60000$/,
+    ],
+    ['a cache of 0 entries', { KEYWARD_CACHE_MAX_ENTRIES: '0' }, /^KEYWARD_CACHE_MAX_ENTRIES: /],
+    ['a cache TTL above a day', { KEYWARD_CACHE_TTL_MS: '86400001' }, /^KEYWARD_CACHE_TTL_MS: /],
+    [
+      'a negative-cache TTL in seconds',
+      { KEYWARD_CACHE_NEGATIVE_TTL_MS: '5s' },
+      /^KEYWARD_CACHE_NEGATIVE_TTL_MS: must be a whole number, got "5s"$/,
+    ],
+  ])('refuses %s', (_, env, message) => {
+    expect(configError(env).message).toMatch(message);
+  });
+
+  test('reads process.env when given nothing', () => {
+    const saved = process.env.KEYWARD_REGION;
+    process.env.KEYWARD_REGION = 'ap-south-1';
+    try {
+      expect(loadConfig().region).toBe('ap-south-1');
+    } finally {
+      if (saved === undefined) delete process.env.KEYWARD_REGION;
+      else process.env.KEYWARD_REGION = saved;
+    }
+  });
+});
