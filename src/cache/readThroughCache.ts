@@ -10,6 +10,12 @@ export interface CacheOptions {
 
 const ABSENT = Symbol('absent');
 
+interface Entry<V> {
+  value: V | typeof ABSENT;
+  /** The trust generation the value was loaded in; only the current one answers from memory. */
+  generation: number;
+}
+
 interface InFlight<V> {
   promise: Promise<V | undefined>;
   invalidated: boolean;
@@ -17,21 +23,22 @@ interface InFlight<V> {
 
 /**
  * A bounded LRU in front of a loader. Concurrent misses of one key share a single load, and a load
- * that an invalidation overtook is returned to its callers but not stored, so a stale read can
- * never outlive the message that announced the change.
+ * that an invalidation overtook is returned to its callers but neither stored nor joined by later
+ * reads, so a stale read can never outlive the message that announced the change.
  *
- * While the node cannot hear invalidations (`trusted` false) every read goes to the loader; what
- * was cached before is kept only as a fallback for when the loader's store is unreachable
- * (`isUnavailable`), so a node cut off from the primary keeps answering for keys it knew.
+ * Trust comes in generations. While the node cannot hear invalidations (`trusted` false), and for
+ * everything stored before it could hear them again, reads go to the loader; such older entries
+ * are kept only as a fallback for when the loader's store is unreachable (`isUnavailable`), so a
+ * node cut off from the primary keeps answering for the keys it knew.
  */
 export class ReadThroughCache<V extends object> {
-  private readonly entries: LRUCache<string, V | typeof ABSENT>;
+  private readonly entries: LRUCache<string, Entry<V>>;
   private readonly inFlight = new Map<string, InFlight<V>>();
   private trusted = false;
+  private generation = 0;
   hits = 0;
   misses = 0;
   invalidations = 0;
-
   staleServed = 0;
 
   constructor(
@@ -42,21 +49,18 @@ export class ReadThroughCache<V extends object> {
   }
 
   get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
-    if (this.trusted) {
-      const entry = this.entries.get(key);
-      if (entry !== undefined) {
-        this.hits++;
-        return Promise.resolve(entry === ABSENT ? undefined : entry);
-      }
-      this.misses++;
-      return this.load(key, load);
+    const entry = this.entries.get(key);
+    if (entry !== undefined && this.trusted && entry.generation === this.generation) {
+      this.hits++;
+      return Promise.resolve(entry.value === ABSENT ? undefined : entry.value);
     }
     this.misses++;
-    return this.load(key, load).catch((error: unknown) => {
-      const stale = this.isUnavailable(error) ? this.entries.get(key) : undefined;
-      if (stale === undefined) throw error;
+    const loading = this.load(key, load);
+    if (entry === undefined) return loading;
+    return loading.catch((error: unknown) => {
+      if (!this.isUnavailable(error)) throw error;
       this.staleServed++;
-      return stale === ABSENT ? undefined : stale;
+      return entry.value === ABSENT ? undefined : entry.value;
     });
   }
 
@@ -64,6 +68,7 @@ export class ReadThroughCache<V extends object> {
     const pending = this.inFlight.get(key);
     if (pending) return pending.promise;
     const flight: InFlight<V> = { promise: load(), invalidated: false };
+    const generation = this.generation;
     this.inFlight.set(key, flight);
     const settle = () => {
       if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
@@ -71,8 +76,9 @@ export class ReadThroughCache<V extends object> {
     flight.promise.then((value) => {
       settle();
       if (flight.invalidated) return;
-      if (value === undefined) this.entries.set(key, ABSENT, { ttl: this.options.negativeTtlMs });
-      else this.entries.set(key, value);
+      const entry: Entry<V> = { value: value ?? ABSENT, generation };
+      if (value === undefined) this.entries.set(key, entry, { ttl: this.options.negativeTtlMs });
+      else this.entries.set(key, entry);
     }, settle);
     return flight.promise;
   }
@@ -92,12 +98,12 @@ export class ReadThroughCache<V extends object> {
   }
 
   /**
-   * Trust from now on (forgetting everything, since messages may have been missed), or stop
-   * trusting (keeping entries only as the fallback for an unreachable store).
+   * Starts a new trust generation: whatever is stored stops answering from memory (messages may
+   * have been missed) and stays only as the fallback for an unreachable store.
    */
   reset(trusted: boolean): void {
     this.trusted = trusted;
-    if (trusted) this.entries.clear();
+    this.generation++;
     for (const key of [...this.inFlight.keys()]) this.abandon(key);
   }
 

@@ -108,26 +108,24 @@ describe('ReadThroughCache', () => {
     expect(load).toHaveBeenCalledTimes(2);
   });
 
-  test('what an untrusted cache loaded is not served once it is trusted (reset(true) forgets)', async () => {
+  test('what an untrusted cache loaded is not served once it is trusted (a new generation)', async () => {
     const cache = newCache();
     const { load, version } = counter();
     await cache.get('a', load);
     await settle();
     cache.reset(true);
-    expect(cache.size).toBe(0);
     version.value = 2;
     expect(await cache.get('a', load)).toEqual({ id: 'a', version: 2 });
     expect(load).toHaveBeenCalledTimes(2);
   });
 
-  test('reset(true) empties the cache too', async () => {
+  test('reset(true) stops answering from what was stored before it', async () => {
     const cache = newCache();
     cache.reset(true);
     const { load } = counter();
     await cache.get('a', load);
     await settle();
     cache.reset(true);
-    expect(cache.size).toBe(0);
     await cache.get('a', load);
     expect(load).toHaveBeenCalledTimes(2);
   });
@@ -334,6 +332,17 @@ describe('ReadThroughCache', () => {
       await settle();
       cache.invalidate('a');
       await expect(cache.get('a', down)).rejects.toThrow('connect ECONNREFUSED');
+    });
+
+    test('serves an entry of an older trust generation when the store is still unreachable', async () => {
+      // Resubscribed before the command connection is back: the old record must still answer.
+      const cache = fallbackCache();
+      cache.reset(true);
+      await cache.get('a', counter().load);
+      await settle();
+      cache.reset(false);
+      cache.reset(true);
+      expect(await cache.get('a', down)).toEqual({ id: 'a', version: 1 });
     });
 
     test('without an isUnavailable, never falls back', async () => {
