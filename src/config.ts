@@ -19,6 +19,8 @@ export interface Config {
     ttlMs: number;
     negativeTtlMs: number;
   };
+  /** Per-root-key bucket for management calls: `limit` requests, refilled each second. */
+  managementLimit: number;
   /** Where the `docs` link of an error envelope points; the code is appended as a fragment. */
   errorDocsUrl: string;
   maxBodyBytes: number;
@@ -84,6 +86,7 @@ export function loadConfig(env: Env = process.env): Config {
       ttlMs: integer(env, 'KEYWARD_CACHE_TTL_MS', 300_000, 1, 86_400_000),
       negativeTtlMs: integer(env, 'KEYWARD_CACHE_NEGATIVE_TTL_MS', 5_000, 1, 3_600_000),
     },
+    managementLimit: integer(env, 'KEYWARD_MANAGEMENT_RATE_LIMIT', 1000, 1, 1_000_000_000),
     errorDocsUrl: env.KEYWARD_ERROR_DOCS_URL || '/docs/errors',
     maxBodyBytes: 1024 * 1024,
   };

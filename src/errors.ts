@@ -88,6 +88,17 @@ export class ConflictError extends KeywardError {
   }
 }
 
+export class RateLimitedError extends KeywardError {
+  constructor(message: string, retryAfterSeconds: number, limit: number) {
+    super('RATE_LIMITED', 429, message, {
+      'Retry-After': String(retryAfterSeconds),
+      'RateLimit-Limit': String(limit),
+      'RateLimit-Remaining': '0',
+      'RateLimit-Reset': String(retryAfterSeconds),
+    });
+  }
+}
+
 export class ServiceUnavailableError extends KeywardError {
   constructor(message: string) {
     super('SERVICE_UNAVAILABLE', 503, message);

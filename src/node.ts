@@ -7,6 +7,7 @@ import { InvalidationListener } from './cache/invalidationListener';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { Limiter } from './limiter/limiter';
+import { ManagementLimiter } from './limiter/managementLimiter';
 import { closeRedis, connectRedis, createRedis } from './redis/clients';
 import { RedisClock } from './redis/clock';
 import { ApiStore } from './store/apiStore';
@@ -75,6 +76,7 @@ export async function startNode(
     await listener.start();
     const clock = new RedisClock(primary, options.localClock);
     await clock.start();
+    const limiter = new Limiter({ local, primary });
 
     const dependencies: Dependency[] = [{ name: 'primary', redis: primary }];
     if (local !== primary) dependencies.push({ name: 'local', redis: local });
@@ -83,7 +85,12 @@ export async function startNode(
       services: {
         ...stores,
         directory,
-        limiter: new Limiter({ local, primary }),
+        limiter,
+        management: new ManagementLimiter(limiter, {
+          limit: config.managementLimit,
+          refillRate: config.managementLimit,
+          refillInterval: 1000,
+        }),
         limiterFailure: config.limiterFailure,
         now: clock.now,
       },

@@ -36,16 +36,19 @@ export function createApp(options: AppOptions): Koa<RequestState> {
       ctx.state.operation = route.name;
       // Authentication comes first: an unauthenticated caller learns nothing, not even about input.
       const rootKey = await authenticate(ctx, services.directory);
+      if (route.plane === 'management') await services.management.check(rootKey.id);
       const raw =
         route.method === 'GET'
           ? decodeQuery(ctx.query, schema)
           : await readJsonBody(ctx, options.maxBodyBytes);
       const input = validate(raw, route.method === 'GET' ? 'query' : 'body');
-      ctx.body = await route.run(
+      const output = await route.run(
         services,
         { rootKey, requestId: ctx.state.requestId, logFields: ctx.state.logFields },
         input,
       );
+      if (route.headers) ctx.set(route.headers(output as never, services.now()));
+      ctx.body = output;
     };
     if (route.method === 'GET') router.get(path, handler);
     else router.post(path, handler);

@@ -1,25 +1,42 @@
 import * as apis from '../operations/apis';
 import * as keys from '../operations/keys';
 import type { Caller, Services } from '../operations/services';
+import { rateLimitHeaders } from './rateLimitHeaders';
 import { schemas, type OperationName } from './schemas';
 
 export interface Route {
   name: OperationName;
   method: 'GET' | 'POST';
+  /** Management calls count against the per-root-key request limit; the data plane does not. */
+  plane: 'data' | 'management';
   run: (services: Services, caller: Caller, input: never) => Promise<object>;
+  /** Response headers derived from the output (e.g. RateLimit-* of a verification). */
+  headers?: (output: never, now: number) => Record<string, string>;
+}
+
+function verificationHeaders(verification: keys.Verification, now: number): Record<string, string> {
+  const { ratelimit } = verification;
+  if (!ratelimit || !('remaining' in ratelimit)) return {};
+  return rateLimitHeaders(ratelimit, verification.code === 'RATE_LIMITED', now);
 }
 
 /** Every authenticated RPC: `{base}/v1/{name}`, GET reads with a query, POST writes with JSON. */
 export const routes: readonly Route[] = [
-  { name: 'apis.createApi', method: 'POST', run: apis.createApi },
-  { name: 'apis.getApi', method: 'GET', run: apis.getApi },
-  { name: 'apis.deleteApi', method: 'POST', run: apis.deleteApi },
-  { name: 'apis.listKeys', method: 'GET', run: apis.listKeys },
-  { name: 'keys.createKey', method: 'POST', run: keys.createKey },
-  { name: 'keys.getKey', method: 'GET', run: keys.getKey },
-  { name: 'keys.verifyKey', method: 'POST', run: keys.verifyKey },
-  { name: 'keys.updateKey', method: 'POST', run: keys.updateKey },
-  { name: 'keys.deleteKey', method: 'POST', run: keys.deleteKey },
+  { name: 'apis.createApi', method: 'POST', plane: 'management', run: apis.createApi },
+  { name: 'apis.getApi', method: 'GET', plane: 'management', run: apis.getApi },
+  { name: 'apis.deleteApi', method: 'POST', plane: 'management', run: apis.deleteApi },
+  { name: 'apis.listKeys', method: 'GET', plane: 'management', run: apis.listKeys },
+  { name: 'keys.createKey', method: 'POST', plane: 'management', run: keys.createKey },
+  { name: 'keys.getKey', method: 'GET', plane: 'management', run: keys.getKey },
+  {
+    name: 'keys.verifyKey',
+    method: 'POST',
+    plane: 'data',
+    run: keys.verifyKey,
+    headers: verificationHeaders,
+  },
+  { name: 'keys.updateKey', method: 'POST', plane: 'management', run: keys.updateKey },
+  { name: 'keys.deleteKey', method: 'POST', plane: 'management', run: keys.deleteKey },
 ];
 
 export function schemaOf(route: Route): (typeof schemas)[OperationName] {

@@ -6,6 +6,7 @@ import { normalizeRatelimit, type RatelimitInput } from '../limiter/ratelimitCon
 import type { BucketDecision } from '../limiter/tokenBucket';
 import { isRedisUnavailable } from '../redis/failures';
 import type { KeyFields, KeyRecord } from '../store/records';
+import { checkMeta } from './limits';
 import { requireAction, requirePermission, type Caller, type Services } from './services';
 import { keyView, type KeyView } from './views';
 
@@ -57,6 +58,7 @@ function toKeyFields(input: KeyFieldsInput, now: number): KeyFields {
   if (input.name !== undefined) fields.name = input.name;
   const ownerId = ownerIdOf(input);
   if (ownerId !== undefined) fields.ownerId = ownerId;
+  if (input.meta !== undefined && input.meta !== null) checkMeta(input.meta);
   if (input.meta !== undefined) fields.meta = input.meta;
   if (input.expires !== undefined) fields.expires = input.expires;
   if (input.enabled !== undefined) fields.enabled = input.enabled;

@@ -2,6 +2,7 @@ import type { Directory } from '../cache/directory';
 import { InsufficientPermissionsError } from '../errors';
 import { isGranted, mayHaveAction, type Permission } from '../auth/permissions';
 import type { Limiter } from '../limiter/limiter';
+import type { ManagementLimiter } from '../limiter/managementLimiter';
 import type { ApiStore } from '../store/apiStore';
 import type { KeyStore } from '../store/keyStore';
 import type { RootKeyRecord } from '../store/records';
@@ -14,6 +15,7 @@ export interface Services {
   rootKeys: RootKeyStore;
   directory: Directory;
   limiter: Limiter;
+  management: ManagementLimiter;
   /** closed: a bucket that cannot be reached refuses; open: it admits, and says so. */
   limiterFailure: 'closed' | 'open';
   now: () => number;

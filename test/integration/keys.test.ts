@@ -389,3 +389,40 @@ describe('externalId, the newer name of ownerId', () => {
     expect(response.body.error.message).toBe('externalId: must equal ownerId when both are given');
   });
 });
+
+describe('limits on meta', () => {
+  test('meta deeper than 8 levels or larger than 16 KiB is refused', async () => {
+    let deep: Record<string, unknown> = { leaf: true };
+    for (let i = 0; i < 8; i++) deep = { nested: deep };
+    const tooDeep = await api.post<ErrorBody>('keys.createKey', { apiId, meta: deep });
+    expect(tooDeep.status).toBe(400);
+    expect(tooDeep.body.error.message).toBe('meta: must not nest deeper than 8 levels');
+    const big = await api.post<ErrorBody>('keys.createKey', {
+      apiId,
+      meta: { blob: 'x'.repeat(17_000) },
+    });
+    expect(big.status).toBe(400);
+    expect(big.body.error.message).toBe('meta: must be at most 16384 bytes as JSON');
+    const fits = await api.post('keys.createKey', { apiId, meta: { blob: 'x'.repeat(16_000) } });
+    expect(fits.status).toBe(200);
+  });
+});
+
+describe('RateLimit headers on verifications', () => {
+  test('carry limit, remaining and seconds to reset; Retry-After when refused', async () => {
+    const { key } = await createKey({
+      ratelimit: { type: 'fast', limit: 1, refillRate: 1, refillInterval: 30_000 },
+    });
+    const admitted = await api.post('keys.verifyKey', { key });
+    expect(admitted.headers.get('ratelimit-limit')).toBe('1');
+    expect(admitted.headers.get('ratelimit-remaining')).toBe('0');
+    expect(Number(admitted.headers.get('ratelimit-reset'))).toBeGreaterThan(25);
+    expect(Number(admitted.headers.get('ratelimit-reset'))).toBeLessThanOrEqual(30);
+    expect(admitted.headers.get('retry-after')).toBeNull();
+    const refused = await api.post('keys.verifyKey', { key });
+    expect(refused.body.code).toBe('RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(25);
+    const plain = await api.post('keys.verifyKey', { key: (await createKey()).key });
+    expect(plain.headers.get('ratelimit-limit')).toBeNull();
+  });
+});

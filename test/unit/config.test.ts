@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       limiterFailure: 'closed',
       redisConnectTimeoutMs: 2000,
       cache: { maxEntries: 1_000_000, ttlMs: 300_000, negativeTtlMs: 5_000 },
+      managementLimit: 1000,
       errorDocsUrl: '/docs/errors',
       maxBodyBytes: 1024 * 1024,
     });
@@ -58,6 +59,7 @@ describe('loadConfig', () => {
       KEYWARD_CACHE_TTL_MS: '60000',
       KEYWARD_CACHE_NEGATIVE_TTL_MS: '100',
       KEYWARD_ERROR_DOCS_URL: 'https://keyward.example/errors',
+      KEYWARD_MANAGEMENT_RATE_LIMIT: '5',
     });
     expect(config).toEqual({
       port: 9000,
@@ -70,6 +72,7 @@ describe('loadConfig', () => {
       limiterFailure: 'open',
       redisConnectTimeoutMs: 500,
       cache: { maxEntries: 10, ttlMs: 60_000, negativeTtlMs: 100 },
+      managementLimit: 5,
       errorDocsUrl: 'https://keyward.example/errors',
       maxBodyBytes: 1024 * 1024,
     });
