@@ -40,7 +40,7 @@ fmt: deps
 typecheck: deps
 	npx tsc -p tsconfig.json --noEmit
 
-test: deps redis lint typecheck
+test: deps redis lint typecheck build
 	npx jest --ci
 
 unit: deps
