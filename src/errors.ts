@@ -99,6 +99,12 @@ export class RateLimitedError extends KeywardError {
   }
 }
 
+export class PreconditionFailedError extends KeywardError {
+  constructor(message: string) {
+    super('PRECONDITION_FAILED', 412, message);
+  }
+}
+
 export class ServiceUnavailableError extends KeywardError {
   constructor(message: string) {
     super('SERVICE_UNAVAILABLE', 503, message);

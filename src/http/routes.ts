@@ -36,6 +36,7 @@ export const routes: readonly Route[] = [
     headers: verificationHeaders,
   },
   { name: 'keys.updateKey', method: 'POST', plane: 'management', run: keys.updateKey },
+  { name: 'keys.updateRemaining', method: 'POST', plane: 'management', run: keys.updateRemaining },
   { name: 'keys.deleteKey', method: 'POST', plane: 'management', run: keys.deleteKey },
 ];
 

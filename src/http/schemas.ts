@@ -26,6 +26,16 @@ const ratelimit = {
 } as const;
 
 const meta = { type: 'object' } as const;
+const remaining = { type: 'integer', minimum: 1, maximum: LIMIT_MAX } as const;
+const refill = {
+  type: 'object',
+  required: ['interval', 'amount'],
+  properties: {
+    interval: { type: 'string', enum: ['daily', 'monthly'] },
+    amount: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+    refillDay: { type: 'integer', minimum: 1, maximum: 31 },
+  },
+} as const;
 const expires = { type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 } as const;
 const cost = {
   type: 'object',
@@ -81,6 +91,8 @@ export const schemas = {
       meta,
       expires,
       ratelimit,
+      remaining,
+      refill,
       enabled: { type: 'boolean' },
     },
   },
@@ -115,7 +127,18 @@ export const schemas = {
       meta: nullable(meta),
       expires: nullable(expires),
       ratelimit: { ...ratelimit, type: ['object', 'null'] },
+      remaining: nullable(remaining),
+      refill: { ...refill, type: ['object', 'null'] },
       enabled: { type: 'boolean' },
+    },
+  },
+  'keys.updateRemaining': {
+    type: 'object',
+    required: ['keyId', 'op', 'value'],
+    properties: {
+      keyId: id,
+      op: { type: 'string', enum: ['increment', 'decrement', 'set'] },
+      value: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
     },
   },
   'keys.deleteKey': {

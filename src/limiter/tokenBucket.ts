@@ -1,12 +1,23 @@
 import type { RatelimitConfig } from './ratelimitConfig';
 
-/** The one command the limiter needs from a Redis: the token-bucket script. */
+/** The one command the limiter needs from a Redis: the token-bucket script (lua/token-bucket-2.lua). */
 export interface BucketRedis {
-  tokenBucketV1(key: string, ...args: (string | number)[]): Promise<number[]>;
+  tokenBucketV1(bucketKey: string, ...args: (string | number)[]): Promise<number[]>;
+}
+
+export type BucketShape = Pick<RatelimitConfig, 'limit' | 'refillRate' | 'refillInterval'>;
+
+/** Usage credits to spend in the same atomic step as the tokens. */
+export interface CreditSpend {
+  cost: number;
+  /** The latest refill point (unix ms) and what `remaining` resets to there; absent: no refill. */
+  refill?: { boundary: number; amount: number };
 }
 
 export interface BucketDecision {
   allowed: boolean;
+  /** Refused because the credits ran out (the bucket, if any, had room and was not charged). */
+  usageExceeded: boolean;
   limit: number;
   /** Tokens left after this call. */
   remaining: number;
@@ -14,29 +25,64 @@ export interface BucketDecision {
   reset: number;
   /** The clock reading of the Redis that holds the bucket. */
   now: number;
+  /** Credits left after this call, when credits were checked. */
+  creditsRemaining?: number;
 }
 
-/** Runs the token-bucket script on one Redis; `nowOverride` exists for tests only. */
-export async function takeTokens(
+/**
+ * Runs the script on one Redis: tokens from `bucket` (if any) and credits (if any), both or
+ * neither. `creditsKey` must share the bucket key's hash tag. `nowOverride` is for tests only.
+ */
+export async function decide(
   redis: BucketRedis,
-  bucketKey: string,
-  config: Pick<RatelimitConfig, 'limit' | 'refillRate' | 'refillInterval'>,
+  keys: { bucket: string; credits: string },
+  bucket: BucketShape | undefined,
   cost: number,
+  credits?: CreditSpend,
   nowOverride?: number,
 ): Promise<BucketDecision> {
-  const [allowed, remaining, reset, now] = await redis.tokenBucketV1(
-    bucketKey,
-    config.limit,
-    config.refillRate,
-    config.refillInterval,
+  const [status, remaining, reset, now, creditsRemaining] = await redis.tokenBucketV1(
+    keys.bucket,
+    keys.credits,
+    bucket?.limit ?? '',
+    bucket?.refillRate ?? '',
+    bucket?.refillInterval ?? '',
     cost,
     nowOverride ?? '',
+    credits ? '1' : '0',
+    credits?.cost ?? 0,
+    credits?.refill?.boundary ?? '',
+    credits?.refill?.amount ?? '',
   );
-  return {
-    allowed: allowed === 1,
-    limit: config.limit,
+  const decision: BucketDecision = {
+    allowed: status === 1,
+    usageExceeded: status === 2,
+    limit: bucket?.limit ?? 0,
     remaining: remaining as number,
     reset: reset as number,
     now: now as number,
   };
+  // -1: the bucket refused first and the credits were not looked at.
+  if (credits && (creditsRemaining as number) >= 0)
+    decision.creditsRemaining = creditsRemaining as number;
+  return decision;
+}
+
+/** Takes `cost` tokens from a bucket alone. */
+export function takeTokens(
+  redis: BucketRedis,
+  bucketKey: string,
+  config: BucketShape,
+  cost: number,
+  nowOverride?: number,
+): Promise<BucketDecision> {
+  // The credits key is never read here; naming the bucket again keeps the script in one slot.
+  return decide(
+    redis,
+    { bucket: bucketKey, credits: bucketKey },
+    config,
+    cost,
+    undefined,
+    nowOverride,
+  );
 }

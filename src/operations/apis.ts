@@ -2,8 +2,8 @@ import { BadRequestError, NotFoundError } from '../errors';
 import { permissionFor } from '../auth/permissions';
 import { newId } from '../keys/ids';
 import { requirePermission, type Caller, type Services } from './services';
-import { ownerIdOf } from './keys';
-import { apiView, keyView, type ApiView, type KeyView } from './views';
+import { keyViews, ownerIdOf } from './keys';
+import { apiView, type ApiView, type KeyView } from './views';
 
 /** Keys deleted per round trip while an API is purged. */
 const PURGE_BATCH = 100;
@@ -88,7 +88,7 @@ export async function listKeys(
     ...(ownerId !== undefined ? { ownerId } : {}),
   });
   return {
-    keys: page.keys.map(keyView),
+    keys: await keyViews(services, page.keys),
     total: page.total,
     ...(page.more && page.lastSeq !== undefined ? { cursor: String(page.lastSeq) } : {}),
   };

@@ -1,9 +1,10 @@
-import { BadRequestError, ConflictError, NotFoundError } from '../errors';
+import { BadRequestError, ConflictError, NotFoundError, PreconditionFailedError } from '../errors';
 import { isGranted, permissionFor } from '../auth/permissions';
 import { newId } from '../keys/ids';
 import { DEFAULT_BYTE_LENGTH, generateKey, hashKey } from '../keys/keyMaterial';
+import { creditsAt, latestRefillPoint, type RefillConfig } from '../limiter/credits';
 import { normalizeRatelimit, type RatelimitInput } from '../limiter/ratelimitConfig';
-import type { BucketDecision } from '../limiter/tokenBucket';
+import type { BucketDecision, CreditSpend } from '../limiter/tokenBucket';
 import { isRedisUnavailable } from '../redis/failures';
 import type { KeyFields, KeyRecord } from '../store/records';
 import { checkMeta } from './limits';
@@ -19,23 +20,15 @@ interface KeyFieldsInput {
   expires?: number | null;
   enabled?: boolean;
   ratelimit?: RatelimitInput | null;
+  /** Usage credits; null (on update) makes usage unlimited. */
+  remaining?: number | null;
+  refill?: RefillConfig | null;
 }
 
 export interface CreateKeyInput extends KeyFieldsInput {
   apiId: string;
   prefix?: string;
   byteLength?: number;
-}
-
-/** Fields v1 clients may send that keyward does not implement yet: refused, never ignored. */
-const NOT_YET_SUPPORTED = ['remaining', 'refill'] as const;
-
-function refuseUnsupported(input: object): void {
-  for (const field of NOT_YET_SUPPORTED) {
-    if (field in input && (input as Record<string, unknown>)[field] !== null) {
-      throw new BadRequestError(`${field}: usage credits are not supported by this server yet`);
-    }
-  }
 }
 
 /** `ownerId` or its newer v1 name `externalId`; both at once must agree. */
@@ -50,7 +43,17 @@ export function ownerIdOf(input: {
   return input.externalId;
 }
 
-function toKeyFields(input: KeyFieldsInput, now: number): KeyFields {
+function checkRefill(refill: RefillConfig | null | undefined): void {
+  if (refill && refill.refillDay !== undefined && refill.interval !== 'monthly') {
+    throw new BadRequestError('refill.refillDay: only allowed with interval monthly');
+  }
+}
+
+/**
+ * The key fields an input sets. `hadCredits` says whether the key has usage credits already, since
+ * a refill needs credits to refill (as in Unkey v1).
+ */
+function toKeyFields(input: KeyFieldsInput, now: number, hadCredits: boolean): KeyFields {
   if (input.expires !== undefined && input.expires !== null && input.expires <= now) {
     throw new BadRequestError('expires: must be in the future');
   }
@@ -65,7 +68,40 @@ function toKeyFields(input: KeyFieldsInput, now: number): KeyFields {
   if (input.ratelimit !== undefined) {
     fields.ratelimit = input.ratelimit === null ? null : normalizeRatelimit(input.ratelimit);
   }
+  checkRefill(input.refill);
+  if (input.remaining === null) {
+    if (input.refill) throw new BadRequestError('refill: requires remaining');
+    fields.credits = null;
+  } else if (input.remaining !== undefined || input.refill !== undefined) {
+    if (input.remaining === undefined && !hadCredits && input.refill) {
+      throw new BadRequestError('refill: requires remaining');
+    }
+    if (input.remaining !== undefined || hadCredits) {
+      fields.credits = input.refill === undefined ? {} : { refill: input.refill };
+    }
+  }
   return fields;
+}
+
+/** What the stored credits are worth now, with a refill point that passed applied. */
+async function currentCredits(
+  services: Services,
+  key: KeyRecord,
+): Promise<{ remaining: number; lastRefillAt: number } | undefined> {
+  if (!key.credits) return undefined;
+  const stored = await services.keys.readCredits(key.id);
+  return stored && creditsAt(services.now(), stored, key.credits.refill);
+}
+
+async function viewWithCredits(services: Services, key: KeyRecord): Promise<KeyView> {
+  const view = keyView(key);
+  const credits = await currentCredits(services, key);
+  if (credits) {
+    view.remaining = credits.remaining;
+    if (key.credits?.refill)
+      view.refill = { ...key.credits.refill, lastRefillAt: credits.lastRefillAt };
+  }
+  return view;
 }
 
 export async function createKey(
@@ -74,10 +110,10 @@ export async function createKey(
   input: CreateKeyInput,
 ): Promise<{ keyId: string; key: string }> {
   requirePermission(caller, permissionFor('api', input.apiId, 'create_key'));
-  refuseUnsupported(input);
   const ws = caller.rootKey.workspaceId;
   const now = services.now();
-  const fields = toKeyFields(input, now);
+  if (input.remaining === null) throw new BadRequestError('remaining: must be integer');
+  const fields = toKeyFields(input, now, false);
   fields.enabled = input.enabled ?? true;
   const material = generateKey(input.prefix, input.byteLength ?? DEFAULT_BYTE_LENGTH);
   const keyId = newId('key', now);
@@ -89,9 +125,12 @@ export async function createKey(
     start: material.start,
     createdAt: now,
     fields,
+    ...(input.remaining !== undefined
+      ? { credits: { remaining: input.remaining, lastRefillAt: now } }
+      : {}),
   });
   if (outcome === 'api_not_found') throw new NotFoundError(`api ${input.apiId} not found`);
-  // 2^-128 for generated keys; reachable only by importing a known key (issue 6).
+  // 2^-128 for generated keys; reachable only by importing a known key.
   if (outcome === 'hash_exists') throw new ConflictError('a key with this hash exists already');
   services.directory.apply({ kind: 'key', workspaceId: ws, hash: material.hash });
   caller.logFields.keyId = keyId;
@@ -120,7 +159,12 @@ export async function getKey(
   caller: Caller,
   input: { keyId: string },
 ): Promise<KeyView> {
-  return keyView(await loadKey(services, caller, input.keyId, 'read_key'));
+  return viewWithCredits(services, await loadKey(services, caller, input.keyId, 'read_key'));
+}
+
+/** The keys of a listing page, each with its credits as they stand now. */
+export function keyViews(services: Services, keys: KeyRecord[]): Promise<KeyView[]> {
+  return Promise.all(keys.map((key) => viewWithCredits(services, key)));
 }
 
 export async function updateKey(
@@ -128,17 +172,49 @@ export async function updateKey(
   caller: Caller,
   input: KeyFieldsInput & { keyId: string },
 ): Promise<Record<string, never>> {
-  refuseUnsupported(input);
   const key = await loadKey(services, caller, input.keyId, 'update_key');
-  const updated = await services.keys.update(
-    key.workspaceId,
-    key.id,
-    toKeyFields(input, services.now()),
-    services.now(),
-  );
+  const now = services.now();
+  const fields = toKeyFields(input, now, key.credits !== undefined);
+  // Credits live in their own hash: present before the record says so, gone after it stops.
+  if (typeof input.remaining === 'number') {
+    await services.keys.writeCredits(key.id, { remaining: input.remaining, lastRefillAt: now });
+  }
+  const updated = await services.keys.update(key.workspaceId, key.id, fields, now);
   if (!updated) throw new NotFoundError(`key ${input.keyId} not found`);
+  if (input.remaining === null) await services.keys.deleteCredits(key.id);
   services.directory.apply({ kind: 'key', workspaceId: key.workspaceId, hash: key.hash });
   return {};
+}
+
+export async function updateRemaining(
+  services: Services,
+  caller: Caller,
+  input: { keyId: string; op: 'increment' | 'decrement' | 'set'; value: number },
+): Promise<{ remaining: number }> {
+  const key = await loadKey(services, caller, input.keyId, 'update_key');
+  const now = services.now();
+  const refill = key.credits?.refill;
+  const result = await services.keys.updateCredits(
+    key.id,
+    input.op,
+    input.value,
+    refill && { boundary: latestRefillPoint(now, refill), amount: refill.amount },
+    now,
+  );
+  if (result === 'no_credits' || (!key.credits && input.op !== 'set')) {
+    throw new PreconditionFailedError(
+      `key ${key.id} has unlimited usage: set remaining before incrementing or decrementing it`,
+    );
+  }
+  if (result === 'would_go_negative') {
+    throw new BadRequestError('value: decrementing by this much would make remaining negative');
+  }
+  if (!key.credits) {
+    // "set" on a key with unlimited usage gives it credits: the hash exists, now the record says so.
+    await services.keys.update(key.workspaceId, key.id, { credits: {} }, now);
+    services.directory.apply({ kind: 'key', workspaceId: key.workspaceId, hash: key.hash });
+  }
+  return { remaining: result };
 }
 
 export async function deleteKey(
@@ -162,6 +238,7 @@ export type VerificationCode =
   | 'EXPIRED'
   | 'RATE_LIMITED'
   | 'INSUFFICIENT_PERMISSIONS'
+  | 'USAGE_EXCEEDED'
   | 'LIMITER_UNAVAILABLE';
 
 export interface Verification {
@@ -172,6 +249,8 @@ export interface Verification {
   ownerId?: string;
   meta?: Record<string, unknown>;
   expires?: number;
+  /** Usage credits left after this verification. */
+  remaining?: number;
   ratelimit?:
     | { limit: number; remaining: number; reset: number }
     /** The bucket could not be reached: nothing was counted. */
@@ -258,23 +337,43 @@ export async function verifyKey(
   if (input.authorization && !satisfies(input.authorization.permissions)) {
     return verdict('INSUFFICIENT_PERMISSIONS');
   }
-  if (!key.ratelimit) return verdict('VALID');
+  if (!key.ratelimit && !key.credits) return verdict('VALID');
 
+  const refill = key.credits?.refill;
+  const credits: CreditSpend | undefined = key.credits && {
+    cost: input.remaining?.cost ?? 1,
+    ...(refill
+      ? { refill: { boundary: latestRefillPoint(services.now(), refill), amount: refill.amount } }
+      : {}),
+  };
   let decision: BucketDecision;
   try {
-    decision = await services.limiter.take(key.id, key.ratelimit, input.ratelimit?.cost ?? 1);
+    decision = await services.limiter.check(
+      key.id,
+      key.ratelimit,
+      input.ratelimit?.cost ?? 1,
+      credits,
+    );
   } catch (error) {
     if (!isRedisUnavailable(error)) throw error;
     // Never an ordinary VALID: the caller learns the limit was not evaluated, whatever the policy.
     const result = verdict(services.limiterFailure === 'open' ? 'VALID' : 'LIMITER_UNAVAILABLE');
-    result.ratelimit = { limit: key.ratelimit.limit, evaluated: false };
+    if (key.ratelimit) result.ratelimit = { limit: key.ratelimit.limit, evaluated: false };
     return result;
   }
-  const result = verdict(decision.allowed ? 'VALID' : 'RATE_LIMITED');
-  result.ratelimit = {
-    limit: decision.limit,
-    remaining: decision.remaining,
-    reset: decision.reset,
-  };
+  const code = decision.allowed
+    ? 'VALID'
+    : decision.usageExceeded
+      ? 'USAGE_EXCEEDED'
+      : 'RATE_LIMITED';
+  const result = verdict(code);
+  if (key.ratelimit) {
+    result.ratelimit = {
+      limit: decision.limit,
+      remaining: decision.remaining,
+      reset: decision.reset,
+    };
+  }
+  if (decision.creditsRemaining !== undefined) result.remaining = decision.creditsRemaining;
   return result;
 }

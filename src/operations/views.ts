@@ -1,3 +1,4 @@
+import type { RefillConfig } from '../limiter/credits';
 import { ratelimitOutput, type RatelimitOutput } from '../limiter/ratelimitConfig';
 import type { ApiRecord, KeyRecord } from '../store/records';
 
@@ -14,6 +15,9 @@ export interface KeyView {
   updatedAt?: number;
   expires?: number;
   ratelimit?: RatelimitOutput;
+  /** Usage credits left; absent for unlimited usage. */
+  remaining?: number;
+  refill?: RefillConfig & { lastRefillAt: number };
   enabled: boolean;
 }
 

@@ -13,11 +13,12 @@ type ScriptArg = string | number;
  */
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    tokenBucketV1(key: string, ...args: ScriptArg[]): Result<number[], Context>;
+    tokenBucketV1(bucketKey: string, ...args: ScriptArg[]): Result<number[], Context>;
     createKeyV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
     updateKeyV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
     deleteKeyV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
     tombstoneApiV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
+    updateCreditsV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
   }
 }
 
@@ -27,7 +28,7 @@ interface ScriptFile {
   lua: string;
 }
 
-/** `token-bucket-1.lua` → command `tokenBucketV1`, 1 key (BullMQ's naming convention). */
+/** `token-bucket-2.lua` → command `tokenBucketV1`, 2 keys (BullMQ's naming convention). */
 export function loadScripts(dir: string = LUA_DIR): ScriptFile[] {
   return readdirSync(dir)
     .filter((file) => file.endsWith('.lua'))

@@ -11,7 +11,17 @@ export interface NewKey {
   start: string;
   createdAt: number;
   fields: KeyFields;
+  /** The key's first usage credits, when it has any. */
+  credits?: CreditState;
 }
+
+export interface CreditState {
+  remaining: number;
+  /** The refill point last applied (or the creation time). */
+  lastRefillAt: number;
+}
+
+export type CreditsUpdate = number | 'would_go_negative' | 'no_credits';
 
 export type CreateKeyOutcome = 'created' | 'api_not_found' | 'hash_exists';
 
@@ -37,6 +47,9 @@ export class KeyStore {
 
   async create(key: NewKey): Promise<CreateKeyOutcome> {
     const { workspaceId: ws, apiId, keyId, hash } = key;
+    // Another slot than the record: written first, so a crash in between leaves only an orphan
+    // that no key refers to.
+    if (key.credits) await this.writeCredits(keyId, key.credits);
     const { set } = keyFieldChanges(key.fields);
     const record: string[] = [
       'id',
@@ -67,9 +80,51 @@ export class KeyStore {
       invalidation.key(ws, hash),
       ...record,
     );
-    if (result === -1) return 'api_not_found';
-    if (result === -2) return 'hash_exists';
-    return 'created';
+    if (result > 0) return 'created';
+    if (key.credits) await this.deleteCredits(keyId);
+    return result === -1 ? 'api_not_found' : 'hash_exists';
+  }
+
+  async readCredits(keyId: string): Promise<CreditState | undefined> {
+    const [remaining, lastRefillAt] = await this.redis.hmget(
+      names.credits(keyId),
+      'remaining',
+      'lastRefillAt',
+    );
+    if (remaining === null) return undefined;
+    return { remaining: Number(remaining), lastRefillAt: Number(lastRefillAt ?? 0) };
+  }
+
+  async writeCredits(keyId: string, credits: CreditState): Promise<void> {
+    await this.redis.hset(names.credits(keyId), {
+      remaining: String(credits.remaining),
+      lastRefillAt: String(credits.lastRefillAt),
+    });
+  }
+
+  async deleteCredits(keyId: string): Promise<void> {
+    await this.redis.del(names.credits(keyId));
+  }
+
+  /** set / increment / decrement, atomic with verifications, after any refill point passed. */
+  async updateCredits(
+    keyId: string,
+    op: 'set' | 'increment' | 'decrement',
+    value: number,
+    refill: { boundary: number; amount: number } | undefined,
+    now: number,
+  ): Promise<CreditsUpdate> {
+    const result = await this.redis.updateCreditsV1(
+      names.credits(keyId),
+      op,
+      value,
+      refill?.boundary ?? '',
+      refill?.amount ?? '',
+      now,
+    );
+    if (result === -1) return 'would_go_negative';
+    if (result === -2) return 'no_credits';
+    return result;
   }
 
   async get(ws: string, keyId: string): Promise<KeyRecord | undefined> {
@@ -137,7 +192,10 @@ export class KeyStore {
         current.ownerId === undefined ? '0' : '1',
       );
       if (result === -1) return false;
-      if (result === 1) return true;
+      if (result === 1) {
+        if (current.credits) await this.deleteCredits(keyId);
+        return true;
+      }
     }
     throw new Error(`deleteKey ${keyId}: version kept changing over ${MAX_CAS_ATTEMPTS} attempts`);
   }

@@ -20,6 +20,8 @@ export const names = {
   rootKeyIds: (ws: string) => `${PREFIX}:{${ws}}:rootkeys`,
   rootKey: (hash: string) => `${PREFIX}:rootkey:{${hash}}`,
   bucket: (bucketId: string) => `${PREFIX}:bucket:{${bucketId}}`,
+  /** A key's usage credits: tagged like its bucket, so one script can decide both. */
+  credits: (keyId: string) => `${PREFIX}:credits:{${keyId}}`,
 } as const;
 
 /** Messages on the invalidation channel: what a node must drop from its caches. */

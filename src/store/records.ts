@@ -1,3 +1,4 @@
+import type { RefillConfig, RefillInterval } from '../limiter/credits';
 import type { RatelimitConfig, RatelimitType } from '../limiter/ratelimitConfig';
 
 /**
@@ -18,6 +19,8 @@ export interface KeyRecord {
   expires?: number;
   enabled: boolean;
   ratelimit?: RatelimitConfig;
+  /** Present when the key has usage credits; their count lives in its own hash (names.credits). */
+  credits?: { refill?: RefillConfig };
   /** Bumped by every write; updates and deletes compare-and-set on it. */
   version: number;
   /** Position in the API's creation order. */
@@ -50,6 +53,8 @@ export interface KeyFields {
   expires?: number | null;
   enabled?: boolean;
   ratelimit?: RatelimitConfig | null;
+  /** null: unlimited usage; refill null: credits that never refill. */
+  credits?: { refill?: RefillConfig | null } | null;
 }
 
 export interface FieldChanges {
@@ -58,6 +63,7 @@ export interface FieldChanges {
 }
 
 const RATELIMIT_FIELDS = ['rlType', 'rlLimit', 'rlRefillRate', 'rlRefillInterval'];
+const REFILL_FIELDS = ['refillInterval', 'refillAmount', 'refillDay'];
 
 /** Turns a patch into hash writes: undefined leaves a field alone, null deletes it. */
 export function keyFieldChanges(fields: KeyFields): FieldChanges {
@@ -89,6 +95,20 @@ export function keyFieldChanges(fields: KeyFields): FieldChanges {
       ['rlRefillRate', String(refillRate)],
       ['rlRefillInterval', String(refillInterval)],
     );
+  }
+  if (fields.credits === null) changes.del.push('credits', ...REFILL_FIELDS);
+  else if (fields.credits) {
+    changes.set.push(['credits', '1']);
+    const { refill } = fields.credits;
+    if (refill === null) changes.del.push(...REFILL_FIELDS);
+    else if (refill) {
+      changes.set.push(
+        ['refillInterval', refill.interval],
+        ['refillAmount', String(refill.amount)],
+      );
+      if (refill.refillDay === undefined) changes.del.push('refillDay');
+      else changes.set.push(['refillDay', String(refill.refillDay)]);
+    }
   }
   return changes;
 }
@@ -124,6 +144,17 @@ export function keyFromHash(hash: Hash): KeyRecord | undefined {
       refillRate: Number(hash.rlRefillRate),
       refillInterval: Number(hash.rlRefillInterval),
     };
+  }
+  if (hash.credits === '1') {
+    record.credits = {};
+    if (hash.refillInterval !== undefined) {
+      record.credits.refill = {
+        interval: hash.refillInterval as RefillInterval,
+        amount: Number(hash.refillAmount),
+      };
+      const refillDay = optionalNumber(hash.refillDay);
+      if (refillDay !== undefined) record.credits.refill.refillDay = refillDay;
+    }
   }
   return record;
 }

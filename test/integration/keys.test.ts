@@ -125,7 +125,12 @@ describe('keys.createKey', () => {
     [{ meta: [1] }, 'meta: must be object'],
     [{ expires: 1 }, 'expires: must be in the future'],
     [{ enabled: 'yes' }, 'enabled: must be boolean'],
-    [{ remaining: 10 }, 'remaining: usage credits are not supported by this server yet'],
+    [{ remaining: 0 }, 'remaining: must be >= 1'],
+    [{ refill: { interval: 'daily', amount: 5 } }, 'refill: requires remaining'],
+    [
+      { remaining: 5, refill: { interval: 'daily', amount: 5, refillDay: 3 } },
+      'refill.refillDay: only allowed with interval monthly',
+    ],
   ])('refuses %j with 400 naming the field', async (body, message) => {
     const response = await api.post<ErrorBody>('keys.createKey', { apiId, ...body });
     expect(response.status).toBe(400);

@@ -6,7 +6,7 @@ import { execResults } from '../../src/redis/results';
 import { startRedis, type TestRedis } from '../support/redisServer';
 
 /**
- * lua/token-bucket-1.lua against a real Redis, driven by the script's test-only clock (ARGV[5]).
+ * lua/token-bucket-2.lua against a real Redis, driven by the script's test-only clock (ARGV[5]).
  * Rules under test (contract, "Rate limit object", and the script header): a new bucket starts
  * full; refill is refillRate per whole refillInterval counted from the last refill point, capped
  * at limit; a request is allowed iff the bucket holds at least its cost; a refusal or a cost-0 read
@@ -89,7 +89,7 @@ function expectTtl(pttl: number, expected: number, slackMs = 50): void {
   expect(pttl).toBeGreaterThan(expected - slackMs);
 }
 
-describe('token-bucket-1.lua: a table of (time, cost) → (allowed, remaining, reset)', () => {
+describe('token-bucket-2.lua: a table of (time, cost) → (allowed, remaining, reset)', () => {
   const T0 = 1_000_000;
 
   interface Row {
@@ -116,6 +116,7 @@ describe('token-bucket-1.lua: a table of (time, cost) → (allowed, remaining, r
       expect({ context, ...decision }).toEqual({
         context,
         allowed: row.allowed,
+        usageExceeded: false,
         limit: bucket.limit,
         remaining: row.remaining,
         reset: T0 + row.reset,
@@ -239,7 +240,7 @@ describe('token-bucket-1.lua: a table of (time, cost) → (allowed, remaining, r
   });
 });
 
-describe('token-bucket-1.lua: expiry', () => {
+describe('token-bucket-2.lua: expiry', () => {
   const T0 = 1_700_000_000_000;
   const bucket = { limit: 3, refillRate: 1, refillInterval: 60_000 };
 
@@ -286,7 +287,7 @@ describe('token-bucket-1.lua: expiry', () => {
   });
 });
 
-describe('token-bucket-1.lua: the clock', () => {
+describe('token-bucket-2.lua: the clock', () => {
   test('without an override the Redis clock (TIME) is used', async () => {
     const key = freshKey('clock');
     const bucket = { limit: 5, refillRate: 1, refillInterval: 10_000 };
@@ -299,6 +300,7 @@ describe('token-bucket-1.lua: the clock', () => {
     expect(Number.isInteger(decision.now)).toBe(true);
     expect(decision).toEqual({
       allowed: true,
+      usageExceeded: false,
       limit: 5,
       remaining: 3,
       reset: decision.now + 10_000,
@@ -319,7 +321,7 @@ describe('token-bucket-1.lua: the clock', () => {
   });
 });
 
-describe('token-bucket-1.lua: large numbers', () => {
+describe('token-bucket-2.lua: large numbers', () => {
   const T0 = 4_102_444_800_000; // 2100-01-01
 
   test('the contract maxima of limit and refillRate with a 30-day interval', async () => {
@@ -361,7 +363,7 @@ describe('token-bucket-1.lua: large numbers', () => {
   });
 });
 
-describe('token-bucket-1.lua: properties', () => {
+describe('token-bucket-2.lua: properties', () => {
   interface Step {
     advance: number;
     cost: number;
@@ -440,7 +442,12 @@ describe('token-bucket-1.lua: properties', () => {
       const after = await redis.hgetall(kept);
 
       // The same answers as the model of the contract.
-      expect(decision).toEqual({ ...model.take(now, step.cost), limit: bucket.limit, now });
+      expect(decision).toEqual({
+        ...model.take(now, step.cost),
+        usageExceeded: false,
+        limit: bucket.limit,
+        now,
+      });
 
       // An expired hash is the same as a fresh one.
       const twin = await takeTokens(expiringClient, expiring, bucket, step.cost, now);
