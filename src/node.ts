@@ -12,6 +12,7 @@ import { closeRedis, connectRedis, createRedis } from './redis/clients';
 import { RedisClock } from './redis/clock';
 import { ApiStore } from './store/apiStore';
 import { KeyStore } from './store/keyStore';
+import { RatelimitStore } from './store/ratelimitStore';
 import { RootKeyStore } from './store/rootKeyStore';
 
 export interface RunningNode {
@@ -70,6 +71,7 @@ export async function startNode(
       apis: new ApiStore(primary),
       keys: new KeyStore(primary),
       rootKeys: new RootKeyStore(primary),
+      ratelimits: new RatelimitStore(primary),
     };
     const directory = new Directory(stores, config.cache);
     const listener = new InvalidationListener(subscriber, directory);

@@ -1,10 +1,21 @@
 /**
  * Root-key permissions are strings `resource.id.action` (`api.api_123.read_key`), with `*` in the id
- * position matching every id, and a bare `*` granting everything.
+ * position matching every id, and a bare `*` granting everything. The id is everything between the
+ * first and the last dot, since rate-limit namespace names may contain dots themselves.
  */
 export type Permission = string;
 
-const PERMISSION_PATTERN = /^(\*|[a-z_]+\.(\*|[A-Za-z0-9_-]+)\.[a-z_]+)$/;
+const PERMISSION_PATTERN = /^(\*|[a-z_]+\.[A-Za-z0-9_.:/*-]{1,128}\.[a-z_]+)$/;
+
+function parts(permission: Permission): { resource: string; id: string; action: string } {
+  const first = permission.indexOf('.');
+  const last = permission.lastIndexOf('.');
+  return {
+    resource: permission.slice(0, first),
+    id: permission.slice(first + 1, last),
+    action: permission.slice(last + 1),
+  };
+}
 
 export function isValidPermission(text: string): boolean {
   return PERMISSION_PATTERN.test(text);
@@ -21,9 +32,9 @@ export function permissionFor(
 /** Whether one granted permission covers the required one. */
 function covers(granted: Permission, required: Permission): boolean {
   if (granted === '*' || granted === required) return true;
-  const [gResource, gId, gAction] = granted.split('.');
-  const [rResource, rId, rAction] = required.split('.');
-  return gResource === rResource && gAction === rAction && gId === '*' && rId !== undefined;
+  const g = parts(granted);
+  const r = parts(required);
+  return g.resource === r.resource && g.action === r.action && g.id === '*';
 }
 
 export function isGranted(granted: readonly Permission[], required: Permission): boolean {
@@ -42,8 +53,8 @@ export function mayHaveAction(
 ): boolean {
   for (const permission of granted) {
     if (permission === '*') return true;
-    const [gResource, , gAction] = permission.split('.');
-    if (gResource === resource && gAction === action) return true;
+    const granted = parts(permission);
+    if (granted.resource === resource && granted.action === action) return true;
   }
   return false;
 }

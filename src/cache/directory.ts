@@ -7,6 +7,12 @@ import type { KeyStore } from '../store/keyStore';
 import type { Invalidation } from '../store/names';
 import type { ApiRecord, KeyRecord, RootKeyRecord } from '../store/records';
 import type { RootKeyStore } from '../store/rootKeyStore';
+import type { NamespaceOverrides, RatelimitStore } from '../store/ratelimitStore';
+import { OverrideMatcher } from '../limiter/overrides';
+
+export interface CachedNamespace extends NamespaceOverrides {
+  matcher: OverrideMatcher;
+}
 
 /**
  * The read side of the hot path: root keys and keys by hash, and APIs by id, from memory when the
@@ -17,14 +23,21 @@ export class Directory implements InvalidationTarget {
   readonly rootKeys: ReadThroughCache<RootKeyRecord>;
   readonly keys: ReadThroughCache<KeyRecord>;
   readonly apis: ReadThroughCache<ApiRecord>;
+  readonly namespaces: ReadThroughCache<CachedNamespace>;
 
   constructor(
-    private readonly stores: { rootKeys: RootKeyStore; keys: KeyStore; apis: ApiStore },
+    private readonly stores: {
+      rootKeys: RootKeyStore;
+      keys: KeyStore;
+      apis: ApiStore;
+      ratelimits: RatelimitStore;
+    },
     options: CacheOptions,
   ) {
     this.rootKeys = new ReadThroughCache(options, isRedisUnavailable);
     this.keys = new ReadThroughCache(options, isRedisUnavailable);
     this.apis = new ReadThroughCache(options, isRedisUnavailable);
+    this.namespaces = new ReadThroughCache(options, isRedisUnavailable);
   }
 
   rootKeyByHash(hash: string): Promise<RootKeyRecord | undefined> {
@@ -45,6 +58,14 @@ export class Directory implements InvalidationTarget {
     return api && api.deletedAt === undefined ? api : undefined;
   }
 
+  /** A rate-limit namespace and its overrides, or undefined when it was never used. */
+  namespace(ws: string, name: string): Promise<CachedNamespace | undefined> {
+    return this.namespaces.get(`${ws} ${name}`, async () => {
+      const namespace = await this.stores.ratelimits.loadNamespace(ws, name);
+      return namespace && { ...namespace, matcher: new OverrideMatcher(namespace.overrides) };
+    });
+  }
+
   apply(message: Invalidation): void {
     switch (message.kind) {
       case 'root':
@@ -56,10 +77,16 @@ export class Directory implements InvalidationTarget {
       case 'api':
         this.apis.invalidate(`${message.workspaceId} ${message.apiId}`);
         break;
+      case 'ns':
+        this.namespaces.invalidate(`${message.workspaceId} ${message.name}`);
+        break;
     }
   }
 
   setListening(listening: boolean): void {
-    for (const cache of [this.rootKeys, this.keys, this.apis]) cache.reset(listening);
+    this.rootKeys.reset(listening);
+    this.keys.reset(listening);
+    this.apis.reset(listening);
+    this.namespaces.reset(listening);
   }
 }

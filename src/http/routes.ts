@@ -1,5 +1,6 @@
 import * as apis from '../operations/apis';
 import * as keys from '../operations/keys';
+import * as ratelimits from '../operations/ratelimits';
 import type { Caller, Services } from '../operations/services';
 import { rateLimitHeaders } from './rateLimitHeaders';
 import { schemas, type OperationName } from './schemas';
@@ -37,6 +38,38 @@ export const routes: readonly Route[] = [
   },
   { name: 'keys.updateKey', method: 'POST', plane: 'management', run: keys.updateKey },
   { name: 'keys.updateRemaining', method: 'POST', plane: 'management', run: keys.updateRemaining },
+  {
+    name: 'ratelimits.limit',
+    method: 'POST',
+    plane: 'data',
+    run: ratelimits.limit,
+    headers: (outcome: ratelimits.LimitOutcome, now: number) =>
+      outcome.evaluated === false ? {} : rateLimitHeaders(outcome, !outcome.success, now),
+  },
+  {
+    name: 'ratelimits.setOverride',
+    method: 'POST',
+    plane: 'management',
+    run: ratelimits.setOverride,
+  },
+  {
+    name: 'ratelimits.getOverride',
+    method: 'GET',
+    plane: 'management',
+    run: ratelimits.getOverride,
+  },
+  {
+    name: 'ratelimits.listOverrides',
+    method: 'GET',
+    plane: 'management',
+    run: ratelimits.listOverrides,
+  },
+  {
+    name: 'ratelimits.deleteOverride',
+    method: 'POST',
+    plane: 'management',
+    run: ratelimits.deleteOverride,
+  },
   { name: 'keys.deleteKey', method: 'POST', plane: 'management', run: keys.deleteKey },
 ];
 

@@ -51,6 +51,12 @@ const permissionQuery = {
   ],
 } as const;
 
+const namespaceName = { type: 'string', pattern: '^[A-Za-z0-9_.:/-]{1,128}$' } as const;
+const identifier = { type: 'string', minLength: 1, maxLength: 256 } as const;
+const tokens = { type: 'integer', minimum: 1, maximum: LIMIT_MAX } as const;
+const duration = { type: 'integer', minimum: 1, maximum: INTERVAL_MAX } as const;
+const namespaceRef = { namespaceId: id, namespaceName } as const;
+
 export const schemas = {
   'apis.createApi': {
     type: 'object',
@@ -145,6 +151,47 @@ export const schemas = {
     type: 'object',
     required: ['keyId'],
     properties: { keyId: id },
+  },
+  'ratelimits.limit': {
+    type: 'object',
+    required: ['identifier', 'limit', 'duration'],
+    properties: {
+      namespace: namespaceName,
+      identifier,
+      limit: tokens,
+      duration,
+      cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
+      async: { type: 'boolean' },
+    },
+  },
+  'ratelimits.setOverride': {
+    type: 'object',
+    required: ['identifier', 'limit', 'duration'],
+    properties: {
+      ...namespaceRef,
+      identifier,
+      limit: tokens,
+      duration,
+      async: { type: 'boolean' },
+    },
+  },
+  'ratelimits.getOverride': {
+    type: 'object',
+    required: ['identifier'],
+    properties: { ...namespaceRef, identifier },
+  },
+  'ratelimits.listOverrides': {
+    type: 'object',
+    properties: {
+      ...namespaceRef,
+      cursor: identifier,
+      limit: { type: 'integer', minimum: 1, maximum: 100 },
+    },
+  },
+  'ratelimits.deleteOverride': {
+    type: 'object',
+    required: ['identifier'],
+    properties: { ...namespaceRef, identifier },
   },
 } as const;
 

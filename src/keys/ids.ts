@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { encodeBase58 } from './base58';
 
-export type IdPrefix = 'ws' | 'api' | 'key' | 'req' | 'rk';
+export type IdPrefix = 'ws' | 'api' | 'key' | 'req' | 'rk' | 'rlns' | 'rlor';
 
 /** 6 bytes of milliseconds then 10 random bytes; base58 of 16 bytes is at most 22 characters. */
 const ID_BODY_LENGTH = 22;
@@ -17,7 +17,7 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
   return `${prefix}_${encodeBase58(bytes).padStart(ID_BODY_LENGTH, '1')}`;
 }
 
-const ID_PATTERN = /^(ws|api|key|req|rk)_[1-9A-HJ-NP-Za-km-z]{1,32}$/;
+const ID_PATTERN = /^(ws|api|key|req|rk|rlns|rlor)_[1-9A-HJ-NP-Za-km-z]{1,32}$/;
 
 export function looksLikeId(prefix: IdPrefix, text: string): boolean {
   return text.startsWith(`${prefix}_`) && ID_PATTERN.test(text);

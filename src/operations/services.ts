@@ -7,12 +7,14 @@ import type { ApiStore } from '../store/apiStore';
 import type { KeyStore } from '../store/keyStore';
 import type { RootKeyRecord } from '../store/records';
 import type { RootKeyStore } from '../store/rootKeyStore';
+import type { RatelimitStore } from '../store/ratelimitStore';
 
 /** What operations run on: stores on the primary, the cached directory, and the limiter. */
 export interface Services {
   apis: ApiStore;
   keys: KeyStore;
   rootKeys: RootKeyStore;
+  ratelimits: RatelimitStore;
   directory: Directory;
   limiter: Limiter;
   management: ManagementLimiter;

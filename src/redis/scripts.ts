@@ -19,6 +19,8 @@ declare module 'ioredis' {
     deleteKeyV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
     tombstoneApiV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
     updateCreditsV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
+    ensureNamespaceV1(...keysAndArgs: ScriptArg[]): Result<string, Context>;
+    setOverrideV1(...keysAndArgs: ScriptArg[]): Result<string, Context>;
   }
 }
 

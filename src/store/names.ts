@@ -18,6 +18,12 @@ export const names = {
   key: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}`,
   keyHashes: (ws: string) => `${PREFIX}:{${ws}}:keyhashes`,
   rootKeyIds: (ws: string) => `${PREFIX}:{${ws}}:rootkeys`,
+  namespace: (ws: string, name: string) => `${PREFIX}:{${ws}}:rlns:${name}`,
+  namespaceName: (ws: string, namespaceId: string) => `${PREFIX}:{${ws}}:rlnsid:${namespaceId}`,
+  /** Overrides of a namespace: a hash identifier → JSON, and a zset of identifiers for paging. */
+  overrides: (ws: string, namespaceId: string) => `${PREFIX}:{${ws}}:rlns:${namespaceId}:overrides`,
+  overrideOrder: (ws: string, namespaceId: string) =>
+    `${PREFIX}:{${ws}}:rlns:${namespaceId}:overrides:order`,
   rootKey: (hash: string) => `${PREFIX}:rootkey:{${hash}}`,
   bucket: (bucketId: string) => `${PREFIX}:bucket:{${bucketId}}`,
   /** A key's usage credits: tagged like its bucket, so one script can decide both. */
@@ -29,17 +35,20 @@ export const invalidation = {
   key: (ws: string, hash: string) => `key ${ws} ${hash}`,
   api: (ws: string, apiId: string) => `api ${ws} ${apiId}`,
   rootKey: (hash: string) => `root ${hash}`,
+  namespace: (ws: string, name: string) => `ns ${ws} ${name}`,
 } as const;
 
 export type Invalidation =
   | { kind: 'key'; workspaceId: string; hash: string }
   | { kind: 'api'; workspaceId: string; apiId: string }
-  | { kind: 'root'; hash: string };
+  | { kind: 'root'; hash: string }
+  | { kind: 'ns'; workspaceId: string; name: string };
 
 export function parseInvalidation(message: string): Invalidation | undefined {
   const [kind, a, b] = message.split(' ');
   if (kind === 'key' && a && b) return { kind, workspaceId: a, hash: b };
   if (kind === 'api' && a && b) return { kind, workspaceId: a, apiId: b };
   if (kind === 'root' && a) return { kind, hash: a };
+  if (kind === 'ns' && a && b) return { kind, workspaceId: a, name: b };
   return undefined;
 }

@@ -65,27 +65,46 @@ export function rawRequest(baseUrl: string, options: RawRequest): Promise<RawRes
 }
 
 /**
- * Writes `bytes` on a new TCP connection and returns whatever comes back until the server closes
- * the connection or `timeoutMs` passes: for request lines no HTTP client would send.
+ * Writes `bytes` on a new TCP connection and returns the first response that comes back (status
+ * line, headers and a body of its Content-Length), or whatever arrived before the server closed
+ * the connection: for requests no HTTP client would send. Fails after `timeoutMs`.
  */
-export function rawExchange(baseUrl: string, bytes: Buffer, timeoutMs = 3_000): Promise<string> {
+export function rawExchange(
+  baseUrl: string,
+  bytes: Buffer,
+  timeoutMs = REQUEST_DEADLINE_MS,
+): Promise<string> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: url.hostname, port: Number(url.port) });
-    const chunks: Buffer[] = [];
-    const timer = setTimeout(() => {
+    let received = Buffer.alloc(0);
+    const finish = (error?: Error) => {
+      clearTimeout(timer);
       socket.destroy();
-      reject(new Error(`no complete answer within ${timeoutMs} ms`));
-    }, timeoutMs);
-    socket.on('connect', () => socket.end(bytes));
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
+      if (error) reject(error);
+      else resolve(received.toString('latin1'));
+    };
+    const timer = setTimeout(
+      () => finish(new Error(`no complete answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    socket.on('connect', () => socket.write(bytes));
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const end = received.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = received.subarray(0, end).toString('latin1');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+      if (length && received.length >= end + 4 + Number(length[1])) finish();
+      else if (!length && !/\r\ntransfer-encoding/i.test(head)) finish();
     });
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('latin1'));
-    });
+    socket.on('error', (error) => (received.length > 0 ? finish() : finish(error)));
+    socket.on('close', () => finish());
   });
+}
+
+/** The status code of a raw answer, or 0. */
+export function statusOf(answer: string): number {
+  const match = /^HTTP\/1\.[01] (\d{3})/.exec(answer);
+  return match ? Number(match[1]) : 0;
 }

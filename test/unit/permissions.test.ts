@@ -98,6 +98,9 @@ describe('isValidPermission', () => {
     'api.API-1_x.verify_key',
     'ratelimit.*.limit',
     'ratelimit.*.set_override',
+    // Namespace names may hold dots: the id is everything between the first and the last dot.
+    'ratelimit.email.outbound.limit',
+    'api.*.read_key.extra',
   ])('accepts %j', (text) => {
     expect(isValidPermission(text)).toBe(true);
   });
@@ -110,16 +113,25 @@ describe('isValidPermission', () => {
     'api.*.',
     '.*.read_key',
     'api..read_key',
-    'api.*.read_key.extra',
     'API.*.read_key',
     'api.*.Read_Key',
     'api.*.*',
     '*.*.read_key',
     'api.a b.read_key',
-    'api.a.b.read_key',
     ' api.*.read_key',
     'api.*.read_key\n',
   ])('refuses %j', (text) => {
     expect(isValidPermission(text)).toBe(false);
+  });
+});
+
+describe('ids with dots', () => {
+  test('a namespace name with dots is one id', () => {
+    expect(isGranted(['ratelimit.email.outbound.limit'], 'ratelimit.email.outbound.limit')).toBe(
+      true,
+    );
+    expect(isGranted(['ratelimit.*.limit'], 'ratelimit.email.outbound.limit')).toBe(true);
+    expect(isGranted(['ratelimit.email.limit'], 'ratelimit.email.outbound.limit')).toBe(false);
+    expect(isGranted(['ratelimit.email.outbound.limit'], 'ratelimit.email.limit')).toBe(false);
   });
 });

@@ -1,0 +1,279 @@
+import fc from 'fast-check';
+
+/**
+ * Generators of hostile input: raw JSON texts (so that `1e400`, duplicate keys and 100 000 levels
+ * of nesting can be sent as they are), values of the wrong type, and values just outside each
+ * documented range. Every generator here yields input the contract says is invalid.
+ */
+export const json = (value: unknown): string => JSON.stringify(value);
+
+/** `{ "a": 1, … }` from raw JSON texts; entries may repeat a name (JSON.parse keeps the last). */
+export function objectText(entries: readonly (readonly [string, string])[]): string {
+  return `{${entries.map(([name, value]) => `${json(name)}:${value}`).join(',')}}`;
+}
+
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'array' | 'object';
+
+function kindOf(value: unknown): Kind {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value as Kind;
+}
+
+const SAMPLES: Readonly<Record<Kind, readonly string[]>> = {
+  string: ['"x"', '"7"', '"true"', '"null"', '"{}"', '"[]"'],
+  integer: ['0', '7', '-1', '9007199254740993'],
+  // Not `1e-400`: it parses to 0, a valid integer.
+  number: ['1.5', '-0.25', '1e400', '-1e400'],
+  boolean: ['true', 'false'],
+  null: ['null'],
+  array: ['[]', '[1]', '["x"]', '[{}]', '[null]', '[[]]'],
+  object: ['{}', '{"a":1}', '{"0":"x"}', '{"":""}'],
+};
+
+/** A JSON value of any kind but the accepted ones (`number` counts as wrong for integers). */
+export function wrongType(accepted: readonly Kind[]): fc.Arbitrary<string> {
+  const refused = (Object.keys(SAMPLES) as Kind[]).filter((kind) => !accepted.includes(kind));
+  return fc.oneof(
+    fc.constantFrom(...refused.flatMap((kind) => SAMPLES[kind])),
+    fc
+      .jsonValue({ maxDepth: 2 })
+      .filter((value) => refused.includes(kindOf(value)))
+      .map(json),
+  );
+}
+
+/** A string field of `min`–`max` characters: wrong types, empty, one character too many, huge. */
+export function badString(max: number, options: { nullable?: boolean } = {}): fc.Arbitrary<string> {
+  return fc.oneof(
+    wrongType(options.nullable ? ['string', 'null'] : ['string']),
+    fc.constant('""'),
+    fc.string({ unit: 'binary', minLength: max + 1, maxLength: max + 4 }).map(json),
+    fc.integer({ min: max + 1, max: 200_000 }).map((n) => json('x'.repeat(n))),
+    fc.integer({ min: max + 1, max: max + 64 }).map((n) => json('é'.repeat(n))),
+  );
+}
+
+/** An integer field of `min`–`max`: wrong types, fractions, ±1 outside, 1e400, huge digits. */
+export function badInteger(
+  min: number,
+  max: number,
+  options: { nullable?: boolean } = {},
+): fc.Arbitrary<string> {
+  const outside: fc.Arbitrary<string>[] = [
+    fc.bigInt({ min: -(10n ** 30n), max: BigInt(min) - 1n }).map(String),
+    fc.bigInt({ min: BigInt(max) + 1n, max: 10n ** 30n }).map(String),
+    fc.constant(String(BigInt(min) - 1n)),
+    fc.constant(String(BigInt(max) + 1n)),
+  ];
+  return fc.oneof(
+    wrongType(options.nullable ? ['integer', 'null'] : ['integer']),
+    ...outside,
+    fc.double({ min, max, noInteger: true, noNaN: true }).map(String),
+    fc.constantFrom(
+      '1e400',
+      '-1e400',
+      `1${'0'.repeat(400)}`,
+      // Above 2^52 a fraction is lost in parsing and the number would be valid.
+      max < 2 ** 52 ? `${max}.5` : '1e400',
+      `${min}.000001`,
+      json(String(min)),
+      '"NaN"',
+      '"Infinity"',
+      '"-Infinity"',
+      '"0x10"',
+    ),
+  );
+}
+
+export function badBoolean(): fc.Arbitrary<string> {
+  return fc.oneof(wrongType(['boolean']), fc.constantFrom('1', '0', '"true"', '"false"', '"yes"'));
+}
+
+export function badObject(options: { nullable?: boolean } = {}): fc.Arbitrary<string> {
+  return wrongType(options.nullable ? ['object', 'null'] : ['object']);
+}
+
+/** `[A-Za-z0-9_-]{1,16}`. */
+export function badPrefix(): fc.Arbitrary<string> {
+  return fc.oneof(
+    wrongType(['string']),
+    fc.constant('""'),
+    fc
+      .string({ unit: fc.constantFrom('a', 'Z', '0', '_', '-'), minLength: 17, maxLength: 64 })
+      .map(json),
+    fc
+      .string({ unit: 'binary', minLength: 1, maxLength: 16 })
+      .filter((s) => !/^[A-Za-z0-9_-]{1,16}$/.test(s))
+      .map(json),
+    fc.constantFrom('"sk live"', '"sk.live"', '"sk/live"', '"ß"', '"sk\\n"', '"sk\\u0000"'),
+  );
+}
+
+/** 16 KiB of JSON or 8 levels at most. */
+export function badMeta(options: { nullable?: boolean } = {}): fc.Arbitrary<string> {
+  return fc.oneof(
+    badObject(options),
+    fc.integer({ min: 9, max: 64 }).map((depth) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`),
+    fc
+      .integer({ min: 8, max: 64 })
+      .map((depth) => `{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`),
+    fc
+      .integer({ min: 16 * 1024 + 1, max: 300_000 })
+      .map((size) => json({ blob: 'x'.repeat(size) })),
+    fc.constant(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`),
+  );
+}
+
+export const LIMIT_MAX = 1_000_000_000;
+export const INTERVAL_MAX = 2_592_000_000;
+
+/** The rate-limit object: either vocabulary, broken in one place, or contradicting itself. */
+export function badRatelimit(options: { nullable?: boolean } = {}): fc.Arbitrary<string> {
+  const valid: [string, string][] = [
+    ['type', '"consistent"'],
+    ['limit', '10'],
+    ['refillRate', '1'],
+    ['refillInterval', '1000'],
+  ];
+  const broken = (field: string, value: fc.Arbitrary<string>) =>
+    value.map((bad) => objectText([...valid.filter(([name]) => name !== field), [field, bad]]));
+  return fc.oneof(
+    badObject(options),
+    broken('limit', badInteger(1, LIMIT_MAX)),
+    broken('refillRate', badInteger(1, LIMIT_MAX)),
+    broken('refillInterval', badInteger(1, INTERVAL_MAX)),
+    broken('duration', badInteger(1, INTERVAL_MAX)),
+    broken('type', fc.oneof(wrongType(['string']), fc.constantFrom('"slow"', '"FAST"', '""'))),
+    broken('async', badBoolean()),
+    fc.constantFrom(
+      '{}',
+      '{"refillRate":1,"refillInterval":1000}',
+      '{"limit":5}',
+      '{"limit":5,"refillRate":1}',
+      '{"limit":5,"refillInterval":1000}',
+      '{"limit":5,"duration":1000,"refillInterval":2000}',
+      '{"limit":5,"refillRate":3,"duration":1000}',
+      '{"type":"fast","async":false,"limit":5,"duration":1000}',
+      '{"type":"consistent","async":true,"limit":5,"duration":1000}',
+    ),
+  );
+}
+
+/** `{ cost }` of a verification: an integer ≥ 0. */
+export function badCost(): fc.Arbitrary<string> {
+  return fc.oneof(
+    badObject(),
+    badInteger(0, LIMIT_MAX).map((cost) => `{"cost":${cost}}`),
+  );
+}
+
+/** Usage credits as the contract describes them: `remaining` ≥ 1, `refill` an object. */
+export function badRemaining(): fc.Arbitrary<string> {
+  return fc.oneof(
+    wrongType(['integer', 'null']),
+    fc.constantFrom('0', '-1', '1.5', '1e400', '-1e400'),
+    fc.bigInt({ min: -(10n ** 20n), max: 0n }).map(String),
+  );
+}
+
+export function badRefill(): fc.Arbitrary<string> {
+  return fc.oneof(
+    wrongType(['object', 'null']),
+    fc.constantFrom(
+      '{"interval":"weekly","amount":5}',
+      '{"interval":5,"amount":5}',
+      '{"interval":"daily","amount":-1}',
+      '{"interval":"daily","amount":1.5}',
+      '{"interval":"daily","amount":"5"}',
+      '{"interval":"monthly","amount":5,"refillDay":0}',
+      '{"interval":"monthly","amount":5,"refillDay":32}',
+      '{"interval":"monthly","amount":5,"refillDay":1.5}',
+    ),
+  );
+}
+
+/** v1's permission query, malformed: wrong shapes, over 100 items, over 16 levels deep. */
+export function badPermissionQuery(): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom(
+      '5',
+      'true',
+      'null',
+      '[]',
+      '{}',
+      '""',
+      '{"and":5}',
+      '{"or":"x"}',
+      '{"and":[5]}',
+      '{"or":[true]}',
+      '{"and":[null]}',
+      '{"and":[[]]}',
+      '{"and":[{}]}',
+      '{"or":[{"and":5}]}',
+      '{"not":["x"]}',
+      `{"and":[${Array.from({ length: 101 }, () => '"x"').join(',')}]}`,
+      json('p'.repeat(257)),
+    ),
+    fc
+      .integer({ min: 17, max: 2_000 })
+      .map((depth) => `${'{"and":['.repeat(depth)}{"and":[]}${']}'.repeat(depth)}`),
+    fc.constant(`${'{"or":['.repeat(100_000)}"x"${']}'.repeat(100_000)}`),
+  );
+}
+
+/** Bytes that are not UTF-8: stray continuation, overlong, surrogate, above U+10FFFF, cut. */
+export const INVALID_UTF8: readonly Buffer[] = [
+  Buffer.from([0xff]),
+  Buffer.from([0xfe, 0xff]),
+  Buffer.from([0x80]),
+  Buffer.from([0xc0, 0x80]),
+  Buffer.from([0xc1, 0xbf]),
+  Buffer.from([0xed, 0xa0, 0x80]),
+  Buffer.from([0xf4, 0x90, 0x80, 0x80]),
+  Buffer.from([0xe2, 0x82]),
+  Buffer.from([0xf0, 0x9f, 0x98]),
+];
+
+/** Texts JSON.parse refuses, and ones only a lenient parser would take. */
+export const INVALID_JSON: readonly string[] = [
+  '{',
+  '}',
+  '{"a":',
+  '{"a":1,}',
+  "{'a':1}",
+  '{a:1}',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  'undefined',
+  '{"a":NaN}',
+  '{"a":Infinity}',
+  '{"a":1}{"b":2}',
+  '{"a":1} x',
+  '\u0000',
+  '// c\n{}',
+  '/* c */{}',
+  '{"a":"\u0001"}',
+  '{"a":01}',
+  '{"a":.5}',
+  '{"a":+1}',
+  '{"a":0x10}',
+  '{"a":1e}',
+  '{"a":"\\x41"}',
+  '{"a":"\\u12"}',
+  '   ',
+  '\n',
+  '[',
+  '["a"',
+  '{"a":[1,2}',
+];
+
+/** Nesting that a recursive parser or validator would not survive. */
+export const DEEP_JSON: readonly string[] = [
+  '['.repeat(100_000),
+  `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+  `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`,
+  `${'{"a":'.repeat(100_000)}1`,
+];
