@@ -31,6 +31,7 @@ export function createApp(options: AppOptions): Koa<RequestState> {
     const path = `/v1/${route.name}`;
     const schema = schemaOf(route);
     const validate = compile<never>(schema);
+    const queryProperties = 'properties' in schema ? schema.properties : {};
     methodsByPath.set(path, route.method);
     const handler = async (ctx: KeywardContext) => {
       ctx.state.operation = route.name;
@@ -39,7 +40,7 @@ export function createApp(options: AppOptions): Koa<RequestState> {
       if (route.plane === 'management') await services.management.check(rootKey.id);
       const raw =
         route.method === 'GET'
-          ? decodeQuery(ctx.query, schema)
+          ? decodeQuery(ctx.query, queryProperties)
           : await readJsonBody(ctx, options.maxBodyBytes);
       const input = validate(raw, route.method === 'GET' ? 'query' : 'body');
       const output = await route.run(

@@ -1,5 +1,6 @@
 import * as apis from '../operations/apis';
 import * as keys from '../operations/keys';
+import * as migrations from '../operations/migrations';
 import * as ratelimits from '../operations/ratelimits';
 import type { Caller, Services } from '../operations/services';
 import { rateLimitHeaders } from './rateLimitHeaders';
@@ -69,6 +70,12 @@ export const routes: readonly Route[] = [
     method: 'POST',
     plane: 'management',
     run: ratelimits.deleteOverride,
+  },
+  {
+    name: 'migrations.createKeys',
+    method: 'POST',
+    plane: 'management',
+    run: migrations.createKeys,
   },
   { name: 'keys.deleteKey', method: 'POST', plane: 'management', run: keys.deleteKey },
 ];

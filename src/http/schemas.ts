@@ -193,6 +193,38 @@ export const schemas = {
     required: ['identifier'],
     properties: { ...namespaceRef, identifier },
   },
+  'migrations.createKeys': {
+    type: 'array',
+    minItems: 1,
+    maxItems: 100,
+    items: {
+      type: 'object',
+      required: ['apiId'],
+      properties: {
+        apiId: id,
+        plaintext: { type: 'string', minLength: 1, maxLength: 512 },
+        hash: {
+          type: 'object',
+          required: ['value', 'variant'],
+          properties: {
+            value: { type: 'string', minLength: 1, maxLength: 64 },
+            variant: { type: 'string', enum: ['sha256_base64'] },
+          },
+        },
+        start: { type: 'string', maxLength: 32 },
+        prefix: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,16}$' },
+        name: text,
+        ownerId: text,
+        externalId: text,
+        meta,
+        expires,
+        ratelimit,
+        remaining,
+        refill,
+        enabled: { type: 'boolean' },
+      },
+    },
+  },
 } as const;
 
 export type OperationName = keyof typeof schemas;

@@ -36,7 +36,16 @@ export function describe(error: ErrorObject | undefined, root: string): string {
       message = `must match ${String(error.params.pattern)}`;
       break;
   }
-  return `${segments.length > 0 ? segments.join('.') : root}: ${message}`;
+  return `${segments.length > 0 ? fieldPath(segments) : root}: ${message}`;
+}
+
+/** `ratelimit.limit`, and `[3].apiId` for an item of an array. */
+function fieldPath(segments: string[]): string {
+  return segments
+    .map((segment, i) =>
+      /^\d+$/.test(segment) ? `[${segment}]` : i === 0 ? segment : `.${segment}`,
+    )
+    .join('');
 }
 
 function decodePointer(segment: string): string {
@@ -52,10 +61,10 @@ type QueryValue = string | string[] | undefined;
  */
 export function decodeQuery(
   query: Readonly<Record<string, QueryValue>>,
-  schema: { properties: Readonly<Record<string, { type?: unknown }>> },
+  properties: Readonly<Record<string, { type?: unknown }>>,
 ): Record<string, unknown> {
   const decoded: Record<string, unknown> = {};
-  for (const [name, property] of Object.entries(schema.properties)) {
+  for (const [name, property] of Object.entries(properties)) {
     const value = query[name];
     if (value === undefined) continue;
     if (Array.isArray(value)) throw new BadRequestError(`${name}: must be given once`);

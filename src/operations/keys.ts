@@ -11,7 +11,7 @@ import { checkMeta } from './limits';
 import { requireAction, requirePermission, type Caller, type Services } from './services';
 import { keyView, type KeyView } from './views';
 
-interface KeyFieldsInput {
+export interface KeyFieldsInput {
   name?: string | null;
   ownerId?: string | null;
   /** v1's newer name for ownerId. */
@@ -53,7 +53,7 @@ function checkRefill(refill: RefillConfig | null | undefined): void {
  * The key fields an input sets. `hadCredits` says whether the key has usage credits already, since
  * a refill needs credits to refill (as in Unkey v1).
  */
-function toKeyFields(input: KeyFieldsInput, now: number, hadCredits: boolean): KeyFields {
+export function toKeyFields(input: KeyFieldsInput, now: number, hadCredits: boolean): KeyFields {
   if (input.expires !== undefined && input.expires !== null && input.expires <= now) {
     throw new BadRequestError('expires: must be in the future');
   }

@@ -21,27 +21,33 @@ declare module 'ioredis' {
     updateCreditsV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
     ensureNamespaceV1(...keysAndArgs: ScriptArg[]): Result<string, Context>;
     setOverrideV1(...keysAndArgs: ScriptArg[]): Result<string, Context>;
+    /** Variadic: the first argument is the number of keys. */
+    importKeysV1(numberOfKeys: number, ...keysAndArgs: ScriptArg[]): Result<number[], Context>;
   }
 }
 
 interface ScriptFile {
   command: string;
-  numberOfKeys: number;
+  /** Undefined for variadic scripts (`-n.lua`), whose callers pass the count first. */
+  numberOfKeys: number | undefined;
   lua: string;
 }
 
-/** `token-bucket-2.lua` → command `tokenBucketV1`, 2 keys (BullMQ's naming convention). */
+/**
+ * `token-bucket-2.lua` → command `tokenBucketV1`, 2 keys (BullMQ's naming convention);
+ * `import-keys-n.lua` → `importKeysV1`, with the number of keys given per call.
+ */
 export function loadScripts(dir: string = LUA_DIR): ScriptFile[] {
   return readdirSync(dir)
     .filter((file) => file.endsWith('.lua'))
     .map((file) => {
-      const match = /^([a-z-]+)-(\d+)\.lua$/.exec(file);
-      if (!match) throw new Error(`lua/${file}: name must be <name>-<numberOfKeys>.lua`);
+      const match = /^([a-z-]+)-(\d+|n)\.lua$/.exec(file);
+      if (!match) throw new Error(`lua/${file}: name must be <name>-<numberOfKeys or n>.lua`);
       const [, name, keys] = match as unknown as [string, string, string];
       const camel = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
       return {
         command: `${camel}V1`,
-        numberOfKeys: Number(keys),
+        numberOfKeys: keys === 'n' ? undefined : Number(keys),
         lua: readFileSync(join(dir, file), 'utf8'),
       };
     });
@@ -52,6 +58,9 @@ let cached: ScriptFile[] | undefined;
 export function defineScripts(redis: Redis): void {
   cached ??= loadScripts();
   for (const script of cached) {
-    redis.defineCommand(script.command, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+    redis.defineCommand(script.command, {
+      lua: script.lua,
+      ...(script.numberOfKeys !== undefined ? { numberOfKeys: script.numberOfKeys } : {}),
+    });
   }
 }

@@ -41,6 +41,26 @@ const ownerIndexArgs = (ws: string, apiId: string, ownerId: string | undefined) 
   // A key without an owner still needs a KEYS slot in the script; the name is never written.
   names.ownerKeys(ws, apiId, ownerId ?? '');
 
+/** The hash fields of a new key record (the scripts add `seq` and `version`). */
+function recordFields(key: NewKey): string[] {
+  const record: string[] = [
+    'id',
+    key.keyId,
+    'workspaceId',
+    key.workspaceId,
+    'apiId',
+    key.apiId,
+    'hash',
+    key.hash,
+    'start',
+    key.start,
+    'createdAt',
+    String(key.createdAt),
+  ];
+  for (const [field, value] of keyFieldChanges(key.fields).set) record.push(field, value);
+  return record;
+}
+
 /** Key records and their indexes on the primary. */
 export class KeyStore {
   constructor(private readonly redis: Redis) {}
@@ -50,22 +70,6 @@ export class KeyStore {
     // Another slot than the record: written first, so a crash in between leaves only an orphan
     // that no key refers to.
     if (key.credits) await this.writeCredits(keyId, key.credits);
-    const { set } = keyFieldChanges(key.fields);
-    const record: string[] = [
-      'id',
-      keyId,
-      'workspaceId',
-      ws,
-      'apiId',
-      apiId,
-      'hash',
-      hash,
-      'start',
-      key.start,
-      'createdAt',
-      String(key.createdAt),
-    ];
-    for (const [field, value] of set) record.push(field, value);
     const ownerId = key.fields.ownerId ?? undefined;
     const result = await this.redis.createKeyV1(
       names.api(ws, apiId),
@@ -78,11 +82,50 @@ export class KeyStore {
       names.invalidationChannel,
       ownerId === undefined ? '0' : '1',
       invalidation.key(ws, hash),
-      ...record,
+      ...recordFields(key),
     );
     if (result > 0) return 'created';
     if (key.credits) await this.deleteCredits(keyId);
     return result === -1 ? 'api_not_found' : 'hash_exists';
+  }
+
+  /**
+   * Creates keys of one workspace all together or not at all (migrations.createKeys). On failure
+   * says which item (0-based) stopped the batch.
+   */
+  async importKeys(
+    ws: string,
+    keys: readonly NewKey[],
+  ): Promise<'imported' | { failure: Exclude<CreateKeyOutcome, 'created'>; index: number }> {
+    const withCredits = keys.filter((key) => key.credits);
+    for (const key of withCredits) await this.writeCredits(key.keyId, key.credits!);
+    const keyNames: string[] = [names.keyHashes(ws)];
+    const args: (string | number)[] = [names.invalidationChannel, keys.length];
+    for (const key of keys) {
+      const ownerId = key.fields.ownerId ?? undefined;
+      keyNames.push(
+        names.api(ws, key.apiId),
+        names.key(ws, key.keyId),
+        names.apiKeys(ws, key.apiId),
+        ownerIndexArgs(ws, key.apiId, ownerId),
+      );
+      const fields = recordFields(key);
+      args.push(
+        key.keyId,
+        key.hash,
+        ownerId === undefined ? '0' : '1',
+        invalidation.key(ws, key.hash),
+        fields.length / 2,
+        ...fields,
+      );
+    }
+    const [status, item] = await this.redis.importKeysV1(keyNames.length, ...keyNames, ...args);
+    if (status === 1) return 'imported';
+    await Promise.all(withCredits.map((key) => this.deleteCredits(key.keyId)));
+    return {
+      failure: status === -1 ? 'api_not_found' : 'hash_exists',
+      index: (item as number) - 1,
+    };
   }
 
   async readCredits(keyId: string): Promise<CreditState | undefined> {

@@ -1,0 +1,53 @@
+--[[
+  Import a batch of keys, all or nothing: every API must exist and every hash must be new, or
+  nothing is written. All keys of a batch belong to one workspace, so they share one slot.
+
+  KEYS[1]            the workspace's hash index (hash: sha256 → keyId)
+  KEYS[2 + 4(i-1)]   item i: its API record (hash; must exist without `deletedAt`)
+  KEYS[3 + 4(i-1)]   item i: the key record (hash) to create
+  KEYS[4 + 4(i-1)]   item i: the API's keys in creation order (zset)
+  KEYS[5 + 4(i-1)]   item i: the API's keys of the item's owner (zset; written when it has one)
+  ARGV[1]            invalidation channel
+  ARGV[2]            number of items
+  then per item:     keyId, hash, "1"|"0" (has an owner), invalidation message, n (field count),
+                     and n field, value pairs of the record
+
+  Returns { 1 } on success, or { -1, i } (item i's API is missing or being deleted), or
+  { -2, i } (item i's hash exists already).
+]]
+local count = tonumber(ARGV[2])
+local items = {}
+local at = 3
+for i = 1, count do
+  local item = { keyId = ARGV[at], hash = ARGV[at + 1], hasOwner = ARGV[at + 2], message = ARGV[at + 3] }
+  local n = tonumber(ARGV[at + 4])
+  item.fields = {}
+  for j = 1, 2 * n do
+    item.fields[j] = ARGV[at + 4 + j]
+  end
+  at = at + 5 + 2 * n
+  local base = 2 + 4 * (i - 1)
+  item.api, item.record, item.apiKeys, item.owner = KEYS[base], KEYS[base + 1], KEYS[base + 2], KEYS[base + 3]
+  items[i] = item
+end
+
+for i, item in ipairs(items) do
+  if redis.call('EXISTS', item.api) == 0 or redis.call('HEXISTS', item.api, 'deletedAt') == 1 then
+    return { -1, i }
+  end
+  if redis.call('HEXISTS', KEYS[1], item.hash) == 1 then
+    return { -2, i }
+  end
+end
+
+for _, item in ipairs(items) do
+  local seq = redis.call('HINCRBY', item.api, 'keySeq', 1)
+  redis.call('HSET', item.record, 'seq', seq, 'version', 1, unpack(item.fields))
+  redis.call('HSET', KEYS[1], item.hash, item.keyId)
+  redis.call('ZADD', item.apiKeys, seq, item.keyId)
+  if item.hasOwner == '1' then
+    redis.call('ZADD', item.owner, seq, item.keyId)
+  end
+  redis.call('PUBLISH', ARGV[1], item.message)
+end
+return { 1 }
