@@ -15,7 +15,7 @@ describe('concurrency across three nodes, each with its own local Redis', () => 
   let apiId: string;
 
   beforeAll(async () => {
-    topology = await startTopology({ nodes: 3, env: { KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '1000' } });
+    topology = await startTopology({ nodes: 3 });
     nodes = topology.nodes.map((node) => client(node.url, topology.rootKey));
     apiId = (await nodes[0]!.post<{ apiId: string }>('apis.createApi', { name: 'load' })).body
       .apiId;

@@ -52,6 +52,9 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
         KEYWARD_REDIS_URL: primary.url,
         KEYWARD_LOCAL_REDIS_URL: local.url,
         LOG_LEVEL: 'silent',
+        // Two cores run every node, Redis and jest worker of a test run: a 100 ms command deadline
+        // misfires when they are saturated. Tests that need the production deadline set it.
+        KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '1000',
         ...options.env,
       });
       nodes.push(await startNode(config, pino({ level: 'silent' }), options.nodeOptions?.[index]));
