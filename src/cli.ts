@@ -5,7 +5,7 @@ import { KeywardError } from './errors';
 import { createLogger } from './logger';
 import { startNode } from './node';
 import { createRootKey } from './operations/rootKeys';
-import { closeRedis, connectRedis, createRedis } from './redis/clients';
+import { closeRedis, connectRedis, createPrimary } from './redis/clients';
 import { RootKeyStore } from './store/rootKeyStore';
 
 const USAGE = `usage: keyward <command>
@@ -50,10 +50,7 @@ async function rootCreate(args: string[]): Promise<void> {
     strict: true,
   });
   const config = loadConfig();
-  const redis = createRedis(config.redisUrl, {
-    commandTimeoutMs: config.redisCommandTimeoutMs,
-    connectTimeoutMs: config.redisConnectTimeoutMs,
-  });
+  const redis = createPrimary(config);
   try {
     await connectRedis(redis);
     const created = await createRootKey(new RootKeyStore(redis), {

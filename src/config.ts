@@ -6,6 +6,8 @@ export interface Config {
   host: string;
   /** The primary: keys, APIs, root keys and consistent buckets. */
   redisUrl: string;
+  /** When set, the primary is this Redis Cluster (seed nodes) instead of `redisUrl`. */
+  redisClusterNodes?: { host: string; port: number }[];
   /** The node-local Redis for fast buckets. */
   localRedisUrl: string;
   region: string;
@@ -57,6 +59,18 @@ function redisUrl(env: Env, name: string, fallback: string): string {
   return value;
 }
 
+function clusterSeeds(env: Env): { host: string; port: number }[] | undefined {
+  const raw = env.KEYWARD_REDIS_CLUSTER_NODES;
+  if (!raw) return undefined;
+  return raw.split(',').map((entry) => {
+    const match = /^([^:\s]+):(\d{1,5})$/.exec(entry.trim());
+    if (!match || Number(match[2]) > 65535) {
+      throw new ConfigError(`KEYWARD_REDIS_CLUSTER_NODES: "${entry}" is not host:port`);
+    }
+    return { host: match[1] as string, port: Number(match[2]) };
+  });
+}
+
 function limiterFailure(env: Env): 'closed' | 'open' {
   const value = env.KEYWARD_LIMITER_FAILURE || 'closed';
   if (value !== 'closed' && value !== 'open') {
@@ -71,7 +85,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}`);
   }
+  const clusterNodes = clusterSeeds(env);
   return {
+    ...(clusterNodes ? { redisClusterNodes: clusterNodes } : {}),
     port: integer(env, 'KEYWARD_PORT', 8080, 0, 65535),
     host: env.KEYWARD_HOST || '0.0.0.0',
     redisUrl: primary,

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from './redis/clients';
 import type { Logger } from 'pino';
 import { Directory } from './cache/directory';
 import { InvalidationListener } from './cache/invalidationListener';
@@ -8,7 +8,7 @@ import type { Config } from './config';
 import { createApp } from './http/app';
 import { Limiter } from './limiter/limiter';
 import { ManagementLimiter } from './limiter/managementLimiter';
-import { closeRedis, connectRedis, createRedis } from './redis/clients';
+import { closeRedis, connectRedis, createPrimary, createRedis } from './redis/clients';
 import { RedisClock } from './redis/clock';
 import { ApiStore } from './store/apiStore';
 import { KeyStore } from './store/keyStore';
@@ -53,16 +53,14 @@ export async function startNode(
     commandTimeoutMs: config.redisCommandTimeoutMs,
     connectTimeoutMs: config.redisConnectTimeoutMs,
   };
-  const primary = createRedis(config.redisUrl, redisOptions);
+  const primary = createPrimary(config);
+  // Without a node-local Redis of its own, a node keeps fast buckets in the primary too.
   const local =
     config.localRedisUrl === config.redisUrl
       ? primary
       : createRedis(config.localRedisUrl, redisOptions);
   // Subscriber connections wait for their commands across reconnects: SUBSCRIBE is idempotent.
-  const subscriber = createRedis(config.redisUrl, redisOptions, {
-    enableOfflineQueue: true,
-    commandTimeout: undefined,
-  });
+  const subscriber = createPrimary(config, { enableOfflineQueue: true, commandTimeout: undefined });
   const clients = [...new Set([primary, local, subscriber])];
 
   try {

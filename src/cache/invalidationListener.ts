@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '../redis/clients';
 import { names, parseInvalidation, type Invalidation } from '../store/names';
 
 export interface InvalidationTarget {

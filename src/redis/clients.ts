@@ -1,7 +1,9 @@
-import Redis, { type RedisOptions } from 'ioredis';
+import Redis, { Cluster, type RedisOptions } from 'ioredis';
+import type { Config } from '../config';
 import { defineScripts } from './scripts';
 
-export type RedisRole = 'primary' | 'local';
+/** A standalone Redis or a Redis Cluster: the stores work on either (one slot per write). */
+export type RedisClient = Redis | Cluster;
 
 export interface RedisClientOptions {
   /** Per-command deadline: a Redis that is slow is treated like one that is down. */
@@ -9,38 +11,79 @@ export interface RedisClientOptions {
   connectTimeoutMs: number;
 }
 
+const retryStrategy = (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000);
+
 /**
  * A client that fails fast instead of queueing: no offline queue (a command sent while
  * disconnected fails at once rather than running late) and no per-command retries (a retried
  * bucket script could charge a request twice). Reconnection continues in the background.
  */
-export function createRedis(
-  url: string,
-  options: RedisClientOptions,
-  extra: RedisOptions = {},
-): Redis {
-  const redis = new Redis(url, {
+function clientOptions(options: RedisClientOptions): RedisOptions {
+  return {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: options.commandTimeoutMs,
     connectTimeout: options.connectTimeoutMs,
-    retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000),
-    ...extra,
-  });
-  defineScripts(redis);
+    retryStrategy,
+  };
+}
+
+function prepare<C extends RedisClient>(client: C): C {
+  defineScripts(client);
   // Errors surface on the commands that fail; without a listener ioredis would print each one.
-  redis.on('error', () => undefined);
-  return redis;
+  client.on('error', () => undefined);
+  return client;
+}
+
+export function createRedis(
+  url: string,
+  options: RedisClientOptions,
+  extra: RedisOptions = {},
+): Redis {
+  return prepare(new Redis(url, { ...clientOptions(options), ...extra }));
+}
+
+/** A Redis Cluster client with the same fail-fast policy as `createRedis`. */
+export function createCluster(
+  nodes: readonly { host: string; port: number }[],
+  options: RedisClientOptions,
+  extra: RedisOptions = {},
+): Cluster {
+  const redisOptions = { ...clientOptions(options), ...extra };
+  return prepare(
+    new Cluster([...nodes], {
+      lazyConnect: true,
+      enableOfflineQueue: redisOptions.enableOfflineQueue ?? false,
+      clusterRetryStrategy: retryStrategy,
+      // A moved slot or a failover answers MOVED/ASK/TRYAGAIN: follow them, they are not retries
+      // of a command that ran.
+      maxRedirections: 16,
+      retryDelayOnFailover: 100,
+      retryDelayOnClusterDown: 100,
+      redisOptions,
+    }),
+  );
+}
+
+/** The primary of a node's config: a Redis Cluster when KEYWARD_REDIS_CLUSTER_NODES is set. */
+export function createPrimary(config: Config, extra: RedisOptions = {}): RedisClient {
+  const options = {
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+    connectTimeoutMs: config.redisConnectTimeoutMs,
+  };
+  return config.redisClusterNodes
+    ? createCluster(config.redisClusterNodes, options, extra)
+    : createRedis(config.redisUrl, options, extra);
 }
 
 /** Connects and waits until Redis answers, or fails with the connection error. */
-export async function connectRedis(redis: Redis): Promise<void> {
+export async function connectRedis(redis: RedisClient): Promise<void> {
   if (redis.status === 'wait') await redis.connect();
   await redis.ping();
 }
 
-export async function closeRedis(redis: Redis): Promise<void> {
+export async function closeRedis(redis: RedisClient): Promise<void> {
   if (redis.status === 'end') return;
   try {
     await redis.quit();

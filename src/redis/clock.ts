@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from './clients';
 
 /**
  * The primary's clock, as seen from this node: node clocks drift and may be wrong by minutes,

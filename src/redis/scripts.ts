@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Redis, Result } from 'ioredis';
+import type { Cluster, Redis, Result } from 'ioredis';
 
 export const LUA_DIR = join(__dirname, '..', '..', 'lua');
 
@@ -55,7 +55,7 @@ export function loadScripts(dir: string = LUA_DIR): ScriptFile[] {
 
 let cached: ScriptFile[] | undefined;
 
-export function defineScripts(redis: Redis): void {
+export function defineScripts(redis: Redis | Cluster): void {
   cached ??= loadScripts();
   for (const script of cached) {
     redis.defineCommand(script.command, {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
 import { invalidation, names } from './names';
 import { apiFromHash, type ApiRecord } from './records';

@@ -1,0 +1,166 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from './redisServer';
+
+const run = promisify(execFile);
+
+/** A real Redis Cluster of redis-server processes: `masters` masters, one replica each. */
+export interface TestCluster {
+  nodes: { host: string; port: number }[];
+  /** `host:port,host:port,…` for KEYWARD_REDIS_CLUSTER_NODES. */
+  seeds: string;
+  /** Promotes a replica of the master serving `slot`, gracefully (CLUSTER FAILOVER). */
+  failoverSlot(slot: number): Promise<{ oldMaster: number; newMaster: number }>;
+  cli(port: number, ...args: string[]): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+async function cli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-p', String(port), ...args]);
+  return stdout.trim();
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, attempts = 200): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    try {
+      if (await check()) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`redis cluster: ${what} did not happen`);
+}
+
+export async function startRedisCluster(masters = 3): Promise<TestCluster> {
+  /** A replica can take over only once it has synced with its master. */
+  const replicasInSync = async () => {
+    for (const port of ports) {
+      await waitFor(async () => {
+        const role = (await cli(port, 'ROLE')).split('\n');
+        return role[0] === 'master' || role[3] === 'connected';
+      }, `replica ${port} in sync`);
+    }
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'keyward-cluster-'));
+  const ports: number[] = [];
+  const processes: ChildProcess[] = [];
+  const stop = async () => {
+    await Promise.all(
+      processes.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    for (const child of processes) children.delete(child);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < masters * 2; i++) {
+      const port = await freePort();
+      ports.push(port);
+      const child = spawn(
+        'redis-server',
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          dir,
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          `nodes-${port}.conf`,
+          '--cluster-node-timeout',
+          '2000',
+          '--loglevel',
+          'warning',
+        ],
+        { stdio: 'ignore' },
+      );
+      processes.push(child);
+      children.add(child);
+    }
+    for (const port of ports)
+      await waitFor(async () => (await cli(port, 'PING')) === 'PONG', `PING ${port}`);
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...ports.map((port) => `127.0.0.1:${port}`),
+      '--cluster-replicas',
+      '1',
+      '--cluster-yes',
+    ]);
+    for (const port of ports) {
+      await waitFor(
+        async () => (await cli(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'),
+        `state ok on ${port}`,
+      );
+    }
+    await replicasInSync();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  /** CLUSTER NODES lines: `<id> <ip:port@cport> <flags> <master-id> … <slot ranges>`. */
+  const clusterNodes = async () =>
+    (await cli(ports[0]!, 'CLUSTER', 'NODES')).split('\n').map((line) => {
+      const [id, address, flags, master, , , , , ...slots] = line.trim().split(' ');
+      return {
+        id: id!,
+        port: Number(address!.split('@')[0]!.split(':')[1]),
+        flags: flags!,
+        master: master!,
+        slots,
+      };
+    });
+  const masterOf = async (slot: number): Promise<number> => {
+    for (const node of await clusterNodes()) {
+      if (!node.flags.includes('master') || node.flags.includes('fail')) continue;
+      for (const range of node.slots) {
+        const [from, to] = range.split('-').map(Number);
+        if (slot >= from! && slot <= (to ?? from)!) return node.port;
+      }
+    }
+    throw new Error(`no master serves slot ${slot}`);
+  };
+
+  return {
+    nodes: ports.map((port) => ({ host: '127.0.0.1', port })),
+    seeds: ports.map((port) => `127.0.0.1:${port}`).join(','),
+    cli,
+    stop,
+    failoverSlot: async (slot) => {
+      const oldMaster = await masterOf(slot);
+      const nodes = await clusterNodes();
+      const oldId = nodes.find((node) => node.port === oldMaster)!.id;
+      const replica = nodes.find(
+        (node) => node.flags.includes('slave') && node.master === oldId,
+      )?.port;
+      if (replica === undefined) throw new Error(`no replica of ${oldMaster}`);
+      await cli(replica, 'CLUSTER', 'FAILOVER');
+      await waitFor(async () => (await cli(replica, 'ROLE')).startsWith('master'), 'failover');
+      await waitFor(async () => (await masterOf(slot)) === replica, 'slot map update');
+      await replicasInSync();
+      return { oldMaster, newMaster: replica };
+    },
+  };
+}
