@@ -23,6 +23,8 @@ export interface Config {
   };
   /** Per-root-key bucket for management calls: `limit` requests, refilled each second. */
   managementLimit: number;
+  /** Protects GET /metrics when set. */
+  metricsToken?: string;
   /** Where the `docs` link of an error envelope points; the code is appended as a fragment. */
   errorDocsUrl: string;
   maxBodyBytes: number;
@@ -88,6 +90,7 @@ export function loadConfig(env: Env = process.env): Config {
   const clusterNodes = clusterSeeds(env);
   return {
     ...(clusterNodes ? { redisClusterNodes: clusterNodes } : {}),
+    ...(env.KEYWARD_METRICS_TOKEN ? { metricsToken: env.KEYWARD_METRICS_TOKEN } : {}),
     port: integer(env, 'KEYWARD_PORT', 8080, 0, 65535),
     host: env.KEYWARD_HOST || '0.0.0.0',
     redisUrl: primary,

@@ -14,6 +14,8 @@ import { ApiStore } from './store/apiStore';
 import { KeyStore } from './store/keyStore';
 import { RatelimitStore } from './store/ratelimitStore';
 import { RootKeyStore } from './store/rootKeyStore';
+import { Metrics } from './observability/metrics';
+import { VERSION } from './version';
 
 export interface RunningNode {
   /** `http://host:port`, with the port the OS chose when the config asked for 0. */
@@ -76,7 +78,13 @@ export async function startNode(
     await listener.start();
     const clock = new RedisClock(primary, options.localClock);
     await clock.start();
-    const limiter = new Limiter({ local, primary });
+    const metrics = new Metrics(directory);
+    // With one Redis for both roles every script ran on the primary, whichever mode asked.
+    const limiter = new Limiter({ local, primary }, (role, seconds, answered) => {
+      const actual = local === primary ? 'primary' : role;
+      metrics.redis(actual, seconds);
+      if (!answered) metrics.limiterFailure(actual);
+    });
 
     const dependencies: Dependency[] = [{ name: 'primary', redis: primary }];
     if (local !== primary) dependencies.push({ name: 'local', redis: local });
@@ -93,8 +101,11 @@ export async function startNode(
         }),
         limiterFailure: config.limiterFailure,
         now: clock.now,
+        metrics,
       },
       logger,
+      version: VERSION,
+      ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),
       maxBodyBytes: config.maxBodyBytes,
       errorDocsUrl: config.errorDocsUrl,
       liveness: async () => {

@@ -1,7 +1,10 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
-import { MethodNotAllowedError, NotFoundError } from '../errors';
+import { timingSafeEqual } from 'node:crypto';
+import { MethodNotAllowedError, NotFoundError, UnauthorizedError } from '../errors';
+import { openApiDocument } from './openapi';
+import { errorsHtml, referenceHtml } from './referencePages';
 import type { Services } from '../operations/services';
 import type { KeywardContext, RequestState } from './context';
 import { authenticate } from './middleware/authenticate';
@@ -17,7 +20,13 @@ export interface AppOptions {
   maxBodyBytes: number;
   errorDocsUrl: string;
   liveness: () => Promise<{ healthy: boolean; body: object }>;
+  /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>`. */
+  metricsToken?: string;
+  version: string;
 }
+
+/** HTML pages may style themselves inline; nothing else is loosened. */
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
 
 export function createApp(options: AppOptions): Koa<RequestState> {
   const { services, logger } = options;
@@ -63,7 +72,37 @@ export function createApp(options: AppOptions): Koa<RequestState> {
     ctx.body = body;
   });
 
-  app.use(requestContext(logger));
+  const document = openApiDocument(options.version);
+  const reference = referenceHtml(document);
+  const errorsPage = errorsHtml();
+  const page = (path: string, operation: string, type: string, body: () => string | object) => {
+    methodsByPath.set(path, 'GET');
+    router.get(path, (ctx) => {
+      ctx.state.operation = operation;
+      ctx.type = type;
+      if (type === 'html') ctx.set('Content-Security-Policy', PAGE_CSP);
+      ctx.body = body();
+    });
+  };
+  page('/openapi.json', 'openapi', 'json', () => document);
+  page('/docs', 'docs', 'html', () => reference);
+  page('/docs/errors', 'docs', 'html', () => errorsPage);
+
+  methodsByPath.set('/metrics', 'GET');
+  router.get('/metrics', async (ctx) => {
+    ctx.state.operation = 'metrics';
+    if (options.metricsToken !== undefined) {
+      const presented = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1];
+      if (!presented || !sameSecret(presented, options.metricsToken))
+        throw new UnauthorizedError(
+          'metrics need the metrics token: Authorization: Bearer <token>',
+        );
+    }
+    ctx.type = services.metrics.registry.contentType;
+    ctx.body = await services.metrics.registry.metrics();
+  });
+
+  app.use(requestContext(logger, services.metrics));
   app.use(errorEnvelope(logger, options.errorDocsUrl));
   app.use(router.routes());
   app.use(async (ctx) => {
@@ -73,4 +112,11 @@ export function createApp(options: AppOptions): Koa<RequestState> {
     throw new MethodNotAllowedError(ctx.method, allowed === 'GET' ? ['GET', 'HEAD'] : [allowed]);
   });
   return app;
+}
+
+/** Compares a presented secret without leaking, through timing, how much of it matched. */
+function sameSecret(presented: string, expected: string): boolean {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -7,11 +7,24 @@ import { names } from '../store/names';
  * `consistent` buckets in the primary (one bucket for the whole deployment). Usage credits are
  * global, so they always live in the primary.
  */
+/** Told about every script run: which Redis, how long, and whether it answered. */
+export type LimiterObserver = (
+  role: 'local' | 'primary',
+  seconds: number,
+  answered: boolean,
+) => void;
+
 export class Limiter {
-  constructor(private readonly redis: { local: BucketRedis; primary: BucketRedis }) {}
+  private readonly local: BucketRedis;
+  private readonly primary: BucketRedis;
+
+  constructor(redis: { local: BucketRedis; primary: BucketRedis }, observe?: LimiterObserver) {
+    this.local = observe ? observed(redis.local, 'local', observe) : redis.local;
+    this.primary = observe ? observed(redis.primary, 'primary', observe) : redis.primary;
+  }
 
   private redisFor(config: RatelimitConfig): BucketRedis {
-    return config.type === 'fast' ? this.redis.local : this.redis.primary;
+    return config.type === 'fast' ? this.local : this.primary;
   }
 
   /** A bucket alone (standalone rate limits, the management limit). */
@@ -34,16 +47,16 @@ export class Limiter {
     const keys = { bucket: names.bucket(keyId), credits: names.credits(keyId) };
     if (!credits) return decide(this.redisFor(ratelimit!), keys, ratelimit, cost);
     if (!ratelimit || ratelimit.type === 'consistent') {
-      return decide(this.redis.primary, keys, ratelimit, cost, credits);
+      return decide(this.primary, keys, ratelimit, cost, credits);
     }
-    const tokens = await decide(this.redis.local, keys, ratelimit, cost);
+    const tokens = await decide(this.local, keys, ratelimit, cost);
     if (!tokens.allowed) return tokens;
     const refund = async () => {
-      if (cost > 0) await decide(this.redis.local, keys, ratelimit, -cost).catch(() => undefined);
+      if (cost > 0) await decide(this.local, keys, ratelimit, -cost).catch(() => undefined);
     };
     let spent: BucketDecision;
     try {
-      spent = await decide(this.redis.primary, keys, undefined, 0, credits);
+      spent = await decide(this.primary, keys, undefined, 0, credits);
     } catch (error) {
       await refund();
       throw error;
@@ -58,4 +71,24 @@ export class Limiter {
       creditsRemaining: spent.creditsRemaining!,
     };
   }
+}
+
+function observed(
+  redis: BucketRedis,
+  role: 'local' | 'primary',
+  observe: LimiterObserver,
+): BucketRedis {
+  return {
+    tokenBucketV1: async (bucketKey, ...args) => {
+      const started = process.hrtime.bigint();
+      let answered = false;
+      try {
+        const reply = await redis.tokenBucketV1(bucketKey, ...args);
+        answered = true;
+        return reply;
+      } finally {
+        observe(role, Number(process.hrtime.bigint() - started) / 1e9, answered);
+      }
+    },
+  };
 }

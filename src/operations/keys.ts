@@ -296,6 +296,16 @@ export async function verifyKey(
   caller: Caller,
   input: VerifyKeyInput,
 ): Promise<Verification> {
+  const verification = await decideVerification(services, caller, input);
+  services.metrics.verification(verification.code, caller.logFields.mode ?? 'none');
+  return verification;
+}
+
+async function decideVerification(
+  services: Services,
+  caller: Caller,
+  input: VerifyKeyInput,
+): Promise<Verification> {
   requireAction(caller, 'verify_key');
   if ('ratelimits' in input) {
     throw new BadRequestError('ratelimits: named rate limits are not supported by this server');
@@ -307,6 +317,7 @@ export async function verifyKey(
   if (input.apiId === undefined)
     requirePermission(caller, permissionFor('api', key.apiId, 'verify_key'));
   caller.logFields.keyId = key.id;
+  if (key.ratelimit) caller.logFields.mode = key.ratelimit.type;
   if (
     input.apiId !== undefined &&
     input.apiId !== key.apiId &&

@@ -2,6 +2,7 @@ import type { Directory } from '../cache/directory';
 import { InsufficientPermissionsError } from '../errors';
 import { isGranted, mayHaveAction, type Permission } from '../auth/permissions';
 import type { Limiter } from '../limiter/limiter';
+import type { Metrics } from '../observability/metrics';
 import type { ManagementLimiter } from '../limiter/managementLimiter';
 import type { ApiStore } from '../store/apiStore';
 import type { KeyStore } from '../store/keyStore';
@@ -21,6 +22,7 @@ export interface Services {
   /** closed: a bucket that cannot be reached refuses; open: it admits, and says so. */
   limiterFailure: 'closed' | 'open';
   now: () => number;
+  metrics: Metrics;
 }
 
 /** Who is calling: the authenticated root key, and where to note ids for the access log. */

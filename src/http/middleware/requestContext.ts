@@ -1,6 +1,7 @@
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import { newId } from '../../keys/ids';
+import type { Metrics } from '../../observability/metrics';
 import type { KeywardContext } from '../context';
 
 /** Headers for a JSON API that no browser should render, frame or cache. */
@@ -16,7 +17,7 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
  * Outermost middleware: gives the request its id, sets the headers every answer carries, and
  * writes the one access-log line per request (ids only: never a key, a root key or a body).
  */
-export function requestContext(logger: Logger) {
+export function requestContext(logger: Logger, metrics: Metrics) {
   return async function requestContextMiddleware(ctx: KeywardContext, next: Next): Promise<void> {
     const started = process.hrtime.bigint();
     const requestId = newId('req');
@@ -28,6 +29,8 @@ export function requestContext(logger: Logger) {
       await next();
     } finally {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      // Unknown paths share one label: a label per path would let callers grow the registry.
+      metrics.request(ctx.state.operation ?? 'unknown', ctx.status, durationMs / 1000);
       logger.info(
         {
           requestId,
