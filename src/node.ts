@@ -15,6 +15,7 @@ import { KeyStore } from './store/keyStore';
 import { RatelimitStore } from './store/ratelimitStore';
 import { RootKeyStore } from './store/rootKeyStore';
 import { Metrics } from './observability/metrics';
+import { RecentVerifications } from './observability/recentVerifications';
 import { VERSION } from './version';
 
 export interface RunningNode {
@@ -102,6 +103,7 @@ export async function startNode(
         limiterFailure: config.limiterFailure,
         now: clock.now,
         metrics,
+        recent: new RecentVerifications(),
       },
       logger,
       version: VERSION,

@@ -77,6 +77,10 @@ export const routes: readonly Route[] = [
     plane: 'management',
     run: migrations.createKeys,
   },
+  // keyward's own additions, for the dashboard.
+  { name: 'apis.listApis', method: 'GET', plane: 'management', run: apis.listApis },
+  { name: 'keys.getVerifications', method: 'GET', plane: 'management', run: keys.getVerifications },
+  { name: 'keys.getBucket', method: 'GET', plane: 'management', run: keys.getBucket },
   { name: 'keys.deleteKey', method: 'POST', plane: 'management', run: keys.deleteKey },
 ];
 

@@ -225,6 +225,20 @@ export const schemas = {
       },
     },
   },
+  'apis.listApis': {
+    type: 'object',
+    properties: { limit: { type: 'integer', minimum: 1, maximum: 100 }, cursor: id },
+  },
+  'keys.getVerifications': {
+    type: 'object',
+    required: ['keyId'],
+    properties: { keyId: id },
+  },
+  'keys.getBucket': {
+    type: 'object',
+    required: ['keyId'],
+    properties: { keyId: id },
+  },
 } as const;
 
 export type OperationName = keyof typeof schemas;

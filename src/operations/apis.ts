@@ -67,6 +67,25 @@ export async function deleteApi(
   return {};
 }
 
+/** keyward's own addition (v1 has no such call): the dashboard lists APIs with it. */
+export async function listApis(
+  services: Services,
+  caller: Caller,
+  input: { limit?: number; cursor?: string },
+): Promise<{ apis: ApiView[]; cursor?: string; total: number }> {
+  requirePermission(caller, permissionFor('api', '*', 'read_api'));
+  const page = await services.apis.list(caller.rootKey.workspaceId, {
+    limit: input.limit ?? 100,
+    ...(input.cursor !== undefined ? { afterId: input.cursor } : {}),
+  });
+  const last = page.apis[page.apis.length - 1];
+  return {
+    apis: page.apis.map(apiView),
+    total: page.total,
+    ...(page.more && last ? { cursor: last.id } : {}),
+  };
+}
+
 const CURSOR = /^\d{1,15}$/;
 
 export async function listKeys(

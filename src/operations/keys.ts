@@ -7,6 +7,7 @@ import { normalizeRatelimit, type RatelimitInput } from '../limiter/ratelimitCon
 import type { BucketDecision, CreditSpend } from '../limiter/tokenBucket';
 import { isRedisUnavailable } from '../redis/failures';
 import type { KeyFields, KeyRecord } from '../store/records';
+import type { RecentVerification } from '../observability/recentVerifications';
 import { checkMeta } from './limits';
 import { requireAction, requirePermission, type Caller, type Services } from './services';
 import { keyView, type KeyView } from './views';
@@ -298,6 +299,8 @@ export async function verifyKey(
 ): Promise<Verification> {
   const verification = await decideVerification(services, caller, input);
   services.metrics.verification(verification.code, caller.logFields.mode ?? 'none');
+  if (verification.keyId)
+    services.recent.record(verification.keyId, verification.code, services.now());
   return verification;
 }
 
@@ -387,4 +390,55 @@ async function decideVerification(
   }
   if (decision.creditsRemaining !== undefined) result.remaining = decision.creditsRemaining;
   return result;
+}
+
+/** keyward's own addition: the last verifications of a key as this node saw them (dashboard). */
+export async function getVerifications(
+  services: Services,
+  caller: Caller,
+  input: { keyId: string },
+): Promise<{ verifications: RecentVerification[]; scope: 'node' }> {
+  const key = await loadKey(services, caller, input.keyId, 'read_key');
+  return { verifications: services.recent.of(key.id), scope: 'node' };
+}
+
+/**
+ * keyward's own addition: the live bucket and credits of a key, read without spending. A fast
+ * bucket is the one in this node's local Redis.
+ */
+export async function getBucket(
+  services: Services,
+  caller: Caller,
+  input: { keyId: string },
+): Promise<{
+  ratelimit?: { type: string; limit: number; remaining: number; reset: number };
+  remaining?: number;
+}> {
+  const key = await loadKey(services, caller, input.keyId, 'read_key');
+  if (!key.ratelimit && !key.credits) return {};
+  const refill = key.credits?.refill;
+  const decision = await services.limiter.check(
+    key.id,
+    key.ratelimit,
+    0,
+    key.credits && {
+      cost: 0,
+      ...(refill
+        ? { refill: { boundary: latestRefillPoint(services.now(), refill), amount: refill.amount } }
+        : {}),
+    },
+  );
+  return {
+    ...(key.ratelimit
+      ? {
+          ratelimit: {
+            type: key.ratelimit.type,
+            limit: decision.limit,
+            remaining: decision.remaining,
+            reset: decision.reset,
+          },
+        }
+      : {}),
+    ...(decision.creditsRemaining !== undefined ? { remaining: decision.creditsRemaining } : {}),
+  };
 }

@@ -3,6 +3,7 @@ import { InsufficientPermissionsError } from '../errors';
 import { isGranted, mayHaveAction, type Permission } from '../auth/permissions';
 import type { Limiter } from '../limiter/limiter';
 import type { Metrics } from '../observability/metrics';
+import type { RecentVerifications } from '../observability/recentVerifications';
 import type { ManagementLimiter } from '../limiter/managementLimiter';
 import type { ApiStore } from '../store/apiStore';
 import type { KeyStore } from '../store/keyStore';
@@ -23,6 +24,7 @@ export interface Services {
   limiterFailure: 'closed' | 'open';
   now: () => number;
   metrics: Metrics;
+  recent: RecentVerifications;
 }
 
 /** Who is calling: the authenticated root key, and where to note ids for the access log. */

@@ -19,7 +19,8 @@ export class ApiStore {
           createdAt: String(api.createdAt),
           keySeq: '0',
         })
-        .zadd(names.apis(ws), api.createdAt, api.id)
+        // Score 0: the index pages by id, and ids sort by creation time.
+        .zadd(names.apis(ws), 0, api.id)
         .exec(),
     );
   }
@@ -27,6 +28,31 @@ export class ApiStore {
   /** The record, including one marked deleted whose keys are still being purged. */
   async get(ws: string, apiId: string): Promise<ApiRecord | undefined> {
     return apiFromHash(await this.redis.hgetall(names.api(ws, apiId)));
+  }
+
+  /** A page of the workspace's live APIs in id (creation) order, after `afterId`. */
+  async list(
+    ws: string,
+    options: { limit: number; afterId?: string },
+  ): Promise<{ apis: ApiRecord[]; total: number; more: boolean }> {
+    const index = names.apis(ws);
+    const min = options.afterId === undefined ? '-' : `(${options.afterId}`;
+    const [ids, total] = execResults(
+      await this.redis
+        .multi()
+        .zrangebylex(index, min, '+', 'LIMIT', 0, options.limit + 1)
+        .zcard(index)
+        .exec(),
+    ) as [string[], number];
+    const page = ids.slice(0, options.limit);
+    const records = await Promise.all(page.map((id) => this.get(ws, id)));
+    return {
+      apis: records.filter(
+        (api): api is ApiRecord => api !== undefined && api.deletedAt === undefined,
+      ),
+      total,
+      more: ids.length > options.limit,
+    };
   }
 
   /** Marks the API deleted; false when it does not exist. */

@@ -1,0 +1,72 @@
+import { Directory } from '../cache/directory';
+import { NotFoundError } from '../errors';
+import { looksLikeId, newId } from '../keys/ids';
+import { Limiter } from '../limiter/limiter';
+import { ManagementLimiter } from '../limiter/managementLimiter';
+import type { BucketRedis } from '../limiter/tokenBucket';
+import { Metrics } from '../observability/metrics';
+import type { Caller, Services } from '../operations/services';
+import { RedisClock } from '../redis/clock';
+import { ApiStore } from '../store/apiStore';
+import { KeyStore } from '../store/keyStore';
+import { RatelimitStore } from '../store/ratelimitStore';
+import { RootKeyStore } from '../store/rootKeyStore';
+import type { Runtime } from './runtime';
+
+/**
+ * The `services` of src/operations, built as src/node.ts builds them, so that commands run the
+ * very operations behind the HTTP API (same checks, same scripts, same invalidations). Two
+ * differences: no invalidation listener, so the caches are never trusted and every read goes to
+ * the primary; and the local Redis is connected only when a fast bucket is actually consulted.
+ */
+export async function operatorServices(runtime: Runtime): Promise<Services> {
+  const primary = await runtime.redis('primary');
+  const stores = {
+    apis: new ApiStore(primary),
+    keys: new KeyStore(primary),
+    rootKeys: new RootKeyStore(primary),
+    ratelimits: new RatelimitStore(primary),
+  };
+  const directory = new Directory(stores, runtime.config.cache);
+  const clock = new RedisClock(primary);
+  // One reading is enough for a command that lives a second; a node re-measures every 10 s.
+  await clock.sync();
+  const local: BucketRedis = {
+    tokenBucketV1: async (bucketKey, ...args) =>
+      (await runtime.redis('local')).tokenBucketV1(bucketKey, ...args),
+  };
+  const limiter = new Limiter({ local, primary });
+  return {
+    ...stores,
+    directory,
+    limiter,
+    management: new ManagementLimiter(limiter, {
+      limit: runtime.config.managementLimit,
+      refillRate: runtime.config.managementLimit,
+      refillInterval: 1000,
+    }),
+    limiterFailure: runtime.config.limiterFailure,
+    now: clock.now,
+    metrics: new Metrics(),
+  };
+}
+
+/**
+ * The operator at the command line: no root key, but everything in the named workspace, as a
+ * root key with `*` would have. The id is not an `rk_` id, so it can never name a stored key.
+ */
+export function operatorCaller(workspaceId: string): Caller {
+  return {
+    rootKey: { id: 'operator', workspaceId, permissions: ['*'], createdAt: 0 },
+    requestId: newId('req'),
+    logFields: {},
+  };
+}
+
+/** Refuses a workspace that does not exist: writes would otherwise create orphans in it. */
+export async function requireWorkspace(runtime: Runtime, workspaceId: string): Promise<void> {
+  const exists =
+    looksLikeId('ws', workspaceId) &&
+    (await new RootKeyStore(await runtime.redis('primary')).workspaceExists(workspaceId));
+  if (!exists) throw new NotFoundError(`workspace ${workspaceId} not found`);
+}

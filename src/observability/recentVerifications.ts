@@ -1,0 +1,31 @@
+import { LRUCache } from 'lru-cache';
+
+export interface RecentVerification {
+  at: number;
+  code: string;
+}
+
+const PER_KEY = 20;
+
+/**
+ * The last verification outcomes of each key as this node saw them, for the dashboard. Kept in
+ * memory on purpose: writing them to Redis would add a round trip to every verification.
+ */
+export class RecentVerifications {
+  private readonly byKey = new LRUCache<string, RecentVerification[]>({ max: 10_000 });
+
+  record(keyId: string, code: string, at: number): void {
+    let list = this.byKey.get(keyId);
+    if (!list) {
+      list = [];
+      this.byKey.set(keyId, list);
+    }
+    list.push({ at, code });
+    if (list.length > PER_KEY) list.shift();
+  }
+
+  /** Newest first. */
+  of(keyId: string): RecentVerification[] {
+    return [...(this.byKey.get(keyId) ?? [])].reverse();
+  }
+}

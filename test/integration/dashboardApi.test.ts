@@ -1,0 +1,74 @@
+import { startTopology, type Topology } from '../support/topology';
+import { client } from '../support/rpc';
+
+/** keyward's own read calls behind the dashboard: listApis, getBucket, getVerifications. */
+let topology: Topology;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  topology = await startTopology({ nodes: 1 });
+  api = client(topology.nodes[0]!.url, topology.rootKey);
+});
+afterAll(() => topology.stop());
+
+test('apis.listApis pages through the live APIs of the workspace in creation order', async () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    ids.push(
+      (await api.post<{ apiId: string }>('apis.createApi', { name: `api ${i}` })).body.apiId,
+    );
+  }
+  await api.post('apis.deleteApi', { apiId: ids[2] });
+  type Page = { apis: { id: string; name: string }[]; cursor?: string; total: number };
+  const first = await api.get<Page>('apis.listApis', { limit: 2 });
+  expect(first.body.apis.map((a) => a.id)).toEqual(ids.slice(0, 2));
+  const second = await api.get<Page>('apis.listApis', { limit: 2, cursor: first.body.cursor! });
+  expect(second.body.apis.map((a) => a.id)).toEqual([ids[3], ids[4]]);
+  expect(second.body.cursor).toBeUndefined();
+  expect(second.body.total).toBe(4);
+  const stranger = client(topology.nodes[0]!.url, (await topology.newRootKey()).key);
+  expect((await stranger.get<Page>('apis.listApis', {})).body.apis).toEqual([]);
+});
+
+test('keys.getBucket reads the live bucket and credits without spending', async () => {
+  const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'bucket' })).body
+    .apiId;
+  const { keyId, key } = (
+    await api.post<{ keyId: string; key: string }>('keys.createKey', {
+      apiId,
+      remaining: 10,
+      ratelimit: { type: 'fast', limit: 5, refillRate: 1, refillInterval: 60_000 },
+    })
+  ).body;
+  await api.post('keys.verifyKey', { key, ratelimit: { cost: 2 } });
+  type Bucket = {
+    ratelimit: { type: string; limit: number; remaining: number; reset: number };
+    remaining: number;
+  };
+  const first = await api.get<Bucket>('keys.getBucket', { keyId });
+  expect(first.body).toMatchObject({
+    ratelimit: { type: 'fast', limit: 5, remaining: 3 },
+    remaining: 9,
+  });
+  const again = await api.get<Bucket>('keys.getBucket', { keyId });
+  expect(again.body).toEqual(first.body);
+});
+
+test('keys.getVerifications lists this node’s recent outcomes, newest first', async () => {
+  const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'outcomes' })).body
+    .apiId;
+  const { keyId, key } = (
+    await api.post<{ keyId: string; key: string }>('keys.createKey', {
+      apiId,
+      ratelimit: { type: 'consistent', limit: 1, refillRate: 1, refillInterval: 60_000 },
+    })
+  ).body;
+  await api.post('keys.verifyKey', { key });
+  await api.post('keys.verifyKey', { key });
+  const recent = await api.get<{ verifications: { at: number; code: string }[]; scope: string }>(
+    'keys.getVerifications',
+    { keyId },
+  );
+  expect(recent.body.scope).toBe('node');
+  expect(recent.body.verifications.map((v) => v.code)).toEqual(['RATE_LIMITED', 'VALID']);
+});
