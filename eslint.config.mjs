@@ -6,7 +6,29 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    files: ['src/http/dashboard/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        sessionStorage: 'readonly',
+        navigator: 'readonly',
+        console: 'readonly',
+        URLSearchParams: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        Date: 'readonly',
+        HTMLElement: 'readonly',
+      },
+    },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
+    ignores: ['src/http/dashboard/**'],
     languageOptions: {
       sourceType: 'commonjs',
       globals: { module: 'writable', require: 'readonly' },

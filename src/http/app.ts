@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Logger } from 'pino';
 import { timingSafeEqual } from 'node:crypto';
 import { MethodNotAllowedError, NotFoundError, UnauthorizedError } from '../errors';
+import { DASHBOARD_CSP, loadDashboardAssets } from './dashboardAssets';
 import { openApiDocument } from './openapi';
 import { errorsHtml, referenceHtml } from './referencePages';
 import type { Services } from '../operations/services';
@@ -87,6 +88,15 @@ export function createApp(options: AppOptions): Koa<RequestState> {
   page('/openapi.json', 'openapi', 'json', () => document);
   page('/docs', 'docs', 'html', () => reference);
   page('/docs/errors', 'docs', 'html', () => errorsPage);
+  for (const [path, asset] of Object.entries(loadDashboardAssets())) {
+    methodsByPath.set(path, 'GET');
+    router.get(path, (ctx) => {
+      ctx.state.operation = 'dashboard';
+      ctx.type = asset.type;
+      ctx.set('Content-Security-Policy', DASHBOARD_CSP);
+      ctx.body = asset.body;
+    });
+  }
 
   methodsByPath.set('/metrics', 'GET');
   router.get('/metrics', async (ctx) => {

@@ -1,0 +1,1 @@
+// keyward dashboard: to be written
