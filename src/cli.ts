@@ -1,102 +1,149 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config';
-import { KeywardError } from './errors';
-import { createLogger } from './logger';
-import { startNode } from './node';
-import { createRootKey } from './operations/rootKeys';
-import { closeRedis, connectRedis, createPrimary } from './redis/clients';
-import { RootKeyStore } from './store/rootKeyStore';
+import { apiCommands } from './commands/apis';
+import { doctorCommands } from './commands/doctor';
+import {
+  commandHelp,
+  commandUsage,
+  parseInvocation,
+  UsageError,
+  wantsHelp,
+  type CommandSpec,
+} from './commands/framework';
+import { inspectCommands } from './commands/inspect';
+import { keyCommands } from './commands/keys';
+import { rootCommands } from './commands/root';
+import { Runtime } from './commands/runtime';
+import { serveCommands } from './commands/serve';
+import { BadRequestError } from './errors';
+import { isRedisUnavailable } from './redis/failures';
+import { VERSION } from './version';
 
-const USAGE = `usage: keyward <command>
+const COMMANDS: readonly CommandSpec[] = [
+  ...serveCommands,
+  ...rootCommands,
+  ...apiCommands,
+  ...keyCommands,
+  ...inspectCommands,
+  ...doctorCommands,
+];
 
-commands:
-  serve                                   start a node (configured by KEYWARD_* variables)
-  root create [--name N] [--workspace ws_…] [--permissions p1,p2]
-                                          create a root key; prints {"workspaceId","keyId","key"}
-                                          (a new workspace unless one is named; "*" by default)
-`;
+/** Words that name a group of commands (`keys`), as opposed to a command of its own (`doctor`). */
+const GROUPS = new Set(COMMANDS.filter((c) => c.path.length > 1).map((c) => c.path[0]));
 
-async function serve(): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger(config.logLevel);
-  const node = await startNode(config, logger);
-  logger.info({ url: node.url, region: config.region }, 'keyward node listening');
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping: finishing requests in flight');
-    node.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'unclean stop');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+function listing(commands: readonly CommandSpec[]): string[] {
+  const width = Math.max(...commands.map((c) => c.path.join(' ').length));
+  return commands.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.brief}`);
 }
 
-async function rootCreate(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      name: { type: 'string' },
-      workspace: { type: 'string' },
-      permissions: { type: 'string' },
-    },
-    strict: true,
-  });
-  const config = loadConfig();
-  const redis = createPrimary(config);
+function overview(): string {
+  return [
+    'usage: keyward <command> [arguments] [--json]',
+    '',
+    'The operator command line of keyward. Commands talk to Redis directly and are configured by',
+    'the same KEYWARD_* variables as a node (KEYWARD_REDIS_URL, KEYWARD_LOCAL_REDIS_URL,',
+    'KEYWARD_REDIS_CLUSTER_NODES, …).',
+    '',
+    'commands:',
+    ...listing(COMMANDS),
+    '',
+    'Every command takes --json (one line of JSON on stdout) and --help.',
+    'exit codes: 0 done, 1 operational error (not found, Redis unreachable, a failed check),',
+    '            2 usage error (unknown command or option, missing argument, invalid value)',
+    'keyward --version prints the version; keyward help <command> the help of a command.',
+    '',
+  ].join('\n');
+}
+
+function groupUsage(group: string): string {
+  const commands = COMMANDS.filter((c) => c.path[0] === group);
+  return [`usage: keyward ${group} <command> …`, '', 'commands:', ...listing(commands), ''].join(
+    '\n',
+  );
+}
+
+type Resolution =
+  | { kind: 'print'; text: string }
+  | { kind: 'run'; command: CommandSpec; rest: string[] };
+
+function isHelpFlag(word: string | undefined): boolean {
+  return word === '--help' || word === '-h';
+}
+
+/** Finds the command that the leading words name, or the help that they ask for. */
+function resolve(argv: readonly string[]): Resolution {
+  const [first, second, ...rest] = argv;
+  if (first === undefined) throw new UsageError('missing command');
+  if (isHelpFlag(first)) return { kind: 'print', text: overview() };
+  if (first === '--version') return { kind: 'print', text: `${VERSION}\n` };
+  if (first === 'help') {
+    if (second === undefined) return { kind: 'print', text: overview() };
+    const resolved = resolve([second, ...rest, '--help']);
+    return resolved.kind === 'print' ? resolved : { kind: 'print', text: commandHelp(resolved.command) };
+  }
+  if (GROUPS.has(first)) {
+    if (second === undefined) throw new UsageError(`missing ${first} command`, undefined, groupUsage(first));
+    if (isHelpFlag(second)) return { kind: 'print', text: groupUsage(first) };
+    const command = COMMANDS.find((c) => c.path[0] === first && c.path[1] === second);
+    if (!command) {
+      throw new UsageError(`unknown command "${first} ${second}"`, undefined, groupUsage(first));
+    }
+    return { kind: 'run', command, rest };
+  }
+  const command = COMMANDS.find((c) => c.path.length === 1 && c.path[0] === first);
+  if (!command) throw new UsageError(`unknown command "${first}"`);
+  return { kind: 'run', command, rest: argv.slice(1) };
+}
+
+function messageOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // ioredis' own words ("Command timed out") do not say which side failed.
+  return isRedisUnavailable(error) && !message.includes('Redis') ? `Redis unreachable: ${message}` : message;
+}
+
+/** Usage errors exit 2 with the usage on stderr; everything else 1 with one line. */
+function report(error: unknown): number {
+  if (error instanceof UsageError) {
+    const usage = error.usage ?? (error.command ? commandUsage(error.command) : overview());
+    process.stderr.write(`keyward: ${error.message}\n${usage}`);
+    return 2;
+  }
+  process.stderr.write(`keyward: ${messageOf(error).split('\n')[0]}\n`);
+  return 1;
+}
+
+/** Runs one command line; resolves with the exit code, or -1 while `serve` keeps running. */
+export async function main(argv: readonly string[], runtime = new Runtime()): Promise<number> {
   try {
-    await connectRedis(redis);
-    const created = await createRootKey(new RootKeyStore(redis), {
-      ...(values.workspace !== undefined ? { workspaceId: values.workspace } : {}),
-      ...(values.name !== undefined ? { name: values.name } : {}),
-      permissions: (values.permissions ?? '')
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean),
-    });
-    process.stdout.write(`${JSON.stringify(created)}\n`);
+    const resolution = resolve(argv);
+    if (resolution.kind === 'print') {
+      process.stdout.write(resolution.text);
+      return 0;
+    }
+    const { command, rest } = resolution;
+    if (wantsHelp(rest)) {
+      process.stdout.write(commandHelp(command));
+      return 0;
+    }
+    const invocation = parseInvocation(command, rest);
+    try {
+      return await command.run(invocation, runtime);
+    } catch (error) {
+      // The operations' input checks speak of fields; here the input came from flags.
+      if (error instanceof BadRequestError) throw new UsageError(error.message, command);
+      throw error;
+    }
+  } catch (error) {
+    return report(error);
   } finally {
-    await closeRedis(redis);
+    await runtime.close();
   }
-}
-
-export async function main(argv: string[]): Promise<number> {
-  const [command, sub, ...rest] = argv;
-  if (command === 'serve') {
-    await serve();
-    return -1;
-  }
-  if (command === 'root' && sub === 'create') {
-    await rootCreate(rest);
-    return 0;
-  }
-  if (command === undefined || command === '--help' || command === 'help') {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  process.stderr.write(USAGE);
-  return 2;
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      if (code >= 0) process.exitCode = code;
-    },
-    (error: unknown) => {
-      const message =
-        error instanceof KeywardError || error instanceof ConfigError || error instanceof TypeError
-          ? error.message
-          : String(error instanceof Error ? error.message : error);
-      process.stderr.write(`keyward: ${message}\n`);
-      process.exitCode = 1;
-    },
-  );
+  void main(process.argv.slice(2)).then((code) => {
+    if (code < 0) return;
+    process.exitCode = code;
+    // A Redis client still winding down must not keep the operator's shell waiting.
+    setTimeout(() => process.exit(code), 1000).unref();
+  });
 }

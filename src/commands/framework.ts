@@ -33,6 +33,9 @@ export interface Invocation {
 export interface CommandSpec {
   /** The words that name the command: `['keys', 'create']`. */
   path: readonly string[];
+  /** One line for the overview of `keyward --help`. */
+  brief: string;
+  /** The first paragraph of the command's `--help`. */
   summary: string;
   /** Positional arguments; all of them are required. */
   args?: readonly ArgSpec[];
@@ -48,8 +51,10 @@ export interface CommandSpec {
 export class UsageError extends Error {
   constructor(
     message: string,
-    /** Whose usage to print; undefined for the whole command line. */
+    /** Whose usage to print; undefined for the whole command line (unless `usage` says). */
     readonly command?: CommandSpec,
+    /** Usage text to print instead (a command group's). */
+    readonly usage?: string,
   ) {
     super(message);
   }
@@ -76,6 +81,11 @@ export function usageLine(command: CommandSpec): string {
   for (const arg of command.args ?? []) parts.push(`<${arg.name}>`);
   parts.push('[--json]');
   return parts.join(' ');
+}
+
+/** What a usage error prints: the command's synopsis and where to read more. */
+export function commandUsage(command: CommandSpec): string {
+  return `usage: ${usageLine(command)}\nrun "keyward ${command.path.join(' ')} --help" for details\n`;
 }
 
 export function commandHelp(command: CommandSpec): string {
@@ -123,7 +133,10 @@ export function parseInvocation(command: CommandSpec, args: string[]): Invocatio
   try {
     parsed = parseArgs({ args, options: parseOptions, strict: true, allowPositionals: true });
   } catch (error) {
-    throw new UsageError(firstSentence(error instanceof Error ? error.message : String(error)), command);
+    throw new UsageError(
+      firstSentence(error instanceof Error ? error.message : String(error)),
+      command,
+    );
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const declared = command.args ?? [];

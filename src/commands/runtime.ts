@@ -70,7 +70,10 @@ export class Runtime {
       commandTimeoutMs: Math.max(config.redisCommandTimeoutMs, CLI_COMMAND_TIMEOUT_FLOOR_MS),
       connectTimeoutMs: config.redisConnectTimeoutMs,
     };
-    const extra: RedisOptions = { commandTimeout: options.commandTimeoutMs, retryStrategy: () => null };
+    const extra: RedisOptions = {
+      commandTimeout: options.commandTimeoutMs,
+      retryStrategy: () => null,
+    };
     const client =
       role === 'primary' || this.localIsPrimary
         ? createPrimary(config, extra)
@@ -84,7 +87,10 @@ export class Runtime {
     const effective: RedisRole = role === 'local' && this.localIsPrimary ? 'primary' : role;
     let connection = this.connections.get(effective);
     if (!connection) {
-      connection = connect(this.createClient(effective), `${effective} Redis (${this.describe(effective)})`);
+      connection = connect(
+        this.createClient(effective),
+        `${effective} Redis (${this.describe(effective)})`,
+      );
       this.connections.set(effective, connection);
     }
     return connection;

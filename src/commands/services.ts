@@ -11,6 +11,7 @@ import { ApiStore } from '../store/apiStore';
 import { KeyStore } from '../store/keyStore';
 import { RatelimitStore } from '../store/ratelimitStore';
 import { RootKeyStore } from '../store/rootKeyStore';
+import type { OptionSpec } from './framework';
 import type { Runtime } from './runtime';
 
 /**
@@ -70,3 +71,10 @@ export async function requireWorkspace(runtime: Runtime, workspaceId: string): P
     (await new RootKeyStore(await runtime.redis('primary')).workspaceExists(workspaceId));
   if (!exists) throw new NotFoundError(`workspace ${workspaceId} not found`);
 }
+
+export const workspaceOption: OptionSpec = {
+  type: 'string',
+  value: 'ws_…',
+  required: true,
+  description: 'the workspace',
+};

@@ -252,6 +252,8 @@ export interface Verification {
   expires?: number;
   /** Usage credits left after this verification. */
   remaining?: number;
+  /** false: the rate limit and credits could not be checked (their Redis was unreachable). */
+  evaluated?: false;
   ratelimit?:
     | { limit: number; remaining: number; reset: number }
     /** The bucket could not be reached: nothing was counted. */
@@ -372,6 +374,7 @@ async function decideVerification(
     if (!isRedisUnavailable(error)) throw error;
     // Never an ordinary VALID: the caller learns the limit was not evaluated, whatever the policy.
     const result = verdict(services.limiterFailure === 'open' ? 'VALID' : 'LIMITER_UNAVAILABLE');
+    result.evaluated = false;
     if (key.ratelimit) result.ratelimit = { limit: key.ratelimit.limit, evaluated: false };
     return result;
   }

@@ -8,8 +8,9 @@ type ScriptArg = string | number;
 
 /**
  * Every script in lua/ is registered with defineCommand under `<camelName>V1`. ioredis sends
- * EVALSHA and falls back to EVAL on NOSCRIPT, so a restarted Redis needs nothing from us. The V1
- * suffix changes with a script's contract, so two releases never call each other's scripts.
+ * EVALSHA and falls back to EVAL on NOSCRIPT, so a restarted Redis needs nothing from us. Redis
+ * knows a script by the SHA-1 of its text, so two releases can never run each other's scripts;
+ * V1 marks the command names of the first released contract.
  */
 declare module 'ioredis' {
   interface RedisCommander<Context> {

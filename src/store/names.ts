@@ -18,12 +18,15 @@ export const names = {
   key: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}`,
   keyHashes: (ws: string) => `${PREFIX}:{${ws}}:keyhashes`,
   rootKeyIds: (ws: string) => `${PREFIX}:{${ws}}:rootkeys`,
-  namespace: (ws: string, name: string) => `${PREFIX}:{${ws}}:rlns:${name}`,
-  namespaceName: (ws: string, namespaceId: string) => `${PREFIX}:{${ws}}:rlnsid:${namespaceId}`,
+  // Namespace names are free text (with `:`), so names and ids live under different fixed words:
+  // no name can ever spell another namespace's keys.
+  namespace: (ws: string, name: string) => `${PREFIX}:{${ws}}:rlns:name:${name}`,
+  namespaceName: (ws: string, namespaceId: string) => `${PREFIX}:{${ws}}:rlns:id:${namespaceId}`,
   /** Overrides of a namespace: a hash identifier → JSON, and a zset of identifiers for paging. */
-  overrides: (ws: string, namespaceId: string) => `${PREFIX}:{${ws}}:rlns:${namespaceId}:overrides`,
+  overrides: (ws: string, namespaceId: string) =>
+    `${PREFIX}:{${ws}}:rlns:id:${namespaceId}:overrides`,
   overrideOrder: (ws: string, namespaceId: string) =>
-    `${PREFIX}:{${ws}}:rlns:${namespaceId}:overrides:order`,
+    `${PREFIX}:{${ws}}:rlns:id:${namespaceId}:order`,
   rootKey: (hash: string) => `${PREFIX}:rootkey:{${hash}}`,
   bucket: (bucketId: string) => `${PREFIX}:bucket:{${bucketId}}`,
   /** A key's usage credits: tagged like its bucket, so one script can decide both. */

@@ -157,6 +157,17 @@ describe('open policy', () => {
     });
     expect(verdict.body.ratelimit?.remaining).toBeUndefined();
   });
+  test('a key with credits and no rate limit says it was not evaluated when the primary is away', async () => {
+    const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'open credits' }))
+      .body.apiId;
+    const { key } = (await api.post<{ key: string }>('keys.createKey', { apiId, remaining: 5 }))
+      .body;
+    expect((await api.post<Verdict>('keys.verifyKey', { key })).body.remaining).toBe(4);
+    await topology.primary.stop();
+    const verdict = await api.post<Verdict & { evaluated?: boolean }>('keys.verifyKey', { key });
+    expect(verdict.body).toMatchObject({ valid: true, code: 'VALID', evaluated: false });
+    expect(verdict.body.remaining).toBeUndefined();
+  });
 });
 
 describe('the clock', () => {

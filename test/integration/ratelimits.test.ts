@@ -1,3 +1,4 @@
+import Redis from 'ioredis';
 import { startTopology, type Topology } from '../support/topology';
 import { client, sleep, type ErrorBody } from '../support/rpc';
 
@@ -243,4 +244,45 @@ describe('overrides', () => {
       ).body,
     ).toMatchObject({ limit: 1 });
   });
+});
+
+test('a namespace named like another namespace’s storage cannot touch it', async () => {
+  const victim = 'victim';
+  await api.post('ratelimits.setOverride', {
+    namespaceName: victim,
+    identifier: 'x',
+    limit: 2,
+    duration: 1000,
+  });
+  const redis = new Redis(topology.primary.url);
+  const namespaceId = await redis.hget(
+    `keyward:{${topology.workspaceId}}:rlns:name:${victim}`,
+    'id',
+  );
+  await redis.quit();
+  expect(namespaceId).toMatch(/^rlns_/);
+  // Names shaped like the victim's storage keys, under this and the earlier layout.
+  for (const name of [
+    `${namespaceId}:overrides`,
+    `id:${namespaceId}:overrides`,
+    `id:${namespaceId}:order`,
+  ]) {
+    expect(
+      (await limit({ namespace: name, identifier: 'x', limit: 1, duration: 1000 })).status,
+    ).toBe(200);
+    await api.post('ratelimits.setOverride', {
+      namespaceName: name,
+      identifier: 'y',
+      limit: 5,
+      duration: 1000,
+    });
+  }
+  const victimOverrides = await api.get<{ overrides: { identifier: string }[] }>(
+    'ratelimits.listOverrides',
+    {
+      namespaceName: victim,
+    },
+  );
+  expect(victimOverrides.status).toBe(200);
+  expect(victimOverrides.body.overrides.map((o) => o.identifier)).toEqual(['x']);
 });

@@ -1,0 +1,60 @@
+import type { RatelimitConfig } from '../limiter/ratelimitConfig';
+import { decide } from '../limiter/tokenBucket';
+import type { RedisClient } from '../redis/clients';
+import { execResults } from '../redis/results';
+import { names } from '../store/names';
+
+/** A key's bucket in one Redis, read without spending a token. */
+export interface BucketState {
+  /** The Redis read: `primary`, or `local` (a node-local Redis, for fast buckets). */
+  redis: 'primary' | 'local';
+  /** The modes whose buckets this Redis holds (both when the primary is the local Redis too). */
+  holds: ('consistent' | 'fast')[];
+  /** The key's current rate-limit type picks this Redis: verifications spend from this bucket. */
+  inUse: boolean;
+  /** False: no hash, which reads as a full bucket. */
+  exists: boolean;
+  /** The hash as stored: tokens at the refill point `last` (unix ms, this Redis's clock). */
+  stored: { tokens: number; last: number } | null;
+  /** PTTL of the hash: the time until the bucket is full again and vanishes; null without one. */
+  pttlMs: number | null;
+  /** This Redis's clock (TIME), unix ms. */
+  now: number;
+  /** Tokens now, whole refill intervals since `last` applied; null when the key has no limit. */
+  tokens: number | null;
+  /** When the bucket next gains tokens; null when it is full or the key has no limit. */
+  nextRefillAt: number | null;
+}
+
+/**
+ * Reads one bucket. With the key's limit, the token-bucket script itself does the arithmetic at a
+ * cost of 0, which reads and writes nothing (lua/token-bucket-2.lua), so the numbers are exactly
+ * those a verification would see. The stored hash and its PTTL are read in a second round trip: a
+ * verification landing in between can make the two disagree by that one verification.
+ */
+export async function probeBucket(
+  redis: RedisClient,
+  keyId: string,
+  ratelimit: RatelimitConfig | undefined,
+): Promise<Omit<BucketState, 'redis' | 'holds' | 'inUse'>> {
+  const bucketKey = names.bucket(keyId);
+  const decision = ratelimit
+    ? await decide(redis, { bucket: bucketKey, credits: bucketKey }, ratelimit, 0)
+    : undefined;
+  const [fields, pttl, time] = execResults(
+    await redis.multi().hmget(bucketKey, 'tokens', 'last').pttl(bucketKey).time().exec(),
+  ) as [(string | null)[], number, [string, string]];
+  const [tokens, last] = fields;
+  const exists = tokens !== null && tokens !== undefined && last !== null && last !== undefined;
+  const now = decision?.now ?? Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
+  const full =
+    decision !== undefined && ratelimit !== undefined && decision.remaining >= ratelimit.limit;
+  return {
+    exists,
+    stored: exists ? { tokens: Number(tokens), last: Number(last) } : null,
+    pttlMs: pttl >= 0 ? pttl : null,
+    now,
+    tokens: decision ? decision.remaining : null,
+    nextRefillAt: decision && !full ? decision.reset : null,
+  };
+}

@@ -1,0 +1,122 @@
+import { Cluster, type Redis } from 'ioredis';
+import type { CommandSpec } from './framework';
+import { emit } from './output';
+import {
+  checkLatency,
+  checkServer,
+  clusterStateCheck,
+  type CheckResult,
+  type ServerCheckOptions,
+} from './redisChecks';
+import { connectClient, type RedisRole, type Runtime } from './runtime';
+
+/** Connects and PINGs one standalone Redis, then runs the server checks on it. */
+async function checkStandalone(
+  redis: Redis,
+  options: ServerCheckOptions,
+  where: string,
+): Promise<CheckResult[]> {
+  try {
+    await connectClient(redis);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return [{ target: options.target, check: 'reachable', status: 'fail', detail: `${message} (${where})` }];
+  }
+  const latency = await checkLatency(redis, options).catch((error: unknown) => ({
+    status: 'fail' as const,
+    detail: error instanceof Error ? error.message : String(error),
+  }));
+  const reachable: CheckResult = {
+    target: options.target,
+    check: 'reachable',
+    status: latency.status,
+    detail: `${latency.detail} (${where})`,
+  };
+  return [reachable, ...(await checkServer(redis, options))];
+}
+
+/** The cluster's own state, then every master as a primary of its own. */
+async function checkCluster(
+  cluster: Cluster,
+  options: Omit<ServerCheckOptions, 'target'>,
+  where: string,
+): Promise<CheckResult[]> {
+  try {
+    await connectClient(cluster);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return [{ target: 'cluster', check: 'reachable', status: 'fail', detail: `${message} (${where})` }];
+  }
+  const masters = cluster.nodes('master');
+  const results: CheckResult[] = [];
+  try {
+    const info = await cluster.cluster('INFO');
+    results.push({ target: 'cluster', check: 'state', ...clusterStateCheck(String(info), masters.length) });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    results.push({ target: 'cluster', check: 'state', status: 'fail', detail: message });
+  }
+  const perMaster = await Promise.all(
+    masters.map((master) => {
+      const address = `${master.options.host ?? '?'}:${master.options.port ?? '?'}`;
+      return checkStandalone(master, { ...options, target: `primary ${address}` }, address);
+    }),
+  );
+  return [...results, ...perMaster.flat()];
+}
+
+async function checkRole(runtime: Runtime, role: RedisRole): Promise<CheckResult[]> {
+  const client = runtime.createClient(role);
+  const options = {
+    holdsRecords: role === 'primary',
+    nodeCommandTimeoutMs: runtime.config.redisCommandTimeoutMs,
+  };
+  const where = runtime.describe(role);
+  return client instanceof Cluster
+    ? checkCluster(client, options, where)
+    : checkStandalone(client, { ...options, target: role }, where);
+}
+
+function humanLines(checks: readonly CheckResult[]): string[] {
+  const targetWidth = Math.max(...checks.map((check) => check.target.length));
+  const checkWidth = Math.max(...checks.map((check) => check.check.length));
+  return checks.map(
+    (check) =>
+      `${check.status.toUpperCase().padEnd(4)}  ${check.target.padEnd(targetWidth)}  ${check.check.padEnd(checkWidth)}  ${check.detail}`,
+  );
+}
+
+const doctor: CommandSpec = {
+  path: ['doctor'],
+  brief: 'check every configured Redis',
+  summary:
+    'Checks every Redis this configuration names: the primary (or each master of the cluster) and the local Redis. One line per check: OK, WARN or FAIL. Exits 0 when nothing failed (warnings included), 1 otherwise.',
+  notes: [
+    'checks:',
+    '  reachable    connects and PINGs; WARN when the latency is over half of KEYWARD_REDIS_COMMAND_TIMEOUT_MS',
+    '  version      INFO server; WARN below Redis 7.0',
+    '  persistence  primary only: WARN unless appendonly yes; FAIL when the last AOF write failed',
+    '  memory       primary only: WARN when maxmemory is set with a policy other than noeviction',
+    '  scripts      SCRIPT LOAD of every lua/*.lua',
+    "  clock        TIME against this machine's clock; WARN beyond 1 s",
+    '  state        cluster only: CLUSTER INFO, every slot ok',
+  ].join('\n'),
+  example: 'keyward doctor',
+  async run(invocation, runtime) {
+    const roles: RedisRole[] = runtime.localIsPrimary ? ['primary'] : ['primary', 'local'];
+    const checks = (await Promise.all(roles.map((role) => checkRole(runtime, role)))).flat();
+    if (runtime.localIsPrimary) {
+      checks.push({
+        target: 'local',
+        check: 'reachable',
+        status: 'ok',
+        detail: 'KEYWARD_LOCAL_REDIS_URL is the primary: fast buckets live there too',
+      });
+    }
+    const ok = checks.every((check) => check.status !== 'fail');
+    emit(invocation, { ok, checks }, () => humanLines(checks));
+    return ok ? 0 : 1;
+  },
+};
+
+export const doctorCommands: readonly CommandSpec[] = [doctor];

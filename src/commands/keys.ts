@@ -1,0 +1,185 @@
+import { readFileSync } from 'node:fs';
+import type { RatelimitInput } from '../limiter/ratelimitConfig';
+import {
+  createKey,
+  deleteKey,
+  getKey,
+  verifyKey,
+  type CreateKeyInput,
+  type VerifyKeyInput,
+} from '../operations/keys';
+import { UsageError, type CommandSpec } from './framework';
+import { emit, fieldLines } from './output';
+import { operatorCaller, operatorServices, requireWorkspace, workspaceOption } from './services';
+import { integerFlag, validateAs } from './validate';
+
+const workspace = workspaceOption;
+const keyIdArg = { name: 'keyId', description: 'the key id (key_…)' };
+
+const RATELIMIT = /^(fast|consistent):(\d{1,16})\/(\d{1,16})\/(\d{1,16})$/;
+
+/** `consistent:100/10/1000`: a bucket of 100 tokens that gains 10 every 1000 ms. */
+export function parseRatelimit(value: string, command: CommandSpec): RatelimitInput {
+  const match = RATELIMIT.exec(value);
+  if (!match) {
+    throw new UsageError(
+      '--ratelimit: must be fast|consistent:LIMIT/REFILL_RATE/INTERVAL_MS, e.g. consistent:100/10/1000',
+      command,
+    );
+  }
+  const [, type, limit, refillRate, refillInterval] = match as unknown as [
+    string,
+    'fast' | 'consistent',
+    string,
+    string,
+    string,
+  ];
+  return {
+    type,
+    limit: Number(limit),
+    refillRate: Number(refillRate),
+    refillInterval: Number(refillInterval),
+  };
+}
+
+const create: CommandSpec = {
+  path: ['keys', 'create'],
+  brief: 'create a key; prints its plaintext once',
+  summary:
+    'Creates a key, as keys.createKey does, and prints its id and plaintext. The plaintext is shown this once; only its hash is stored.',
+  options: {
+    workspace,
+    api: { type: 'string', value: 'api_…', required: true, description: 'the API of the key' },
+    name: { type: 'string', value: 'NAME', description: 'a name to recognise the key by' },
+    prefix: {
+      type: 'string',
+      value: 'PREFIX',
+      description: 'up to 16 of [A-Za-z0-9_-], put before the key with a _',
+    },
+    owner: {
+      type: 'string',
+      value: 'OWNER_ID',
+      description: 'the ownerId (externalId) of the key',
+    },
+    ratelimit: {
+      type: 'string',
+      value: 'TYPE:L/R/MS',
+      description:
+        'a token bucket: fast|consistent:LIMIT/REFILL_RATE/INTERVAL_MS, e.g. consistent:100/10/1000',
+    },
+    remaining: { type: 'string', value: 'N', description: 'usage credits (at least 1)' },
+  },
+  example: `keyward keys create --workspace ws_… --api api_… --prefix sk --ratelimit consistent:3/1/60000`,
+  async run(invocation, runtime) {
+    const ws = invocation.required('workspace');
+    const raw: Partial<CreateKeyInput> = { apiId: invocation.required('api') };
+    const name = invocation.string('name');
+    if (name !== undefined) raw.name = name;
+    const prefix = invocation.string('prefix');
+    if (prefix !== undefined) raw.prefix = prefix;
+    const owner = invocation.string('owner');
+    if (owner !== undefined) raw.ownerId = owner;
+    const ratelimit = invocation.string('ratelimit');
+    if (ratelimit !== undefined) raw.ratelimit = parseRatelimit(ratelimit, create);
+    const remaining = integerFlag(invocation.string('remaining'), '--remaining', create);
+    if (remaining !== undefined) raw.remaining = remaining;
+    const input = validateAs<CreateKeyInput>(
+      'keys.createKey',
+      raw,
+      {
+        apiId: '--api',
+        name: '--name',
+        prefix: '--prefix',
+        ownerId: '--owner',
+        ratelimit: '--ratelimit',
+        remaining: '--remaining',
+      },
+      create,
+    );
+    await requireWorkspace(runtime, ws);
+    const created = await createKey(await operatorServices(runtime), operatorCaller(ws), input);
+    emit(invocation, created, () => [
+      ...fieldLines(created),
+      'The key is shown this once: keyward stores only its hash.',
+    ]);
+    return 0;
+  },
+};
+
+const get: CommandSpec = {
+  path: ['keys', 'get'],
+  brief: 'show a key',
+  summary: 'Shows a key as keys.getKey does: never its hash or plaintext.',
+  options: { workspace },
+  args: [keyIdArg],
+  example: 'keyward keys get --workspace ws_… key_1ChFjUG4o6VLuzbLGABNDC',
+  async run(invocation, runtime) {
+    const ws = invocation.required('workspace');
+    await requireWorkspace(runtime, ws);
+    const key = await getKey(await operatorServices(runtime), operatorCaller(ws), {
+      keyId: invocation.args[0] ?? '',
+    });
+    emit(invocation, key, () => fieldLines(key));
+    return 0;
+  },
+};
+
+/** `-` reads the key from stdin, so it need not appear in `ps` or the shell's history. */
+function keyArgument(value: string): string {
+  if (value !== '-') return value;
+  return readFileSync(0, 'utf8').split(/\r?\n/)[0]?.trim() ?? '';
+}
+
+const verify: CommandSpec = {
+  path: ['keys', 'verify'],
+  brief: 'verify a key (spends a token, like any verification)',
+  summary:
+    'Verifies a key as keys.verifyKey does, and prints the verdict. Like any verification it spends a rate-limit token (unless --cost 0) and usage credits. Any verdict, valid or not, exits 0.',
+  options: {
+    workspace,
+    api: { type: 'string', value: 'api_…', description: 'refuse (FORBIDDEN) a key of another API' },
+    cost: { type: 'string', value: 'N', description: 'tokens to spend (default 1; 0 only reads)' },
+  },
+  args: [{ name: 'key', description: 'the key, or - to read it from stdin' }],
+  notes:
+    'When the Redis holding the bucket cannot be reached, the verdict is what a node would answer under KEYWARD_LIMITER_FAILURE (LIMITER_UNAVAILABLE, or VALID with ratelimit.evaluated false).',
+  example: `printf %s "$KEY" | keyward keys verify --workspace ws_… -`,
+  async run(invocation, runtime) {
+    const ws = invocation.required('workspace');
+    const raw: VerifyKeyInput = { key: keyArgument(invocation.args[0] ?? '') };
+    const apiId = invocation.string('api');
+    if (apiId !== undefined) raw.apiId = apiId;
+    const cost = integerFlag(invocation.string('cost'), '--cost', verify);
+    if (cost !== undefined) raw.ratelimit = { cost };
+    const input = validateAs<VerifyKeyInput>(
+      'keys.verifyKey',
+      raw,
+      { key: '<key>', apiId: '--api', ratelimit: '--cost' },
+      verify,
+    );
+    await requireWorkspace(runtime, ws);
+    const verdict = await verifyKey(await operatorServices(runtime), operatorCaller(ws), input);
+    emit(invocation, verdict, () => fieldLines(verdict));
+    return 0;
+  },
+};
+
+const revoke: CommandSpec = {
+  path: ['keys', 'revoke'],
+  brief: 'delete a key',
+  summary:
+    'Deletes a key, as keys.deleteKey does: it stops verifying on every node as the invalidation arrives.',
+  options: { workspace },
+  args: [keyIdArg],
+  example: 'keyward keys revoke --workspace ws_… key_1ChFjUG4o6VLuzbLGABNDC',
+  async run(invocation, runtime) {
+    const ws = invocation.required('workspace');
+    const keyId = invocation.args[0] ?? '';
+    await requireWorkspace(runtime, ws);
+    await deleteKey(await operatorServices(runtime), operatorCaller(ws), { keyId });
+    emit(invocation, { keyId, deleted: true }, () => [`deleted key ${keyId}`]);
+    return 0;
+  },
+};
+
+export const keyCommands: readonly CommandSpec[] = [create, get, verify, revoke];

@@ -1,0 +1,108 @@
+import { NotFoundError } from '../errors';
+import { createRootKey } from '../operations/rootKeys';
+import { RootKeyStore } from '../store/rootKeyStore';
+import type { CommandSpec } from './framework';
+import { emit, isoTime, table } from './output';
+import { requireWorkspace, workspaceOption } from './services';
+
+const workspace = {
+  type: 'string',
+  value: 'ws_…',
+  required: true,
+  description: 'the workspace',
+} as const;
+
+const create: CommandSpec = {
+  path: ['root', 'create'],
+  brief: 'create a root key (and a workspace, unless --workspace names one)',
+  summary:
+    'Creates a root key and prints {"workspaceId","keyId","key"} as one JSON line, with or without --json. The plaintext is shown this once; only its hash is stored.',
+  options: {
+    name: { type: 'string', value: 'NAME', description: 'a name to recognise the key by' },
+    workspace: {
+      type: 'string',
+      value: 'ws_…',
+      description: 'an existing workspace (default: a new workspace, born with this key)',
+    },
+    permissions: {
+      type: 'string',
+      value: 'LIST',
+      description: 'comma-separated resource.id.action permissions, or * (default: *)',
+    },
+  },
+  example: `keyward root create --name ci --permissions 'api.*.create_key,api.*.verify_key'`,
+  async run(invocation, runtime) {
+    const name = invocation.string('name');
+    const workspaceId = invocation.string('workspace');
+    const created = await createRootKey(new RootKeyStore(await runtime.redis('primary')), {
+      ...(workspaceId !== undefined ? { workspaceId } : {}),
+      ...(name !== undefined ? { name } : {}),
+      permissions: (invocation.string('permissions') ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
+    });
+    // Scripts (make run) read this line; it stays JSON in both modes.
+    process.stdout.write(`${JSON.stringify(created)}\n`);
+    return 0;
+  },
+};
+
+const list: CommandSpec = {
+  path: ['root', 'list'],
+  brief: "list a workspace's root keys",
+  summary:
+    "Lists a workspace's root keys: ids, names, permissions and creation times (never hashes).",
+  options: { workspace },
+  example: 'keyward root list --workspace ws_1ChFjYcXVVm7ah74PHsyRc',
+  async run(invocation, runtime) {
+    const ws = invocation.required('workspace');
+    await requireWorkspace(runtime, ws);
+    const records = await new RootKeyStore(await runtime.redis('primary')).list(ws);
+    const rootKeys = records
+      .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+      .map((record) => ({
+        id: record.id,
+        ...(record.name !== undefined ? { name: record.name } : {}),
+        permissions: record.permissions,
+        createdAt: record.createdAt,
+      }));
+    emit(invocation, { workspaceId: ws, rootKeys }, () =>
+      rootKeys.length === 0
+        ? [`no root keys in ${ws}`]
+        : table(
+            ['ID', 'NAME', 'CREATED', 'PERMISSIONS'],
+            rootKeys.map((key) => [
+              key.id,
+              key.name ?? '-',
+              isoTime(key.createdAt),
+              key.permissions.join(' '),
+            ]),
+          ),
+    );
+    return 0;
+  },
+};
+
+const revoke: CommandSpec = {
+  path: ['root', 'revoke'],
+  brief: 'revoke a root key',
+  summary:
+    'Revokes a root key: its record is deleted and every node drops it from its cache as the invalidation arrives.',
+  options: { workspace },
+  args: [{ name: 'rootKeyId', description: 'the root key id (rk_…)' }],
+  example: 'keyward root revoke --workspace ws_1ChFjYcXVVm7ah74PHsyRc rk_1ChFjYcXULbXC1rfiTfwp5',
+  async run(invocation, runtime) {
+    const ws = invocation.required('workspace');
+    const [rootKeyId = ''] = invocation.args;
+    await requireWorkspace(runtime, ws);
+    const store = new RootKeyStore(await runtime.redis('primary'));
+    if (!(await store.revoke(ws, rootKeyId))) {
+      throw new NotFoundError(`root key ${rootKeyId} not found in ${ws}`);
+    }
+    emit(invocation, { rootKeyId, revoked: true }, () => [`revoked root key ${rootKeyId}`]);
+    return 0;
+  },
+};
+
+export const rootCommands: readonly CommandSpec[] = [create, list, revoke];
