@@ -37,6 +37,8 @@ cat <<MSG
   try:  curl -s http://127.0.0.1:${KEYWARD_PORT}/v1/liveness
 
 MSG
+# A person at a terminal reads log lines; anything else (a pipe, a file) gets JSON.
+if [ -t 1 ]; then export KEYWARD_LOG_PRETTY="${KEYWARD_LOG_PRETTY:-1}"; fi
 node dist/cli.js serve &
 NODE_PID=$!
 trap 'kill -TERM $NODE_PID 2>/dev/null || true' INT TERM

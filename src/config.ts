@@ -12,6 +12,8 @@ export interface Config {
   localRedisUrl: string;
   region: string;
   logLevel: LogLevel;
+  /** Human-readable log lines instead of JSON (make run sets it when a terminal is attached). */
+  logPretty: boolean;
   redisCommandTimeoutMs: number;
   /** What a verification answers when the Redis holding its bucket cannot be reached in time. */
   limiterFailure: 'closed' | 'open';
@@ -97,6 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
     localRedisUrl: redisUrl(env, 'KEYWARD_LOCAL_REDIS_URL', primary),
     region: env.KEYWARD_REGION || 'us-east-1',
     logLevel,
+    logPretty: env.KEYWARD_LOG_PRETTY === '1' || env.KEYWARD_LOG_PRETTY === 'true',
     redisCommandTimeoutMs: integer(env, 'KEYWARD_REDIS_COMMAND_TIMEOUT_MS', 100, 1, 60000),
     limiterFailure: limiterFailure(env),
     redisConnectTimeoutMs: integer(env, 'KEYWARD_REDIS_CONNECT_TIMEOUT_MS', 2000, 1, 60000),

@@ -10,6 +10,7 @@ type Verdict = {
   valid: boolean;
   code: string;
   keyId?: string;
+  remaining?: number;
   ratelimit?: { limit: number; remaining?: number; evaluated?: false };
 };
 
