@@ -5,7 +5,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps redis build run test lint fmt typecheck unit integration bench clean
+.PHONY: help deps redis chromium build run test lint fmt typecheck unit integration bench clean
 
 help:
 	@echo "make run    start Redis and a keyward node; prints the base URL and a root key"
@@ -22,6 +22,9 @@ deps: $(NPM_STAMP)
 
 redis:
 	@scripts/ensure-redis.sh
+
+chromium:
+	@scripts/ensure-chromium.sh
 
 build: deps
 	npm run --silent build
@@ -40,13 +43,13 @@ fmt: deps
 typecheck: deps
 	npx tsc -p tsconfig.json --noEmit
 
-test: deps redis lint typecheck build
+test: deps redis chromium lint typecheck build
 	npx jest --ci
 
 unit: deps
 	npx jest --ci test/unit
 
-integration: deps redis
+integration: deps redis chromium build
 	npx jest --ci test/integration
 
 bench: deps redis build
