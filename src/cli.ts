@@ -62,8 +62,7 @@ function groupUsage(group: string): string {
 }
 
 type Resolution =
-  | { kind: 'print'; text: string }
-  | { kind: 'run'; command: CommandSpec; rest: string[] };
+  { kind: 'print'; text: string } | { kind: 'run'; command: CommandSpec; rest: string[] };
 
 function isHelpFlag(word: string | undefined): boolean {
   return word === '--help' || word === '-h';
@@ -78,10 +77,13 @@ function resolve(argv: readonly string[]): Resolution {
   if (first === 'help') {
     if (second === undefined) return { kind: 'print', text: overview() };
     const resolved = resolve([second, ...rest, '--help']);
-    return resolved.kind === 'print' ? resolved : { kind: 'print', text: commandHelp(resolved.command) };
+    return resolved.kind === 'print'
+      ? resolved
+      : { kind: 'print', text: commandHelp(resolved.command) };
   }
   if (GROUPS.has(first)) {
-    if (second === undefined) throw new UsageError(`missing ${first} command`, undefined, groupUsage(first));
+    if (second === undefined)
+      throw new UsageError(`missing ${first} command`, undefined, groupUsage(first));
     if (isHelpFlag(second)) return { kind: 'print', text: groupUsage(first) };
     const command = COMMANDS.find((c) => c.path[0] === first && c.path[1] === second);
     if (!command) {
@@ -97,7 +99,9 @@ function resolve(argv: readonly string[]): Resolution {
 function messageOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   // ioredis' own words ("Command timed out") do not say which side failed.
-  return isRedisUnavailable(error) && !message.includes('Redis') ? `Redis unreachable: ${message}` : message;
+  return isRedisUnavailable(error) && !message.includes('Redis')
+    ? `Redis unreachable: ${message}`
+    : message;
 }
 
 /** Usage errors exit 2 with the usage on stderr; everything else 1 with one line. */
@@ -140,6 +144,11 @@ export async function main(argv: readonly string[], runtime = new Runtime()): Pr
 }
 
 if (require.main === module) {
+  // `keyward apis list | head -1`: a reader that stops early is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   void main(process.argv.slice(2)).then((code) => {
     if (code < 0) return;
     process.exitCode = code;

@@ -2,21 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RedisClient as Redis } from './redis/clients';
 import type { Logger } from 'pino';
-import { Directory } from './cache/directory';
 import { InvalidationListener } from './cache/invalidationListener';
 import type { Config } from './config';
 import { createApp } from './http/app';
-import { Limiter } from './limiter/limiter';
-import { ManagementLimiter } from './limiter/managementLimiter';
 import { closeRedis, connectRedis, createPrimary, createRedis } from './redis/clients';
 import { RedisClock } from './redis/clock';
-import { ApiStore } from './store/apiStore';
-import { KeyStore } from './store/keyStore';
-import { RatelimitStore } from './store/ratelimitStore';
-import { RootKeyStore } from './store/rootKeyStore';
-import { Metrics } from './observability/metrics';
-import { RecentVerifications } from './observability/recentVerifications';
 import { VERSION } from './version';
+import { assembleServices } from './wiring';
 
 export interface RunningNode {
   /** `http://host:port`, with the port the OS chose when the config asked for 0. */
@@ -68,43 +60,28 @@ export async function startNode(
 
   try {
     await Promise.all(clients.map(connectRedis));
-    const stores = {
-      apis: new ApiStore(primary),
-      keys: new KeyStore(primary),
-      rootKeys: new RootKeyStore(primary),
-      ratelimits: new RatelimitStore(primary),
-    };
-    const directory = new Directory(stores, config.cache);
-    const listener = new InvalidationListener(subscriber, directory);
-    await listener.start();
     const clock = new RedisClock(primary, options.localClock);
     await clock.start();
-    const metrics = new Metrics(directory);
-    // With one Redis for both roles every script ran on the primary, whichever mode asked.
-    const limiter = new Limiter({ local, primary }, (role, seconds, answered) => {
-      const actual = local === primary ? 'primary' : role;
-      metrics.redis(actual, seconds);
-      if (!answered) metrics.limiterFailure(actual);
+    const services = assembleServices({
+      config,
+      primary,
+      local,
+      now: clock.now,
+      // With one Redis for both roles every script ran on the primary, whichever mode asked.
+      observeLimiter: (metrics) => (role, seconds, answered) => {
+        const actual = local === primary ? 'primary' : role;
+        metrics.redis(actual, seconds);
+        if (!answered) metrics.limiterFailure(actual);
+      },
     });
+    const listener = new InvalidationListener(subscriber, services.directory);
+    await listener.start();
 
     const dependencies: Dependency[] = [{ name: 'primary', redis: primary }];
     if (local !== primary) dependencies.push({ name: 'local', redis: local });
 
     const app = createApp({
-      services: {
-        ...stores,
-        directory,
-        limiter,
-        management: new ManagementLimiter(limiter, {
-          limit: config.managementLimit,
-          refillRate: config.managementLimit,
-          refillInterval: 1000,
-        }),
-        limiterFailure: config.limiterFailure,
-        now: clock.now,
-        metrics,
-        recent: new RecentVerifications(),
-      },
+      services,
       logger,
       version: VERSION,
       ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),

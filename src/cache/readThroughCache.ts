@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { Lru } from './lru';
 
 export interface CacheOptions {
   maxEntries: number;
@@ -14,6 +14,8 @@ interface Entry<V> {
   value: V | typeof ABSENT;
   /** The trust generation the value was loaded in; only the current one answers from memory. */
   generation: number;
+  /** Unix ms after which the entry is gone, even as a fallback. */
+  expires: number;
 }
 
 interface InFlight<V> {
@@ -32,7 +34,7 @@ interface InFlight<V> {
  * node cut off from the primary keeps answering for the keys it knew.
  */
 export class ReadThroughCache<V extends object> {
-  private readonly entries: LRUCache<string, Entry<V>>;
+  private readonly entries: Lru<string, Entry<V>>;
   private readonly inFlight = new Map<string, InFlight<V>>();
   private trusted = false;
   private generation = 0;
@@ -45,11 +47,18 @@ export class ReadThroughCache<V extends object> {
     private readonly options: CacheOptions,
     private readonly isUnavailable: (error: unknown) => boolean = () => false,
   ) {
-    this.entries = new LRUCache({ max: options.maxEntries, ttl: options.ttlMs });
+    this.entries = new Lru(options.maxEntries);
+  }
+
+  private entry(key: string): Entry<V> | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.expires > Date.now()) return entry;
+    this.entries.delete(key);
+    return undefined;
   }
 
   get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
-    const entry = this.entries.get(key);
+    const entry = this.entry(key);
     if (entry !== undefined && this.trusted && entry.generation === this.generation) {
       this.hits++;
       return Promise.resolve(entry.value === ABSENT ? undefined : entry.value);
@@ -76,9 +85,8 @@ export class ReadThroughCache<V extends object> {
     flight.promise.then((value) => {
       settle();
       if (flight.invalidated) return;
-      const entry: Entry<V> = { value: value ?? ABSENT, generation };
-      if (value === undefined) this.entries.set(key, entry, { ttl: this.options.negativeTtlMs });
-      else this.entries.set(key, entry);
+      const ttl = value === undefined ? this.options.negativeTtlMs : this.options.ttlMs;
+      this.entries.set(key, { value: value ?? ABSENT, generation, expires: Date.now() + ttl });
     }, settle);
     return flight.promise;
   }

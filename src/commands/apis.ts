@@ -6,14 +6,12 @@ import { emit, isoTime, table } from './output';
 import { operatorCaller, operatorServices, requireWorkspace, workspaceOption } from './services';
 import { validateAs } from './validate';
 
-const workspace = workspaceOption;
-
 const create: CommandSpec = {
   path: ['apis', 'create'],
   brief: 'create an API',
   summary: 'Creates an API in a workspace, as apis.createApi does.',
   options: {
-    workspace,
+    workspace: workspaceOption,
     name: {
       type: 'string',
       value: 'NAME',
@@ -50,7 +48,7 @@ const list: CommandSpec = {
   brief: "list a workspace's APIs",
   summary:
     "Lists a workspace's APIs in creation order, with their number of keys. An API whose deletion has started is left out.",
-  options: { workspace },
+  options: { workspace: workspaceOption },
   example: 'keyward apis list --workspace ws_1ChFjYcXVVm7ah74PHsyRc',
   async run(invocation, runtime) {
     const ws = invocation.required('workspace');

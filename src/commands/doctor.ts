@@ -20,7 +20,14 @@ async function checkStandalone(
     await connectClient(redis);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return [{ target: options.target, check: 'reachable', status: 'fail', detail: `${message} (${where})` }];
+    return [
+      {
+        target: options.target,
+        check: 'reachable',
+        status: 'fail',
+        detail: `${message} (${where})`,
+      },
+    ];
   }
   const latency = await checkLatency(redis, options).catch((error: unknown) => ({
     status: 'fail' as const,
@@ -45,13 +52,19 @@ async function checkCluster(
     await connectClient(cluster);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return [{ target: 'cluster', check: 'reachable', status: 'fail', detail: `${message} (${where})` }];
+    return [
+      { target: 'cluster', check: 'reachable', status: 'fail', detail: `${message} (${where})` },
+    ];
   }
   const masters = cluster.nodes('master');
   const results: CheckResult[] = [];
   try {
     const info = await cluster.cluster('INFO');
-    results.push({ target: 'cluster', check: 'state', ...clusterStateCheck(String(info), masters.length) });
+    results.push({
+      target: 'cluster',
+      check: 'state',
+      ...clusterStateCheck(String(info), masters.length),
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     results.push({ target: 'cluster', check: 'state', status: 'fail', detail: message });

@@ -27,7 +27,6 @@ export interface Invocation {
   string(name: string): string | undefined;
   /** A required option's value: the parser has already refused its absence. */
   required(name: string): string;
-  flag(name: string): boolean;
 }
 
 export interface CommandSpec {
@@ -88,23 +87,56 @@ export function commandUsage(command: CommandSpec): string {
   return `usage: ${usageLine(command)}\nrun "keyward ${command.path.join(' ')} --help" for details\n`;
 }
 
-export function commandHelp(command: CommandSpec): string {
-  const lines = [`usage: ${usageLine(command)}`, '', command.summary];
-  if (command.args?.length) {
-    lines.push('', 'arguments:');
-    const width = Math.max(...command.args.map((arg) => arg.name.length + 2));
-    for (const arg of command.args) {
-      lines.push(`  ${`<${arg.name}>`.padEnd(width)}  ${arg.description}`);
+const HELP_WIDTH = 100;
+
+/** Greedy word wrap, keeping the text's own indentation; later lines start with `indent`. */
+export function wrap(text: string, indent = '', width = HELP_WIDTH): string {
+  const lead = /^ */.exec(text)?.[0] ?? '';
+  const lines: string[] = [];
+  let line = lead;
+  let started = false;
+  for (const word of text.slice(lead.length).split(' ')) {
+    if (started && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = indent + word;
+    } else {
+      line = started ? `${line} ${word}` : line + word;
+      started = true;
     }
   }
-  const options = optionsOf(command).map(([name, option]) => ({
-    flag: name === 'help' ? '-h, --help' : optionUsage(name, option),
-    description: option.required ? `${option.description} (required)` : option.description,
-  }));
-  const width = Math.max(...options.map((option) => option.flag.length));
+  lines.push(line);
+  return lines.join('\n');
+}
+
+/** A two-column list (`  name  description`) whose descriptions wrap under themselves. */
+function columns(rows: readonly [string, string][]): string[] {
+  const width = Math.max(...rows.map(([name]) => name.length));
+  const indent = ' '.repeat(width + 4);
+  return rows.map(([name, description]) => wrap(`  ${name.padEnd(width)}  ${description}`, indent));
+}
+
+export function commandHelp(command: CommandSpec): string {
+  const lines = [wrap(`usage: ${usageLine(command)}`, '         '), '', wrap(command.summary)];
+  if (command.args?.length) {
+    lines.push('', 'arguments:');
+    lines.push(...columns(command.args.map((arg) => [`<${arg.name}>`, arg.description])));
+  }
   lines.push('', 'options:');
-  for (const option of options) lines.push(`  ${option.flag.padEnd(width)}  ${option.description}`);
-  if (command.notes) lines.push('', command.notes);
+  lines.push(
+    ...columns(
+      optionsOf(command).map(([name, option]) => [
+        name === 'help' ? '-h, --help' : optionUsage(name, option),
+        option.required ? `${option.description} (required)` : option.description,
+      ]),
+    ),
+  );
+  // Lines of notes that are indented are laid out by hand already.
+  if (command.notes) {
+    lines.push(
+      '',
+      ...command.notes.split('\n').map((line) => (line.startsWith(' ') ? line : wrap(line))),
+    );
+  }
   if (command.example) lines.push('', 'example:', `  ${command.example}`);
   return `${lines.join('\n')}\n`;
 }
@@ -120,8 +152,10 @@ export function wantsHelp(args: readonly string[]): boolean {
 
 /** parseArgs' messages carry advice for scripts; keep their first sentence. */
 function firstSentence(message: string): string {
-  const end = message.indexOf('. ');
-  return (end === -1 ? message : message.slice(0, end)).replace(/\.$/, '');
+  const line = message.split('\n')[0] ?? '';
+  const end = line.indexOf('. ');
+  const sentence = (end === -1 ? line : line.slice(0, end)).replace(/\.$/, '');
+  return sentence.charAt(0).toLowerCase() + sentence.slice(1);
 }
 
 export function parseInvocation(command: CommandSpec, args: string[]): Invocation {
@@ -162,6 +196,5 @@ export function parseInvocation(command: CommandSpec, args: string[]): Invocatio
       if (value === undefined) throw new UsageError(`missing --${name}`, command);
       return value;
     },
-    flag: (name) => values[name] === true,
   };
 }

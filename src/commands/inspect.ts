@@ -42,10 +42,11 @@ function bucketLines(bucket: BucketState, key: KeyView): string[] {
   const label = `${bucket.redis} (${bucket.holds.join('+')}${bucket.inUse ? ', in use' : ''})`;
   const limit = key.ratelimit?.limit;
   const parts: string[] = [];
-  if (!bucket.exists) parts.push(limit === undefined ? 'no bucket' : 'no bucket: reads as full');
-  if (bucket.tokens !== null && limit !== undefined)
+  if (!bucket.exists) parts.push(bucket.inUse ? 'no bucket: full' : 'no bucket');
+  if ((bucket.exists || bucket.inUse) && bucket.tokens !== null && limit !== undefined) {
     parts.push(`${bucket.tokens} of ${limit} tokens`);
-  if (bucket.nextRefillAt !== null) {
+  }
+  if (bucket.nextRefillAt !== null && (bucket.exists || bucket.inUse)) {
     parts.push(
       `next refill ${isoTime(bucket.nextRefillAt)} (${relative(bucket.nextRefillAt, bucket.now)})`,
     );

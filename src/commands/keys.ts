@@ -13,7 +13,6 @@ import { emit, fieldLines } from './output';
 import { operatorCaller, operatorServices, requireWorkspace, workspaceOption } from './services';
 import { integerFlag, validateAs } from './validate';
 
-const workspace = workspaceOption;
 const keyIdArg = { name: 'keyId', description: 'the key id (key_…)' };
 
 const RATELIMIT = /^(fast|consistent):(\d{1,16})\/(\d{1,16})\/(\d{1,16})$/;
@@ -48,7 +47,7 @@ const create: CommandSpec = {
   summary:
     'Creates a key, as keys.createKey does, and prints its id and plaintext. The plaintext is shown this once; only its hash is stored.',
   options: {
-    workspace,
+    workspace: workspaceOption,
     api: { type: 'string', value: 'api_…', required: true, description: 'the API of the key' },
     name: { type: 'string', value: 'NAME', description: 'a name to recognise the key by' },
     prefix: {
@@ -110,7 +109,7 @@ const get: CommandSpec = {
   path: ['keys', 'get'],
   brief: 'show a key',
   summary: 'Shows a key as keys.getKey does: never its hash or plaintext.',
-  options: { workspace },
+  options: { workspace: workspaceOption },
   args: [keyIdArg],
   example: 'keyward keys get --workspace ws_… key_1ChFjUG4o6VLuzbLGABNDC',
   async run(invocation, runtime) {
@@ -134,11 +133,15 @@ const verify: CommandSpec = {
   path: ['keys', 'verify'],
   brief: 'verify a key (spends a token, like any verification)',
   summary:
-    'Verifies a key as keys.verifyKey does, and prints the verdict. Like any verification it spends a rate-limit token (unless --cost 0) and usage credits. Any verdict, valid or not, exits 0.',
+    'Verifies a key as keys.verifyKey does, and prints the verdict. Like any verification it spends a rate-limit token and a usage credit (--cost 0 spends neither). Any verdict, valid or not, exits 0.',
   options: {
-    workspace,
+    workspace: workspaceOption,
     api: { type: 'string', value: 'api_…', description: 'refuse (FORBIDDEN) a key of another API' },
-    cost: { type: 'string', value: 'N', description: 'tokens to spend (default 1; 0 only reads)' },
+    cost: {
+      type: 'string',
+      value: 'N',
+      description: 'tokens and credits to spend (default 1; 0 reads without spending)',
+    },
   },
   args: [{ name: 'key', description: 'the key, or - to read it from stdin' }],
   notes:
@@ -150,11 +153,15 @@ const verify: CommandSpec = {
     const apiId = invocation.string('api');
     if (apiId !== undefined) raw.apiId = apiId;
     const cost = integerFlag(invocation.string('cost'), '--cost', verify);
-    if (cost !== undefined) raw.ratelimit = { cost };
+    // One cost for both: an operator who asks for 0 means "spend nothing at all".
+    if (cost !== undefined) {
+      raw.ratelimit = { cost };
+      raw.remaining = { cost };
+    }
     const input = validateAs<VerifyKeyInput>(
       'keys.verifyKey',
       raw,
-      { key: '<key>', apiId: '--api', ratelimit: '--cost' },
+      { key: '<key>', apiId: '--api', 'ratelimit.cost': '--cost', 'remaining.cost': '--cost' },
       verify,
     );
     await requireWorkspace(runtime, ws);
@@ -169,7 +176,7 @@ const revoke: CommandSpec = {
   brief: 'delete a key',
   summary:
     'Deletes a key, as keys.deleteKey does: it stops verifying on every node as the invalidation arrives.',
-  options: { workspace },
+  options: { workspace: workspaceOption },
   args: [keyIdArg],
   example: 'keyward keys revoke --workspace ws_… key_1ChFjUG4o6VLuzbLGABNDC',
   async run(invocation, runtime) {

@@ -77,11 +77,15 @@ export async function checkLatency(
 
 function versionCheck(info: Map<string, string>): { status: CheckStatus; detail: string } {
   const version = info.get('redis_version');
-  if (version === undefined) return { status: 'warn', detail: 'INFO server names no redis_version' };
+  if (version === undefined)
+    return { status: 'warn', detail: 'INFO server names no redis_version' };
   const major = Number(version.split('.')[0]);
   return major >= MIN_MAJOR_VERSION
     ? { status: 'ok', detail: `Redis ${version}` }
-    : { status: 'warn', detail: `Redis ${version}: keyward is tested on ${MIN_MAJOR_VERSION}.0 and later` };
+    : {
+        status: 'warn',
+        detail: `Redis ${version}: keyward is tested on ${MIN_MAJOR_VERSION}.0 and later`,
+      };
 }
 
 function persistenceCheck(info: Map<string, string>): { status: CheckStatus; detail: string } {
@@ -94,7 +98,10 @@ function persistenceCheck(info: Map<string, string>): { status: CheckStatus; det
   }
   const lastWrite = info.get('aof_last_write_status');
   if (lastWrite !== undefined && lastWrite !== 'ok') {
-    return { status: 'fail', detail: `appendonly yes, but the last AOF write failed (${lastWrite})` };
+    return {
+      status: 'fail',
+      detail: `appendonly yes, but the last AOF write failed (${lastWrite})`,
+    };
   }
   return { status: 'ok', detail: 'appendonly yes' };
 }
@@ -143,7 +150,10 @@ async function clockCheck(redis: Redis): Promise<{ status: CheckStatus; detail: 
  * Everything but reachability, on one connected server (a standalone Redis or one master of a
  * cluster). Each check stands alone: one that fails does not hide the others.
  */
-export async function checkServer(redis: Redis, options: ServerCheckOptions): Promise<CheckResult[]> {
+export async function checkServer(
+  redis: Redis,
+  options: ServerCheckOptions,
+): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   const { target } = options;
   let info: Map<string, string> | undefined;

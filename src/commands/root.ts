@@ -5,13 +5,6 @@ import type { CommandSpec } from './framework';
 import { emit, isoTime, table } from './output';
 import { requireWorkspace, workspaceOption } from './services';
 
-const workspace = {
-  type: 'string',
-  value: 'ws_…',
-  required: true,
-  description: 'the workspace',
-} as const;
-
 const create: CommandSpec = {
   path: ['root', 'create'],
   brief: 'create a root key (and a workspace, unless --workspace names one)',
@@ -53,7 +46,7 @@ const list: CommandSpec = {
   brief: "list a workspace's root keys",
   summary:
     "Lists a workspace's root keys: ids, names, permissions and creation times (never hashes).",
-  options: { workspace },
+  options: { workspace: workspaceOption },
   example: 'keyward root list --workspace ws_1ChFjYcXVVm7ah74PHsyRc',
   async run(invocation, runtime) {
     const ws = invocation.required('workspace');
@@ -89,7 +82,7 @@ const revoke: CommandSpec = {
   brief: 'revoke a root key',
   summary:
     'Revokes a root key: its record is deleted and every node drops it from its cache as the invalidation arrives.',
-  options: { workspace },
+  options: { workspace: workspaceOption },
   args: [{ name: 'rootKeyId', description: 'the root key id (rk_…)' }],
   example: 'keyward root revoke --workspace ws_1ChFjYcXVVm7ah74PHsyRc rk_1ChFjYcXULbXC1rfiTfwp5',
   async run(invocation, runtime) {

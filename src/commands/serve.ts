@@ -11,7 +11,7 @@ const serve: CommandSpec = {
     const { startNode } = await import('../node');
     const { createLogger } = await import('../logger');
     const config = runtime.config;
-    const logger = createLogger(config.logLevel);
+    const logger = createLogger(config.logLevel, config.logPretty);
     const node = await startNode(config, logger);
     logger.info({ url: node.url, region: config.region }, 'keyward node listening');
     let stopping = false;

@@ -1,18 +1,12 @@
-import { Directory } from '../cache/directory';
 import { NotFoundError } from '../errors';
 import { looksLikeId, newId } from '../keys/ids';
-import { Limiter } from '../limiter/limiter';
-import { ManagementLimiter } from '../limiter/managementLimiter';
 import type { BucketRedis } from '../limiter/tokenBucket';
-import { Metrics } from '../observability/metrics';
 import type { Caller, Services } from '../operations/services';
 import { RedisClock } from '../redis/clock';
-import { ApiStore } from '../store/apiStore';
-import { KeyStore } from '../store/keyStore';
-import { RatelimitStore } from '../store/ratelimitStore';
 import { RootKeyStore } from '../store/rootKeyStore';
 import type { OptionSpec } from './framework';
 import type { Runtime } from './runtime';
+import { assembleServices } from '../wiring';
 
 /**
  * The `services` of src/operations, built as src/node.ts builds them, so that commands run the
@@ -22,13 +16,6 @@ import type { Runtime } from './runtime';
  */
 export async function operatorServices(runtime: Runtime): Promise<Services> {
   const primary = await runtime.redis('primary');
-  const stores = {
-    apis: new ApiStore(primary),
-    keys: new KeyStore(primary),
-    rootKeys: new RootKeyStore(primary),
-    ratelimits: new RatelimitStore(primary),
-  };
-  const directory = new Directory(stores, runtime.config.cache);
   const clock = new RedisClock(primary);
   // One reading is enough for a command that lives a second; a node re-measures every 10 s.
   await clock.sync();
@@ -36,20 +23,14 @@ export async function operatorServices(runtime: Runtime): Promise<Services> {
     tokenBucketV1: async (bucketKey, ...args) =>
       (await runtime.redis('local')).tokenBucketV1(bucketKey, ...args),
   };
-  const limiter = new Limiter({ local, primary });
-  return {
-    ...stores,
-    directory,
-    limiter,
-    management: new ManagementLimiter(limiter, {
-      limit: runtime.config.managementLimit,
-      refillRate: runtime.config.managementLimit,
-      refillInterval: 1000,
-    }),
-    limiterFailure: runtime.config.limiterFailure,
+  // Never trusted, so never answering from memory: a small bound is all a command needs.
+  return assembleServices({
+    config: runtime.config,
+    primary,
+    local,
     now: clock.now,
-    metrics: new Metrics(),
-  };
+    maxCacheEntries: 16,
+  });
 }
 
 /**

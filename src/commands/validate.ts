@@ -19,10 +19,14 @@ export function validateAs<T>(
   } catch (error) {
     if (!(error instanceof BadRequestError)) throw error;
     const match = /^([A-Za-z]+)((?:\.[A-Za-z]+)*): (.*)$/.exec(error.message);
-    const flag = match && flags[match[1] as string];
-    if (!match || flag === undefined) throw new UsageError(error.message, command);
-    const detail = match[2] ? ` (${(match[2] as string).slice(1)})` : '';
-    throw new UsageError(`${flag}${detail}: ${match[3] as string}`, command);
+    if (!match) throw new UsageError(error.message, command);
+    const [, field = '', subpath = '', problem = ''] = match;
+    // A flag may stand for a nested field (--cost for ratelimit.cost) or for a whole object.
+    const exact = flags[field + subpath];
+    const flag = exact ?? flags[field];
+    if (flag === undefined) throw new UsageError(error.message, command);
+    const detail = exact === undefined && subpath ? ` (${subpath.slice(1)})` : '';
+    throw new UsageError(`${flag}${detail}: ${problem}`, command);
   }
 }
 

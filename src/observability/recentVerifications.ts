@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { Lru } from '../cache/lru';
 
 export interface RecentVerification {
   at: number;
@@ -12,7 +12,7 @@ const PER_KEY = 20;
  * memory on purpose: writing them to Redis would add a round trip to every verification.
  */
 export class RecentVerifications {
-  private readonly byKey = new LRUCache<string, RecentVerification[]>({ max: 10_000 });
+  private readonly byKey = new Lru<string, RecentVerification[]>(10_000);
 
   record(keyId: string, code: string, at: number): void {
     let list = this.byKey.get(keyId);

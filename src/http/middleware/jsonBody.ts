@@ -2,27 +2,63 @@ import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from
 import type { KeywardContext } from '../context';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
 /**
  * Reads a POST body as JSON: application/json only (415), at most `maxBytes` (413, checked
  * against Content-Length first and counted while streaming), strict UTF-8 and JSON (400).
+ * Plain stream events rather than an async iterator: this runs on every verification.
  */
 export async function readJsonBody(ctx: KeywardContext, maxBytes: number): Promise<unknown> {
-  if (!ctx.is('application/json')) throw new UnsupportedMediaTypeError();
-  const declared = Number(ctx.get('content-length') || 0);
-  if (declared > maxBytes) throw new PayloadTooLargeError(maxBytes);
-  const chunks: Buffer[] = [];
-  let received = 0;
-  for await (const chunk of ctx.req) {
-    const buffer = chunk as Buffer;
-    received += buffer.length;
-    if (received > maxBytes) throw new PayloadTooLargeError(maxBytes);
-    chunks.push(buffer);
+  const type = ctx.req.headers['content-type'];
+  if (type === undefined || !JSON_TYPE.test(type)) throw new UnsupportedMediaTypeError();
+  const declared = Number(ctx.req.headers['content-length'] || 0);
+  if (declared > maxBytes) {
+    ctx.set('Connection', 'close'); // the unread body is not worth draining
+    throw new PayloadTooLargeError(maxBytes);
   }
-  if (received === 0) throw new BadRequestError('body: must be a JSON object');
+  const body = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const req = ctx.req;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > maxBytes) {
+        cleanup();
+        req.pause();
+        ctx.set('Connection', 'close');
+        reject(new PayloadTooLargeError(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+    };
+    // The client went away mid-body: nobody will read the answer, but the request must end.
+    const onError = () => {
+      cleanup();
+      reject(new BadRequestError('body: the request was aborted before its end'));
+    };
+    const onClose = () => {
+      if (!req.complete) onError();
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+  if (body.length === 0) throw new BadRequestError('body: must be a JSON object');
   let text: string;
   try {
-    text = utf8.decode(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+    text = utf8.decode(body);
   } catch {
     throw new BadRequestError('body: must be valid UTF-8');
   }

@@ -1,0 +1,55 @@
+import { Directory } from './cache/directory';
+import type { Config } from './config';
+import { Limiter, type LimiterObserver } from './limiter/limiter';
+import { ManagementLimiter } from './limiter/managementLimiter';
+import type { BucketRedis } from './limiter/tokenBucket';
+import { Metrics } from './observability/metrics';
+import { RecentVerifications } from './observability/recentVerifications';
+import type { Services } from './operations/services';
+import type { RedisClient } from './redis/clients';
+import { ApiStore } from './store/apiStore';
+import { KeyStore } from './store/keyStore';
+import { RatelimitStore } from './store/ratelimitStore';
+import { RootKeyStore } from './store/rootKeyStore';
+
+/**
+ * The one place that assembles what operations run on, for a node (src/node.ts) and for the
+ * operator's command line (src/commands/services.ts) alike.
+ */
+export function assembleServices(parts: {
+  config: Config;
+  primary: RedisClient;
+  local: BucketRedis;
+  now: () => number;
+  /** Cache bound; a one-shot command, whose caches are never trusted, passes a tiny one. */
+  maxCacheEntries?: number;
+  observeLimiter?: (metrics: Metrics) => LimiterObserver;
+}): Services {
+  const { config, primary } = parts;
+  const stores = {
+    apis: new ApiStore(primary),
+    keys: new KeyStore(primary),
+    rootKeys: new RootKeyStore(primary),
+    ratelimits: new RatelimitStore(primary),
+  };
+  const directory = new Directory(stores, {
+    ...config.cache,
+    maxEntries: parts.maxCacheEntries ?? config.cache.maxEntries,
+  });
+  const metrics = new Metrics(directory);
+  const limiter = new Limiter({ local: parts.local, primary }, parts.observeLimiter?.(metrics));
+  return {
+    ...stores,
+    directory,
+    limiter,
+    management: new ManagementLimiter(limiter, {
+      limit: config.managementLimit,
+      refillRate: config.managementLimit,
+      refillInterval: 1000,
+    }),
+    limiterFailure: config.limiterFailure,
+    now: parts.now,
+    metrics,
+    recent: new RecentVerifications(),
+  };
+}

@@ -1,0 +1,473 @@
+import { assertBuilt, runCli, runJson, startServe, type CliResult } from '../support/cliProcess';
+import { freePort, startRedis, type TestRedis } from '../support/redisServer';
+import { client, post, sleep } from '../support/rpc';
+import { startTopology, type Topology } from '../support/topology';
+
+/**
+ * The operator command line, run as a process against real Redis servers and checked against a
+ * real node: what the command line creates works over HTTP, and what HTTP spends shows up in
+ * `inspect key`.
+ */
+let topology: Topology;
+let aofPrimary: TestRedis;
+let env: Record<string, string>;
+let nodeUrl: string;
+
+beforeAll(async () => {
+  assertBuilt();
+  [topology, aofPrimary] = await Promise.all([
+    startTopology({ nodes: 1 }),
+    startRedis({ appendOnly: true }),
+  ]);
+  nodeUrl = topology.nodes[0]!.url;
+  env = {
+    KEYWARD_REDIS_URL: topology.primary.url,
+    KEYWARD_LOCAL_REDIS_URL: topology.locals[0]!.url,
+    KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '1000',
+  };
+});
+afterAll(async () => {
+  await topology?.stop();
+  await aofPrimary?.dispose();
+});
+
+/** Polls until `check` holds: invalidations reach the node over pub/sub, a moment later. */
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (await check()) return;
+    await sleep(20);
+  }
+  throw new Error(`${what} did not happen`);
+}
+
+function expectUsageError(result: CliResult, message: RegExp): void {
+  expect(result.code).toBe(2);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(message);
+  expect(result.stderr).toMatch(/usage: keyward/);
+}
+
+function expectOperationalError(result: CliResult, message: RegExp): void {
+  expect(result.code).toBe(1);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(message);
+  expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+}
+
+interface RootCreated {
+  workspaceId: string;
+  keyId: string;
+  key: string;
+}
+
+describe('help and usage errors', () => {
+  test('--help lists every command; each command has its own help; usage errors exit 2', async () => {
+    const [
+      overview,
+      commandHelp,
+      helpCommand,
+      serveHelp,
+      version,
+      bare,
+      unknown,
+      unknownSub,
+      missingArg,
+      missingOption,
+      unknownFlag,
+      badValue,
+      badRatelimit,
+    ] = await Promise.all([
+      runCli(['--help']),
+      runCli(['keys', 'create', '--help']),
+      runCli(['help', 'doctor']),
+      runCli(['serve', '--help']),
+      runCli(['--version']),
+      runCli([]),
+      runCli(['frobnicate']),
+      runCli(['keys', 'frobnicate']),
+      runCli(['keys', 'get', '--workspace', 'ws_x']),
+      runCli(['keys', 'get', 'key_x']),
+      runCli(['root', 'list', '--workspace', 'ws_x', '--bogus']),
+      runCli(['keys', 'create', '--workspace', 'ws_x', '--api', 'api_x', '--remaining', 'lots']),
+      runCli([
+        'keys',
+        'create',
+        '--workspace',
+        'ws_x',
+        '--api',
+        'api_x',
+        '--ratelimit',
+        'fast:0/1/1',
+      ]),
+    ]);
+    expect(overview.code).toBe(0);
+    for (const command of [
+      'serve',
+      'root create',
+      'root list',
+      'root revoke',
+      'apis create',
+      'apis list',
+      'keys create',
+      'keys get',
+      'keys verify',
+      'keys revoke',
+      'inspect key',
+      'doctor',
+    ]) {
+      expect(overview.stdout).toContain(`  ${command} `);
+    }
+    expect(commandHelp.code).toBe(0);
+    expect(commandHelp.stdout).toMatch(/^usage: keyward keys create --workspace ws_… --api api_…/);
+    expect(commandHelp.stdout).toContain('--ratelimit TYPE:L/R/MS');
+    expect(helpCommand.code).toBe(0);
+    expect(helpCommand.stdout).toContain('appendonly');
+    expect(serveHelp.code).toBe(0);
+    expect(serveHelp.stdout).toMatch(/^usage: keyward serve/);
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
+
+    expectUsageError(bare, /missing command/);
+    expectUsageError(unknown, /unknown command "frobnicate"/);
+    expectUsageError(unknownSub, /unknown command "keys frobnicate"/);
+    expectUsageError(missingArg, /missing <keyId>/);
+    expectUsageError(missingOption, /missing --workspace ws_…/);
+    expectUsageError(unknownFlag, /unknown option '--bogus'/);
+    expectUsageError(badValue, /--remaining: must be a whole number/);
+    expectUsageError(badRatelimit, /--ratelimit \(limit\): must be >= 1/);
+  });
+});
+
+describe('root keys', () => {
+  test('create, list (never a hash), revoke: a revoked root key is refused by the node', async () => {
+    const ops = await runJson<RootCreated>(['root', 'create', '--name', 'ops'], env);
+    expect(Object.keys(ops).sort()).toEqual(['key', 'keyId', 'workspaceId']);
+    expect(ops.key).toMatch(/^kwroot_/);
+    // The output of `root create` stays one JSON line without --json, for scripts.
+    const ciLine = await runCli(
+      [
+        'root',
+        'create',
+        '--workspace',
+        ops.workspaceId,
+        '--name',
+        'ci',
+        '--permissions',
+        'api.*.verify_key',
+      ],
+      env,
+    );
+    expect(ciLine.code).toBe(0);
+    const ci = JSON.parse(ciLine.stdout) as RootCreated;
+    expect(ci.workspaceId).toBe(ops.workspaceId);
+
+    const args = ['root', 'list', '--workspace', ops.workspaceId];
+    const [listed, table] = await Promise.all([
+      runJson<{ workspaceId: string; rootKeys: Record<string, unknown>[] }>(args, env),
+      runCli(args, env),
+    ]);
+    expect(listed.rootKeys).toEqual([
+      { id: ops.keyId, name: 'ops', permissions: ['*'], createdAt: expect.any(Number) },
+      {
+        id: ci.keyId,
+        name: 'ci',
+        permissions: ['api.*.verify_key'],
+        createdAt: expect.any(Number),
+      },
+    ]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(
+      new RegExp(`^${ci.keyId}\\s+ci\\s+\\S+\\s+api\\.\\*\\.verify_key$`, 'm'),
+    );
+    for (const output of [JSON.stringify(listed), table.stdout]) {
+      expect(output).not.toContain(ops.key);
+      expect(output).not.toMatch(/hash/i);
+    }
+
+    const verifyUnknown = () => post(nodeUrl, 'keys.verifyKey', { key: 'nope' }, ci.key);
+    expect((await verifyUnknown()).status).toBe(200);
+    const revoked = await runJson(
+      ['root', 'revoke', '--workspace', ops.workspaceId, ci.keyId],
+      env,
+    );
+    expect(revoked).toEqual({ rootKeyId: ci.keyId, revoked: true });
+    await eventually(async () => (await verifyUnknown()).status === 401, 'root key refused');
+
+    const [again, listedAfter] = await Promise.all([
+      runCli(['root', 'revoke', '--workspace', ops.workspaceId, ci.keyId], env),
+      runJson<{ rootKeys: { id: string }[] }>(args, env),
+    ]);
+    expectOperationalError(again, /root key rk_\w+ not found/);
+    expect(listedAfter.rootKeys.map((key) => key.id)).toEqual([ops.keyId]);
+  });
+});
+
+describe('apis and keys', () => {
+  let ws: string;
+  let rootKey: string;
+
+  beforeAll(async () => {
+    const created = await runJson<RootCreated>(['root', 'create', '--name', 'keys'], env);
+    ws = created.workspaceId;
+    rootKey = created.key;
+  });
+
+  test('apis create and list; keys created by the command line verify over HTTP', async () => {
+    const [api, other] = await Promise.all([
+      runJson<{ apiId: string; name: string }>(
+        ['apis', 'create', '--workspace', ws, '--name', 'payments'],
+        env,
+      ),
+      runCli(['apis', 'create', '--workspace', ws, '--name', 'search'], env),
+    ]);
+    expect(api).toEqual({ apiId: expect.stringMatching(/^api_/), name: 'payments' });
+    expect(other.stdout).toMatch(/^created api api_\w+ \(search\)$/m);
+    const otherApiId = /(api_\w+)/.exec(other.stdout)![1]!;
+
+    const createArgs = ['keys', 'create', '--workspace', ws, '--api', api.apiId];
+    const [consistent, fastLines] = await Promise.all([
+      runJson<{ keyId: string; key: string }>(
+        [...createArgs, '--prefix', 'sk', '--name', 'alice', '--owner', 'user_alice'].concat([
+          '--ratelimit',
+          'consistent:3/1/60000',
+          '--remaining',
+          '10',
+        ]),
+        env,
+      ),
+      runCli([...createArgs, '--ratelimit', 'fast:5/1/60000'], env),
+    ]);
+    expect(consistent.key).toMatch(/^sk_/);
+    expect(fastLines.code).toBe(0);
+    const fast = {
+      keyId: /^keyId\s+(key_\w+)$/m.exec(fastLines.stdout)![1]!,
+      key: /^key\s+(\S+)$/m.exec(fastLines.stdout)![1]!,
+    };
+
+    const http = client(nodeUrl, rootKey);
+    const [listed, listTable, first, firstFast] = await Promise.all([
+      runJson<{ apis: { id: string; name: string; keys: number; createdAt: number }[] }>(
+        ['apis', 'list', '--workspace', ws],
+        env,
+      ),
+      runCli(['apis', 'list', '--workspace', ws], env),
+      http.post('keys.verifyKey', { key: consistent.key, apiId: api.apiId }),
+      http.post('keys.verifyKey', { key: fast.key }),
+    ]);
+    expect(
+      listed.apis.map(({ name, keys }) => ({ name, keys })).sort((a, b) => b.keys - a.keys),
+    ).toEqual([
+      { name: 'payments', keys: 2 },
+      { name: 'search', keys: 0 },
+    ]);
+    expect(listTable.stdout).toMatch(new RegExp(`^${api.apiId}\\s+2\\s+\\S+\\s+payments$`, 'm'));
+    expect(first.body).toMatchObject({
+      valid: true,
+      code: 'VALID',
+      keyId: consistent.keyId,
+      name: 'alice',
+      ownerId: 'user_alice',
+      remaining: 9,
+      ratelimit: { limit: 3, remaining: 2 },
+    });
+    expect(firstFast.body).toMatchObject({ valid: true, ratelimit: { limit: 5, remaining: 4 } });
+
+    // The command line spends like any verification: a token and a credit.
+    const [verdict, fromStdin, unknownKey, wrongApi] = await Promise.all([
+      runJson<Record<string, unknown>>(['keys', 'verify', '--workspace', ws, consistent.key], env),
+      runCli(['keys', 'verify', '--workspace', ws, '-'], env, `${fast.key}\n`),
+      runJson(['keys', 'verify', '--workspace', ws, 'sk_unknown'], env),
+      runJson(['keys', 'verify', '--workspace', ws, '--api', otherApiId, fast.key], env),
+    ]);
+    expect(verdict).toMatchObject({
+      valid: true,
+      code: 'VALID',
+      keyId: consistent.keyId,
+      remaining: 8,
+      ratelimit: { limit: 3, remaining: 1 },
+      requestId: expect.stringMatching(/^req_/),
+    });
+    expect(fromStdin.stdout).toMatch(/^code\s+VALID$/m);
+    // A FORBIDDEN verdict spends nothing, so this is the one token the stdin verification took.
+    expect(fromStdin.stdout).toMatch(/^ratelimit\.remaining\s+3$/m);
+    expect(unknownKey).toEqual({ valid: false, code: 'NOT_FOUND', requestId: expect.any(String) });
+    expect(wrongApi).toMatchObject({ valid: false, code: 'FORBIDDEN', keyId: fast.keyId });
+
+    // getKey over HTTP and `keys get` show the same record.
+    const [viaHttp, viaCli, getLines] = await Promise.all([
+      http.get('keys.getKey', { keyId: consistent.keyId }),
+      runJson(['keys', 'get', '--workspace', ws, consistent.keyId], env),
+      runCli(['keys', 'get', '--workspace', ws, consistent.keyId], env),
+    ]);
+    expect(viaCli).toEqual(viaHttp.body);
+    expect(viaCli).toMatchObject({ remaining: 8 });
+    expect(getLines.stdout).toMatch(/^ratelimit\.type\s+consistent$/m);
+    expect(getLines.stdout).not.toContain(consistent.key);
+
+    const revoked = await runJson(['keys', 'revoke', '--workspace', ws, fast.keyId], env);
+    expect(revoked).toEqual({ keyId: fast.keyId, deleted: true });
+    const [gone, noApi, noWorkspace] = await Promise.all([
+      runCli(['keys', 'get', '--workspace', ws, fast.keyId], env),
+      runCli(['keys', 'create', '--workspace', ws, '--api', 'api_1111111111111111111111'], env),
+      runCli(['apis', 'list', '--workspace', 'ws_1111111111111111111111'], env),
+      eventually(
+        async () =>
+          (await http.post('keys.verifyKey', { key: fast.key })).body.code === 'NOT_FOUND',
+        'revoked key refused',
+      ),
+    ]);
+    expectOperationalError(gone, /key key_\w+ not found/);
+    expectOperationalError(noApi, /api api_1+ not found/);
+    expectOperationalError(noWorkspace, /workspace ws_1+ not found/);
+  });
+
+  test('inspect key shows the live bucket in the Redis that holds it, without spending', async () => {
+    const { apiId } = await runJson<{ apiId: string }>(
+      ['apis', 'create', '--workspace', ws, '--name', 'inspected'],
+      env,
+    );
+    const create = (ratelimit: string) =>
+      runJson<{ keyId: string; key: string }>(
+        ['keys', 'create', '--workspace', ws, '--api', apiId, '--ratelimit', ratelimit],
+        env,
+      );
+    const [consistent, fast] = await Promise.all([
+      create('consistent:3/1/60000'),
+      create('fast:5/1/60000'),
+    ]);
+    const http = client(nodeUrl, rootKey);
+    for (const key of [consistent.key, consistent.key, fast.key]) {
+      expect((await http.post('keys.verifyKey', { key })).body.valid).toBe(true);
+    }
+
+    interface Bucket {
+      redis: string;
+      inUse: boolean;
+      exists: boolean;
+      stored: { tokens: number; last: number } | null;
+      pttlMs: number | null;
+      now: number;
+      tokens: number | null;
+      nextRefillAt: number | null;
+    }
+    type Inspection = { key: { id: string }; credits: unknown; buckets: Bucket[] };
+    const inspect = (keyId: string) =>
+      runJson<Inspection>(['inspect', 'key', '--workspace', ws, keyId], env);
+
+    const seen = await inspect(consistent.keyId);
+    expect(seen.key.id).toBe(consistent.keyId);
+    expect(seen.credits).toBeNull();
+    const [primary, local] = seen.buckets;
+    expect(primary).toMatchObject({ redis: 'primary', inUse: true, exists: true, tokens: 1 });
+    expect(primary!.stored!.tokens).toBe(1);
+    expect(primary!.pttlMs).toBeGreaterThan(60_000);
+    expect(primary!.pttlMs).toBeLessThanOrEqual(120_000);
+    expect(primary!.nextRefillAt).toBe(primary!.stored!.last + 60_000);
+    expect(local).toMatchObject({ redis: 'local', inUse: false, exists: false, stored: null });
+    const [again, fastSeen, human] = await Promise.all([
+      inspect(consistent.keyId),
+      inspect(fast.keyId),
+      runCli(['inspect', 'key', '--workspace', ws, fast.keyId], env),
+    ]);
+    // Reading spent nothing: a second look finds the same tokens.
+    expect(again.buckets[0]!.tokens).toBe(1);
+    expect(fastSeen.buckets[0]).toMatchObject({ redis: 'primary', inUse: false, exists: false });
+    expect(fastSeen.buckets[1]).toMatchObject({
+      redis: 'local',
+      inUse: true,
+      exists: true,
+      tokens: 4,
+    });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^ {2}local \(fast, in use\): 4 of 5 tokens, next refill /m);
+    expect(human.stdout).toMatch(/^ {4}stored tokens 4 at .*PTTL \d+ ms/m);
+  });
+});
+
+describe('serve', () => {
+  test('runs a node until SIGTERM, and keys created by the command line verify on it', async () => {
+    const root = await runJson<RootCreated>(['root', 'create'], env);
+    const [served, { apiId }] = await Promise.all([
+      startServe(env, await freePort()),
+      runJson<{ apiId: string }>(
+        ['apis', 'create', '--workspace', root.workspaceId, '--name', 'a'],
+        env,
+      ),
+    ]);
+    try {
+      const { key } = await runJson<{ key: string }>(
+        ['keys', 'create', '--workspace', root.workspaceId, '--api', apiId],
+        env,
+      );
+      const verdict = await post(served.url, 'keys.verifyKey', { key, apiId }, root.key);
+      expect(verdict.body).toMatchObject({ valid: true, code: 'VALID' });
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
+  });
+});
+
+describe('operational errors', () => {
+  test('an unreachable Redis or a bad configuration is exit 1 with one line', async () => {
+    const deadPort = await freePort();
+    const [unreachable, badConfig] = await Promise.all([
+      runCli(['root', 'list', '--workspace', 'ws_x'], {
+        KEYWARD_REDIS_URL: `redis://127.0.0.1:${deadPort}`,
+      }),
+      runCli(['root', 'list', '--workspace', 'ws_x'], { KEYWARD_REDIS_URL: 'http://nope' }),
+    ]);
+    expectOperationalError(
+      unreachable,
+      /primary Redis \(redis:\/\/127\.0\.0\.1:\d+\) is unreachable/,
+    );
+    expectOperationalError(badConfig, /KEYWARD_REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+  });
+});
+
+describe('doctor', () => {
+  interface Check {
+    target: string;
+    check: string;
+    status: 'ok' | 'warn' | 'fail';
+    detail: string;
+  }
+
+  test('warns about a primary without AOF, passes with AOF, fails on an unreachable Redis', async () => {
+    const deadPort = await freePort();
+    const [withoutAof, withAof, localDown] = await Promise.all([
+      runCli(['doctor'], env),
+      // A deadline far above any PING on a saturated test machine: this run must see no warning.
+      runCli(['doctor', '--json'], {
+        ...env,
+        KEYWARD_REDIS_URL: aofPrimary.url,
+        KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '10000',
+      }),
+      runCli(['doctor'], { ...env, KEYWARD_LOCAL_REDIS_URL: `redis://127.0.0.1:${deadPort}` }),
+    ]);
+
+    expect(withoutAof.code).toBe(0);
+    expect(withoutAof.stdout).toMatch(/^WARN\s+primary\s+persistence\s+appendonly no/m);
+    expect(withoutAof.stdout).not.toMatch(/^FAIL/m);
+    for (const line of withoutAof.stdout.trimEnd().split('\n')) {
+      expect(line).toMatch(/^(OK|WARN|FAIL)\s+(primary|local)\s+\w+\s+\S/);
+    }
+
+    expect(withAof.code).toBe(0);
+    const report = JSON.parse(withAof.stdout) as { ok: boolean; checks: Check[] };
+    expect(report.ok).toBe(true);
+    expect(report.checks.filter((check) => check.status !== 'ok')).toEqual([]);
+    const status = (target: string, check: string) =>
+      report.checks.find((c) => c.target === target && c.check === check)?.status;
+    expect(status('primary', 'persistence')).toBe('ok');
+    for (const target of ['primary', 'local']) {
+      expect(status(target, 'reachable')).toBe('ok');
+      expect(status(target, 'scripts')).toBe('ok');
+      expect(status(target, 'clock')).toBe('ok');
+      expect(status(target, 'version')).toBe('ok');
+    }
+    expect(status('local', 'persistence')).toBeUndefined();
+
+    expect(localDown.code).toBe(1);
+    expect(localDown.stdout).toMatch(/^FAIL\s+local\s+reachable\s+connect ECONNREFUSED/m);
+    expect(localDown.stdout).toMatch(/^OK\s+primary\s+scripts/m);
+  });
+});

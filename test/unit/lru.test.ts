@@ -1,0 +1,27 @@
+import { Lru } from '../../src/cache/lru';
+
+describe('Lru', () => {
+  test('evicts the least recently used entry, where a read counts as a use', () => {
+    const lru = new Lru<string, number>(2);
+    lru.set('a', 1);
+    lru.set('b', 2);
+    expect(lru.get('a')).toBe(1); // a is now the most recent
+    lru.set('c', 3);
+    expect(lru.get('b')).toBeUndefined();
+    expect(lru.get('a')).toBe(1);
+    expect(lru.get('c')).toBe(3);
+    expect(lru.size).toBe(2);
+  });
+
+  test('setting an existing key replaces it without growing', () => {
+    const lru = new Lru<string, number>(2);
+    lru.set('a', 1);
+    lru.set('a', 2);
+    lru.set('b', 3);
+    expect(lru.get('a')).toBe(2);
+    expect(lru.size).toBe(2);
+    lru.delete('a');
+    expect(lru.get('a')).toBeUndefined();
+    expect(lru.size).toBe(1);
+  });
+});
