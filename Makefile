@@ -5,11 +5,12 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps redis chromium build run test lint fmt typecheck unit integration bench clean
+.PHONY: help deps redis chromium build run test lint fmt typecheck unit integration bench cluster cluster-stop clean
 
 help:
 	@echo "make run    start Redis and a keyward node; prints the base URL and a root key"
 	@echo "make test   lint, typecheck and run every test (unit + integration on real Redis)"
+	@echo "make cluster | cluster-stop   two regions of local processes behind HAProxy"
 	@echo "make lint | fmt | build | bench | clean"
 
 $(NPM_STAMP): package.json package-lock.json
@@ -54,6 +55,12 @@ integration: deps redis chromium build
 
 bench: deps redis build
 	@scripts/bench.sh
+
+cluster: deps redis build
+	@scripts/cluster.sh start
+
+cluster-stop:
+	@scripts/cluster.sh stop
 
 clean:
 	rm -rf dist coverage .run

@@ -25,6 +25,8 @@ export interface Config {
   };
   /** Per-root-key bucket for management calls: `limit` requests, refilled each second. */
   managementLimit: number;
+  /** On SIGTERM, how long to keep serving (liveness 503) before closing the listener. */
+  shutdownDrainMs: number;
   /** Protects GET /metrics when set. */
   metricsToken?: string;
   /** Where the `docs` link of an error envelope points; the code is appended as a fragment. */
@@ -108,6 +110,7 @@ export function loadConfig(env: Env = process.env): Config {
       ttlMs: integer(env, 'KEYWARD_CACHE_TTL_MS', 300_000, 1, 86_400_000),
       negativeTtlMs: integer(env, 'KEYWARD_CACHE_NEGATIVE_TTL_MS', 5_000, 1, 3_600_000),
     },
+    shutdownDrainMs: integer(env, 'KEYWARD_SHUTDOWN_DRAIN_MS', 0, 0, 600_000),
     managementLimit: integer(env, 'KEYWARD_MANAGEMENT_RATE_LIMIT', 1000, 1, 1_000_000_000),
     errorDocsUrl: env.KEYWARD_ERROR_DOCS_URL || '/docs/errors',
     maxBodyBytes: 1024 * 1024,

@@ -60,6 +60,7 @@ export async function startNode(
 
   try {
     await Promise.all(clients.map(connectRedis));
+    let draining = false;
     const clock = new RedisClock(primary, options.localClock);
     await clock.start();
     const services = assembleServices({
@@ -88,6 +89,8 @@ export async function startNode(
       maxBodyBytes: config.maxBodyBytes,
       errorDocsUrl: config.errorDocsUrl,
       liveness: async () => {
+        if (draining)
+          return { healthy: false, body: { status: 'draining', region: config.region } };
         const services: Record<string, object> = {};
         let healthy = true;
         for (const { name, redis } of dependencies) {
@@ -104,7 +107,11 @@ export async function startNode(
       },
     });
 
-    const server = createServer(app.callback());
+    const handle = app.callback();
+    const server = createServer((req, res) => {
+      if (draining) res.setHeader('Connection', 'close');
+      void handle(req, res);
+    });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -117,6 +124,13 @@ export async function startNode(
     let closing: Promise<void> | undefined;
     const close = () => {
       closing ??= (async () => {
+        if (config.shutdownDrainMs > 0) {
+          // Tell load balancers first (liveness 503, keep-alive connections closed after their
+          // answer) and keep serving meanwhile: closing the listener at once would reset
+          // connections the kernel accepted but the node had not read yet.
+          draining = true;
+          await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+        }
         clock.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

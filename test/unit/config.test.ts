@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       redisConnectTimeoutMs: 2000,
       cache: { maxEntries: 1_000_000, ttlMs: 300_000, negativeTtlMs: 5_000 },
       managementLimit: 1000,
+      shutdownDrainMs: 0,
       errorDocsUrl: '/docs/errors',
       maxBodyBytes: 1024 * 1024,
     });
@@ -75,6 +76,7 @@ describe('loadConfig', () => {
       redisConnectTimeoutMs: 500,
       cache: { maxEntries: 10, ttlMs: 60_000, negativeTtlMs: 100 },
       managementLimit: 5,
+      shutdownDrainMs: 0,
       errorDocsUrl: 'https://keyward.example/errors',
       maxBodyBytes: 1024 * 1024,
     });
