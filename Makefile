@@ -22,10 +22,12 @@ $(NPM_STAMP): package.json package-lock.json
 deps: $(NPM_STAMP)
 
 redis:
-	@scripts/ensure-redis.sh
+	@scripts/ensure-tool.sh redis-server redis-server
+	@scripts/ensure-tool.sh redis-cli redis-tools
 
 chromium:
-	@scripts/ensure-chromium.sh
+	@# The dashboard's browser tests drive Debian's chromium, never a downloaded browser.
+	@scripts/ensure-tool.sh chromium chromium
 
 build: deps
 	npm run --silent build

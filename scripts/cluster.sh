@@ -298,7 +298,8 @@ cmd_start() {
     exit 1
   fi
 
-  scripts/ensure-redis.sh
+  scripts/ensure-tool.sh redis-server redis-server
+  scripts/ensure-tool.sh redis-cli redis-tools
   scripts/ensure-tool.sh haproxy haproxy
   if [ ! -f dist/cli.js ]; then
     echo "building dist/ ..."

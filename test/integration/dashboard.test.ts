@@ -6,7 +6,7 @@ import { client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
 
 /**
- * The dashboard in a real headless Chromium (Debian's, installed by scripts/ensure-chromium.sh),
+ * The dashboard in a real headless Chromium (Debian's, installed by `make test` through scripts/ensure-tool.sh),
  * against a real node: every step is what a person does with the mouse and keyboard. The
  * screenshots of the main pages stay in SCREENSHOTS after the run, for a person to look at.
  */
@@ -25,7 +25,9 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: run scripts/ensure-chromium.sh (make test does)`);
+    throw new Error(
+      `${CHROMIUM} is missing: run scripts/ensure-tool.sh chromium chromium (make test does)`,
+    );
   }
   rmSync(SCREENSHOTS, { recursive: true, force: true });
   mkdirSync(SCREENSHOTS, { recursive: true });
