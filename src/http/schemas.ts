@@ -51,6 +51,21 @@ const permissionQuery = {
   ],
 } as const;
 
+/** What a new key may carry, whether created (keys.createKey) or imported (migrations). */
+const newKeyFields = {
+  apiId: id,
+  name: text,
+  prefix: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,16}$' },
+  ownerId: text,
+  externalId: text,
+  meta,
+  expires,
+  ratelimit,
+  remaining,
+  refill,
+  enabled: { type: 'boolean' },
+} as const;
+
 const namespaceName = { type: 'string', pattern: '^[A-Za-z0-9_.:/-]{1,128}$' } as const;
 const identifier = { type: 'string', minLength: 1, maxLength: 256 } as const;
 const tokens = { type: 'integer', minimum: 1, maximum: LIMIT_MAX } as const;
@@ -88,18 +103,8 @@ export const schemas = {
     type: 'object',
     required: ['apiId'],
     properties: {
-      apiId: id,
-      name: text,
-      prefix: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,16}$' },
+      ...newKeyFields,
       byteLength: { type: 'integer', minimum: 16, maximum: 255 },
-      ownerId: text,
-      externalId: text,
-      meta,
-      expires,
-      ratelimit,
-      remaining,
-      refill,
-      enabled: { type: 'boolean' },
     },
   },
   'keys.getKey': {
@@ -201,7 +206,6 @@ export const schemas = {
       type: 'object',
       required: ['apiId'],
       properties: {
-        apiId: id,
         plaintext: { type: 'string', minLength: 1, maxLength: 512 },
         hash: {
           type: 'object',
@@ -212,16 +216,7 @@ export const schemas = {
           },
         },
         start: { type: 'string', maxLength: 32 },
-        prefix: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,16}$' },
-        name: text,
-        ownerId: text,
-        externalId: text,
-        meta,
-        expires,
-        ratelimit,
-        remaining,
-        refill,
-        enabled: { type: 'boolean' },
+        ...newKeyFields,
       },
     },
   },
