@@ -5,8 +5,8 @@
 
   KEYS[1]  the bucket hash: { tokens, last }. `last` is the refill point in unix ms: refills happen
            in whole intervals counted from it, so no time is lost to rounding.
-  KEYS[2]  the credits hash: { remaining, lastRefillAt }; read only when ARGV[6] is "1". Same hash
-           tag as KEYS[1] (the key id), so both live in one cluster slot.
+  KEYS[2]  the credits hash: { remaining, lastRefillAt, appliedReset }; read only when ARGV[6] is
+           "1". Same hash tag as KEYS[1] (the key id), so both live in one cluster slot.
   ARGV[1]  limit           bucket size in tokens (a new bucket starts full); "" = no bucket
   ARGV[2]  refillRate      tokens added per whole interval
   ARGV[3]  refillInterval  interval in ms
@@ -17,6 +17,10 @@
   ARGV[7]  creditCost      credits to spend (0 reads)
   ARGV[8]  refillBoundary  unix ms of the latest credit refill point; "" when credits never refill
   ARGV[9]  refillAmount    what `remaining` is reset to at a refill point not yet applied
+  ARGV[10] resetNonce      the key record's latest "set remaining" (createKey, updateKey): the
+                           record is the source of truth, so such a write is one atomic record
+                           write; the credits hash applies it here, once, when it first sees it
+  ARGV[11] resetValue      what that write set `remaining` to
 
   Returns { status, remaining, reset, now, creditsRemaining }
     status            1 admitted, 0 refused by the bucket, 2 refused for lack of credits
@@ -81,10 +85,15 @@ local reset = hasBucket and last + refillInterval or now
 -- 2. Credits, with a refill point passed since the last one applied first.
 local credits = -1
 if useCredits then
-  local state = redis.call('HMGET', creditsKey, 'remaining', 'lastRefillAt')
+  local state = redis.call('HMGET', creditsKey, 'remaining', 'lastRefillAt', 'appliedReset')
   credits = tonumber(state[1]) or 0
   local lastRefillAt = tonumber(state[2]) or 0
   local refilled = false
+  if state[3] ~= ARGV[10] then
+    credits = tonumber(ARGV[11])
+    lastRefillAt = now
+    refilled = true
+  end
   if ARGV[8] ~= '' and lastRefillAt < tonumber(ARGV[8]) then
     credits = tonumber(ARGV[9])
     lastRefillAt = tonumber(ARGV[8])
@@ -95,7 +104,8 @@ if useCredits then
   end
   if creditCost > 0 or refilled then
     credits = credits - creditCost
-    redis.call('HSET', creditsKey, 'remaining', credits, 'lastRefillAt', lastRefillAt)
+    redis.call('HSET', creditsKey, 'remaining', credits, 'lastRefillAt', lastRefillAt,
+      'appliedReset', ARGV[10])
   end
 end
 

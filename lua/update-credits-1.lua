@@ -2,25 +2,26 @@
   Change a key's usage credits atomically with concurrent verifications, after applying a refill
   point that has passed.
 
-  KEYS[1]  the credits hash: { remaining, lastRefillAt }
+  KEYS[1]  the credits hash: { remaining, lastRefillAt, appliedReset }
   ARGV[1]  op: "set", "increment" or "decrement"
   ARGV[2]  value (integer ≥ 0)
   ARGV[3]  refillBoundary  unix ms of the latest refill point; "" when credits never refill
   ARGV[4]  refillAmount    what `remaining` resets to at a refill point not yet applied
-  ARGV[5]  now             unix ms, recorded as lastRefillAt when "set" creates the hash
+  ARGV[5]  now             unix ms, the refill point of a reset applied here
+  ARGV[6]  resetNonce      the key record's latest "set remaining", applied first if not yet
+  ARGV[7]  resetValue      what that write set `remaining` to
 
-  Returns the new remaining, or
-    -1  a decrement would go below zero (nothing written)
-    -2  increment or decrement of a key without credits (nothing written)
+  Returns the new remaining, or -1 when a decrement would go below zero (nothing written).
 ]]
 local op = ARGV[1]
 local value = tonumber(ARGV[2])
-local state = redis.call('HMGET', KEYS[1], 'remaining', 'lastRefillAt')
-if state[1] == false and op ~= 'set' then
-  return -2
-end
+local state = redis.call('HMGET', KEYS[1], 'remaining', 'lastRefillAt', 'appliedReset')
 local remaining = tonumber(state[1]) or 0
-local lastRefillAt = tonumber(state[2]) or tonumber(ARGV[5])
+local lastRefillAt = tonumber(state[2]) or 0
+if state[3] ~= ARGV[6] then
+  remaining = tonumber(ARGV[7])
+  lastRefillAt = tonumber(ARGV[5])
+end
 if ARGV[3] ~= '' and lastRefillAt < tonumber(ARGV[3]) then
   remaining = tonumber(ARGV[4])
   lastRefillAt = tonumber(ARGV[3])
@@ -35,5 +36,5 @@ else
   end
   remaining = remaining - value
 end
-redis.call('HSET', KEYS[1], 'remaining', remaining, 'lastRefillAt', lastRefillAt)
+redis.call('HSET', KEYS[1], 'remaining', remaining, 'lastRefillAt', lastRefillAt, 'appliedReset', ARGV[6])
 return remaining

@@ -33,6 +33,9 @@ async function ping(redis: Redis): Promise<{ status: 'ok' | 'down'; latencyMs?: 
   }
 }
 
+/** How long a stopping node waits for requests in flight before it cuts their connections. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 export interface NodeOptions {
   /** The node's own clock; tests pass a wrong one to show that decisions do not depend on it. */
   localClock?: () => number;
@@ -109,7 +112,13 @@ export async function startNode(
 
     const handle = app.callback();
     const server = createServer((req, res) => {
-      if (draining) res.setHeader('Connection', 'close');
+      // Once stopping, every answer not yet sent ends its connection: a keep-alive client must
+      // not hold the node open or send it new requests.
+      const writeHead = res.writeHead;
+      res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
+        if (draining) this.setHeader('Connection', 'close');
+        return writeHead.apply(this, args);
+      } as typeof res.writeHead;
       void handle(req, res);
     });
     server.keepAliveTimeout = 65_000;
@@ -124,17 +133,19 @@ export async function startNode(
     let closing: Promise<void> | undefined;
     const close = () => {
       closing ??= (async () => {
+        draining = true;
         if (config.shutdownDrainMs > 0) {
           // Tell load balancers first (liveness 503, keep-alive connections closed after their
           // answer) and keep serving meanwhile: closing the listener at once would reset
           // connections the kernel accepted but the node had not read yet.
-          draining = true;
           await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
         }
         clock.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
+          // A request still running after this long is not coming back; stop waiting for it.
+          setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
         });
         await Promise.all(clients.map(closeRedis));
       })();

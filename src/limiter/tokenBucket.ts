@@ -5,11 +5,18 @@ export interface BucketRedis {
   tokenBucketV1(bucketKey: string, ...args: (string | number)[]): Promise<number[]>;
 }
 
+export interface CreditReset {
+  nonce: string;
+  value: number;
+}
+
 export type BucketShape = Pick<RatelimitConfig, 'limit' | 'refillRate' | 'refillInterval'>;
 
 /** Usage credits to spend in the same atomic step as the tokens. */
 export interface CreditSpend {
   cost: number;
+  /** The key record's latest "set remaining": applied by the script the first time it sees it. */
+  reset: CreditReset;
   /** The latest refill point (unix ms) and what `remaining` resets to there; absent: no refill. */
   refill?: { boundary: number; amount: number };
 }
@@ -53,6 +60,8 @@ export async function decide(
     credits?.cost ?? 0,
     credits?.refill?.boundary ?? '',
     credits?.refill?.amount ?? '',
+    credits?.reset.nonce ?? '',
+    credits?.reset.value ?? '',
   );
   const decision: BucketDecision = {
     allowed: status === 1,

@@ -78,20 +78,44 @@ export function toKeyFields(input: KeyFieldsInput, now: number, hadCredits: bool
       throw new BadRequestError('refill: requires remaining');
     }
     if (input.remaining !== undefined || hadCredits) {
-      fields.credits = input.refill === undefined ? {} : { refill: input.refill };
+      fields.credits = {
+        ...(input.refill !== undefined ? { refill: input.refill } : {}),
+        ...(input.remaining !== undefined ? { resetTo: input.remaining } : {}),
+      };
     }
   }
   return fields;
 }
 
-/** What the stored credits are worth now, with a refill point that passed applied. */
+/**
+ * What the credits are worth now: the record's latest "set remaining" if the hash has not
+ * applied it yet, then any refill point that passed since.
+ */
 async function currentCredits(
   services: Services,
   key: KeyRecord,
 ): Promise<{ remaining: number; lastRefillAt: number } | undefined> {
   if (!key.credits) return undefined;
+  const { reset, refill } = key.credits;
   const stored = await services.keys.readCredits(key.id);
-  return stored && creditsAt(services.now(), stored, key.credits.refill);
+  const applied =
+    stored && stored.appliedReset === reset.nonce
+      ? stored
+      : { remaining: reset.value, lastRefillAt: key.updatedAt ?? key.createdAt };
+  return creditsAt(services.now(), applied, refill);
+}
+
+/** The credits a verification (or a zero-cost look) spends, with what the script must apply. */
+function creditSpend(services: Services, key: KeyRecord, cost: number): CreditSpend | undefined {
+  if (!key.credits) return undefined;
+  const { refill, reset } = key.credits;
+  return {
+    cost,
+    reset,
+    ...(refill
+      ? { refill: { boundary: latestRefillPoint(services.now(), refill), amount: refill.amount } }
+      : {}),
+  };
 }
 
 async function viewWithCredits(services: Services, key: KeyRecord): Promise<KeyView> {
@@ -126,9 +150,6 @@ export async function createKey(
     start: material.start,
     createdAt: now,
     fields,
-    ...(input.remaining !== undefined
-      ? { credits: { remaining: input.remaining, lastRefillAt: now } }
-      : {}),
   });
   if (outcome === 'api_not_found') throw new NotFoundError(`api ${input.apiId} not found`);
   // 2^-128 for generated keys; reachable only by importing a known key.
@@ -176,10 +197,8 @@ export async function updateKey(
   const key = await loadKey(services, caller, input.keyId, 'update_key');
   const now = services.now();
   const fields = toKeyFields(input, now, key.credits !== undefined);
-  // Credits live in their own hash: present before the record says so, gone after it stops.
-  if (typeof input.remaining === 'number') {
-    await services.keys.writeCredits(key.id, { remaining: input.remaining, lastRefillAt: now });
-  }
+  // One atomic record write, a new `remaining` included (the credits hash applies it when next
+  // used); a hash left behind by `remaining: null` is merely tidied up afterwards.
   const updated = await services.keys.update(key.workspaceId, key.id, fields, now);
   if (!updated) throw new NotFoundError(`key ${input.keyId} not found`);
   if (input.remaining === null) await services.keys.deleteCredits(key.id);
@@ -194,26 +213,37 @@ export async function updateRemaining(
 ): Promise<{ remaining: number }> {
   const key = await loadKey(services, caller, input.keyId, 'update_key');
   const now = services.now();
-  const refill = key.credits?.refill;
+  const spend = creditSpend(services, key, 0);
+  if (!spend) {
+    if (input.op !== 'set') {
+      throw new PreconditionFailedError(
+        `key ${key.id} has unlimited usage: set remaining before incrementing or decrementing it`,
+      );
+    }
+    // "set" gives a key with unlimited usage its credits: one record write, as updateKey does.
+    if (
+      !(await services.keys.update(
+        key.workspaceId,
+        key.id,
+        { credits: { resetTo: input.value } },
+        now,
+      ))
+    ) {
+      throw new NotFoundError(`key ${key.id} not found`);
+    }
+    services.directory.apply({ kind: 'key', workspaceId: key.workspaceId, hash: key.hash });
+    return { remaining: input.value };
+  }
   const result = await services.keys.updateCredits(
     key.id,
     input.op,
     input.value,
-    refill && { boundary: latestRefillPoint(now, refill), amount: refill.amount },
+    spend.refill,
+    spend.reset,
     now,
   );
-  if (result === 'no_credits' || (!key.credits && input.op !== 'set')) {
-    throw new PreconditionFailedError(
-      `key ${key.id} has unlimited usage: set remaining before incrementing or decrementing it`,
-    );
-  }
   if (result === 'would_go_negative') {
     throw new BadRequestError('value: decrementing by this much would make remaining negative');
-  }
-  if (!key.credits) {
-    // "set" on a key with unlimited usage gives it credits: the hash exists, now the record says so.
-    await services.keys.update(key.workspaceId, key.id, { credits: {} }, now);
-    services.directory.apply({ kind: 'key', workspaceId: key.workspaceId, hash: key.hash });
   }
   return { remaining: result };
 }
@@ -317,6 +347,9 @@ async function decideVerification(
   }
   if (input.apiId !== undefined)
     requirePermission(caller, permissionFor('api', input.apiId, 'verify_key'));
+  // Judged before the lookup: a malformed query is a 400 whether or not the key exists, and the
+  // answer does not depend on the key (keys hold no permissions yet).
+  const permissionsHeld = input.authorization ? satisfies(input.authorization.permissions) : true;
   const key = await services.directory.keyByHash(caller.rootKey.workspaceId, hashKey(input.key));
   if (!key) return { valid: false, code: 'NOT_FOUND', requestId: caller.requestId };
   if (input.apiId === undefined)
@@ -350,18 +383,10 @@ async function decideVerification(
   if (!key.enabled) return verdict('DISABLED');
   if (input.apiId !== undefined && input.apiId !== key.apiId) return verdict('FORBIDDEN');
   if (key.expires !== undefined && key.expires <= services.now()) return verdict('EXPIRED');
-  if (input.authorization && !satisfies(input.authorization.permissions)) {
-    return verdict('INSUFFICIENT_PERMISSIONS');
-  }
+  if (!permissionsHeld) return verdict('INSUFFICIENT_PERMISSIONS');
   if (!key.ratelimit && !key.credits) return verdict('VALID');
 
-  const refill = key.credits?.refill;
-  const credits: CreditSpend | undefined = key.credits && {
-    cost: input.remaining?.cost ?? 1,
-    ...(refill
-      ? { refill: { boundary: latestRefillPoint(services.now(), refill), amount: refill.amount } }
-      : {}),
-  };
+  const credits = creditSpend(services, key, input.remaining?.cost ?? 1);
   let decision: BucketDecision;
   try {
     decision = await services.limiter.check(
@@ -419,17 +444,11 @@ export async function getBucket(
 }> {
   const key = await loadKey(services, caller, input.keyId, 'read_key');
   if (!key.ratelimit && !key.credits) return {};
-  const refill = key.credits?.refill;
   const decision = await services.limiter.check(
     key.id,
     key.ratelimit,
     0,
-    key.credits && {
-      cost: 0,
-      ...(refill
-        ? { refill: { boundary: latestRefillPoint(services.now(), refill), amount: refill.amount } }
-        : {}),
-    },
+    creditSpend(services, key, 0),
   );
   return {
     ...(key.ratelimit

@@ -68,9 +68,6 @@ export async function createKeys(
       start,
       createdAt: now,
       fields,
-      ...(item.remaining !== undefined
-        ? { credits: { remaining: item.remaining, lastRefillAt: now } }
-        : {}),
     };
   });
   const outcome = await services.keys.importKeys(ws, keys);

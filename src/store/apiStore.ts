@@ -1,6 +1,6 @@
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
-import { invalidation, names } from './names';
+import { invalidation, isStorableId, names } from './names';
 import { apiFromHash, type ApiRecord } from './records';
 
 /** API records on the primary. */
@@ -27,6 +27,7 @@ export class ApiStore {
 
   /** The record, including one marked deleted whose keys are still being purged. */
   async get(ws: string, apiId: string): Promise<ApiRecord | undefined> {
+    if (!isStorableId(apiId)) return undefined;
     return apiFromHash(await this.redis.hgetall(names.api(ws, apiId)));
   }
 
@@ -57,6 +58,7 @@ export class ApiStore {
 
   /** Marks the API deleted; false when it does not exist. */
   async markDeleted(ws: string, apiId: string, now: number): Promise<boolean> {
+    if (!isStorableId(apiId)) return false;
     const result = await this.redis.tombstoneApiV1(
       names.api(ws, apiId),
       names.apis(ws),

@@ -1,6 +1,7 @@
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
-import { invalidation, names } from './names';
+import { invalidation, isStorableId, names } from './names';
+import type { CreditReset } from '../limiter/tokenBucket';
 import { keyFieldChanges, keyFromHash, type KeyFields, type KeyRecord } from './records';
 
 export interface NewKey {
@@ -11,17 +12,20 @@ export interface NewKey {
   start: string;
   createdAt: number;
   fields: KeyFields;
-  /** The key's first usage credits, when it has any. */
-  credits?: CreditState;
 }
 
+/** The credits hash as stored: what is left, and which record "set remaining" it has applied. */
 export interface CreditState {
   remaining: number;
-  /** The refill point last applied (or the creation time). */
+  /** The refill point last applied (or when the last "set remaining" was applied). */
   lastRefillAt: number;
+  appliedReset?: string;
 }
 
-export type CreditsUpdate = number | 'would_go_negative' | 'no_credits';
+export type CreditsUpdate = number | 'would_go_negative';
+
+/** The first record version: a created key's "set remaining" is named after it. */
+const FIRST_VERSION = '1';
 
 export type CreateKeyOutcome = 'created' | 'api_not_found' | 'hash_exists';
 
@@ -57,7 +61,9 @@ function recordFields(key: NewKey): string[] {
     'createdAt',
     String(key.createdAt),
   ];
-  for (const [field, value] of keyFieldChanges(key.fields).set) record.push(field, value);
+  for (const [field, value] of keyFieldChanges(key.fields, FIRST_VERSION).set) {
+    record.push(field, value);
+  }
   return record;
 }
 
@@ -67,9 +73,7 @@ export class KeyStore {
 
   async create(key: NewKey): Promise<CreateKeyOutcome> {
     const { workspaceId: ws, apiId, keyId, hash } = key;
-    // Another slot than the record: written first, so a crash in between leaves only an orphan
-    // that no key refers to.
-    if (key.credits) await this.writeCredits(keyId, key.credits);
+    if (!isStorableId(apiId)) return 'api_not_found';
     const ownerId = key.fields.ownerId ?? undefined;
     const result = await this.redis.createKeyV1(
       names.api(ws, apiId),
@@ -85,7 +89,6 @@ export class KeyStore {
       ...recordFields(key),
     );
     if (result > 0) return 'created';
-    if (key.credits) await this.deleteCredits(keyId);
     return result === -1 ? 'api_not_found' : 'hash_exists';
   }
 
@@ -97,8 +100,8 @@ export class KeyStore {
     ws: string,
     keys: readonly NewKey[],
   ): Promise<'imported' | { failure: Exclude<CreateKeyOutcome, 'created'>; index: number }> {
-    const withCredits = keys.filter((key) => key.credits);
-    for (const key of withCredits) await this.writeCredits(key.keyId, key.credits!);
+    const unstorable = keys.findIndex((key) => !isStorableId(key.apiId));
+    if (unstorable >= 0) return { failure: 'api_not_found', index: unstorable };
     const keyNames: string[] = [names.keyHashes(ws)];
     const args: (string | number)[] = [names.invalidationChannel, keys.length];
     for (const key of keys) {
@@ -121,7 +124,6 @@ export class KeyStore {
     }
     const [status, item] = await this.redis.importKeysV1(keyNames.length, ...keyNames, ...args);
     if (status === 1) return 'imported';
-    await Promise.all(withCredits.map((key) => this.deleteCredits(key.keyId)));
     return {
       failure: status === -1 ? 'api_not_found' : 'hash_exists',
       index: (item as number) - 1,
@@ -129,20 +131,18 @@ export class KeyStore {
   }
 
   async readCredits(keyId: string): Promise<CreditState | undefined> {
-    const [remaining, lastRefillAt] = await this.redis.hmget(
+    const [remaining, lastRefillAt, appliedReset] = await this.redis.hmget(
       names.credits(keyId),
       'remaining',
       'lastRefillAt',
+      'appliedReset',
     );
     if (remaining === null) return undefined;
-    return { remaining: Number(remaining), lastRefillAt: Number(lastRefillAt ?? 0) };
-  }
-
-  async writeCredits(keyId: string, credits: CreditState): Promise<void> {
-    await this.redis.hset(names.credits(keyId), {
-      remaining: String(credits.remaining),
-      lastRefillAt: String(credits.lastRefillAt),
-    });
+    return {
+      remaining: Number(remaining),
+      lastRefillAt: Number(lastRefillAt ?? 0),
+      ...(appliedReset !== null ? { appliedReset } : {}),
+    };
   }
 
   async deleteCredits(keyId: string): Promise<void> {
@@ -155,6 +155,7 @@ export class KeyStore {
     op: 'set' | 'increment' | 'decrement',
     value: number,
     refill: { boundary: number; amount: number } | undefined,
+    reset: CreditReset,
     now: number,
   ): Promise<CreditsUpdate> {
     const result = await this.redis.updateCreditsV1(
@@ -164,13 +165,14 @@ export class KeyStore {
       refill?.boundary ?? '',
       refill?.amount ?? '',
       now,
+      reset.nonce,
+      reset.value,
     );
-    if (result === -1) return 'would_go_negative';
-    if (result === -2) return 'no_credits';
-    return result;
+    return result === -1 ? 'would_go_negative' : result;
   }
 
   async get(ws: string, keyId: string): Promise<KeyRecord | undefined> {
+    if (!isStorableId(keyId)) return undefined;
     return keyFromHash(await this.redis.hgetall(names.key(ws, keyId)));
   }
 
@@ -189,11 +191,12 @@ export class KeyStore {
     fields: KeyFields,
     now: number,
   ): Promise<KeyRecord | undefined> {
-    const changes = keyFieldChanges({ ...fields });
-    changes.set.push(['updatedAt', String(now)]);
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const current = await this.get(ws, keyId);
       if (!current) return undefined;
+      // A "set remaining" is named after the version this write creates: unique for the key.
+      const changes = keyFieldChanges(fields, String(current.version + 1));
+      changes.set.push(['updatedAt', String(now)]);
       const newOwner =
         fields.ownerId === undefined ? current.ownerId : (fields.ownerId ?? undefined);
       const ownerChanged = newOwner !== current.ownerId;

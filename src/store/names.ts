@@ -33,6 +33,17 @@ export const names = {
   credits: (keyId: string) => `${PREFIX}:credits:{${keyId}}`,
 } as const;
 
+const STORABLE_ID = /^[A-Za-z0-9_]{1,64}$/;
+
+/**
+ * Whether an id from a request may become part of a key name. keyward's ids are letters, digits
+ * and `_`; anything else (`api_1:keys`) could spell another structure's name, and cannot name a
+ * record that exists, so stores treat it as not found.
+ */
+export function isStorableId(id: string): boolean {
+  return STORABLE_ID.test(id);
+}
+
 /** Messages on the invalidation channel: what a node must drop from its caches. */
 export const invalidation = {
   key: (ws: string, hash: string) => `key ${ws} ${hash}`,

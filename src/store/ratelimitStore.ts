@@ -1,6 +1,6 @@
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
-import { invalidation, names } from './names';
+import { invalidation, isStorableId, names } from './names';
 
 export interface Namespace {
   id: string;
@@ -42,6 +42,7 @@ export class RatelimitStore {
   }
 
   async namespaceById(ws: string, id: string): Promise<Namespace | undefined> {
+    if (!isStorableId(id)) return undefined;
     const name = await this.redis.get(names.namespaceName(ws, id));
     return name === null ? undefined : { id, name };
   }

@@ -19,8 +19,12 @@ export interface KeyRecord {
   expires?: number;
   enabled: boolean;
   ratelimit?: RatelimitConfig;
-  /** Present when the key has usage credits; their count lives in its own hash (names.credits). */
-  credits?: { refill?: RefillConfig };
+  /**
+   * Present when the key has usage credits. Their count lives in its own hash (names.credits);
+   * `reset` is the latest "set remaining to N" (createKey, updateKey), kept here so that such a
+   * write is one atomic write of the record, applied to the hash the next time it is used.
+   */
+  credits?: { refill?: RefillConfig; reset: { nonce: string; value: number } };
   /** Bumped by every write; updates and deletes compare-and-set on it. */
   version: number;
   /** Position in the API's creation order. */
@@ -53,8 +57,8 @@ export interface KeyFields {
   expires?: number | null;
   enabled?: boolean;
   ratelimit?: RatelimitConfig | null;
-  /** null: unlimited usage; refill null: credits that never refill. */
-  credits?: { refill?: RefillConfig | null } | null;
+  /** null: unlimited usage; refill null: credits that never refill; resetTo: set remaining. */
+  credits?: { refill?: RefillConfig | null; resetTo?: number } | null;
 }
 
 export interface FieldChanges {
@@ -64,9 +68,13 @@ export interface FieldChanges {
 
 const RATELIMIT_FIELDS = ['rlType', 'rlLimit', 'rlRefillRate', 'rlRefillInterval'];
 const REFILL_FIELDS = ['refillInterval', 'refillAmount', 'refillDay'];
+const CREDIT_FIELDS = ['credits', 'creditsReset', 'creditsResetTo', ...REFILL_FIELDS];
 
-/** Turns a patch into hash writes: undefined leaves a field alone, null deletes it. */
-export function keyFieldChanges(fields: KeyFields): FieldChanges {
+/**
+ * Turns a patch into hash writes: undefined leaves a field alone, null deletes it. `resetNonce`
+ * names a "set remaining" (unique per record write: the record's next version).
+ */
+export function keyFieldChanges(fields: KeyFields, resetNonce = ''): FieldChanges {
   const changes: FieldChanges = { set: [], del: [] };
   const put = (field: string, value: string | null | undefined) => {
     if (value === undefined) return;
@@ -96,10 +104,13 @@ export function keyFieldChanges(fields: KeyFields): FieldChanges {
       ['rlRefillInterval', String(refillInterval)],
     );
   }
-  if (fields.credits === null) changes.del.push('credits', ...REFILL_FIELDS);
+  if (fields.credits === null) changes.del.push(...CREDIT_FIELDS);
   else if (fields.credits) {
     changes.set.push(['credits', '1']);
-    const { refill } = fields.credits;
+    const { refill, resetTo } = fields.credits;
+    if (resetTo !== undefined) {
+      changes.set.push(['creditsReset', resetNonce], ['creditsResetTo', String(resetTo)]);
+    }
     if (refill === null) changes.del.push(...REFILL_FIELDS);
     else if (refill) {
       changes.set.push(
@@ -146,7 +157,9 @@ export function keyFromHash(hash: Hash): KeyRecord | undefined {
     };
   }
   if (hash.credits === '1') {
-    record.credits = {};
+    record.credits = {
+      reset: { nonce: hash.creditsReset ?? '', value: Number(hash.creditsResetTo ?? 0) },
+    };
     if (hash.refillInterval !== undefined) {
       record.credits.refill = {
         interval: hash.refillInterval as RefillInterval,

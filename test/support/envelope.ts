@@ -47,7 +47,8 @@ const INTERNALS: readonly RegExp[] = [
   /Unexpected (?:token|end of JSON)|JSON at position|is not valid JSON/,
   /Maximum call stack/,
   /ajv|instancePath|schemaPath/i,
-  /\[object Object\]|undefined|NaN/,
+  // Whole words only: base58 ids may spell "NaN" by chance (rlns_…qNaN3).
+  /\[object Object\]|\bundefined\b|\bNaN\b/,
 ];
 
 /**

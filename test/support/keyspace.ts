@@ -25,10 +25,14 @@ export async function allKeys(redis: Redis, pattern = '*'): Promise<string[]> {
   return [...found].sort();
 }
 
+/** Marks, in a dump, a key with a TTL: it may vanish on its own between two dumps. */
+const VOLATILE = 'volatile:';
+
 /**
  * The whole keyspace as `name → hex(DUMP name)`. DUMP is Redis's own serialisation of a value
  * (type, encoding and content), so two dumps are equal exactly when nothing was written in
- * between. TTLs are left out: they tick on their own.
+ * between. TTLs are left out: they tick on their own; a key that has one is marked, since its
+ * expiry is not a write (see diffKeyspace).
  */
 export async function dumpKeyspace(redis: Redis): Promise<Map<string, string>> {
   const names = await allKeys(redis);
@@ -37,18 +41,27 @@ export async function dumpKeyspace(redis: Redis): Promise<Map<string, string>> {
   for (let i = 0; i < names.length; i += batch) {
     const slice = names.slice(i, i + batch);
     const pipeline = redis.pipeline();
-    for (const name of slice) pipeline.dumpBuffer(name);
+    for (const name of slice) pipeline.dumpBuffer(name).pttl(name);
     const replies = (await pipeline.exec()) ?? [];
-    replies.forEach(([error, value], index) => {
-      if (error) throw error;
+    for (let i = 0; i < slice.length; i++) {
+      const [dumpError, value] = replies[2 * i] ?? [];
+      const [ttlError, ttl] = replies[2 * i + 1] ?? [];
+      if (dumpError) throw dumpError;
+      if (ttlError) throw ttlError;
       // A key that expired between SCAN and DUMP is simply not there.
-      if (value !== null) dump.set(slice[index] as string, (value as Buffer).toString('hex'));
-    });
+      if (value === null || value === undefined) continue;
+      const hex = (value as Buffer).toString('hex');
+      // -1: no expiry. Anything else is a TTL, or -2 when it expired right after DUMP.
+      dump.set(slice[i] as string, Number(ttl) === -1 ? hex : `${VOLATILE}${hex}`);
+    }
   }
   return dump;
 }
 
-/** What changed between two dumps, one line per key: empty when nothing was written. */
+/**
+ * What changed between two dumps, one line per key: empty when nothing was written. A key with a
+ * TTL that is gone in the second dump expired: that is not a write, and it is not reported.
+ */
 export function diffKeyspace(before: Map<string, string>, after: Map<string, string>): string[] {
   const changes: string[] = [];
   for (const [name, value] of after) {
@@ -56,6 +69,44 @@ export function diffKeyspace(before: Map<string, string>, after: Map<string, str
     if (old === undefined) changes.push(`+ ${name}`);
     else if (old !== value) changes.push(`~ ${name}`);
   }
-  for (const name of before.keys()) if (!after.has(name)) changes.push(`- ${name}`);
+  for (const [name, value] of before) {
+    if (!after.has(name) && !value.startsWith(VOLATILE)) changes.push(`- ${name}`);
+  }
   return changes.sort();
+}
+
+/**
+ * The whole keyspace as `name → its content` in a canonical form (hash fields, set and zset
+ * members sorted). Unlike DUMP, it does not depend on how Redis encodes a value in memory, so it
+ * compares a database with the same database reloaded from its append-only file.
+ */
+export async function snapshotKeyspace(redis: Redis): Promise<Map<string, string>> {
+  const snapshot = new Map<string, string>();
+  for (const name of await allKeys(redis)) {
+    const type = await redis.type(name);
+    let content: unknown;
+    switch (type) {
+      case 'string':
+        content = await redis.get(name);
+        break;
+      case 'hash':
+        content = Object.entries(await redis.hgetall(name)).sort(([a], [b]) => (a < b ? -1 : 1));
+        break;
+      case 'zset':
+        content = await redis.zrange(name, 0, -1, 'WITHSCORES');
+        break;
+      case 'set':
+        content = (await redis.smembers(name)).sort();
+        break;
+      case 'list':
+        content = await redis.lrange(name, 0, -1);
+        break;
+      case 'none':
+        continue;
+      default:
+        content = `(${type})`;
+    }
+    snapshot.set(name, `${type} ${JSON.stringify(content)}`);
+  }
+  return snapshot;
 }

@@ -1,0 +1,184 @@
+import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
+import type { Redis } from 'ioredis';
+import { startRedis, type TestRedis } from '../support/redisServer';
+import { startDelayProxy, type DelayProxy } from '../support/delayProxy';
+import { startChildNode, type ChildNode } from '../support/childNode';
+import { adminRedis, closeRedis } from '../support/keyspace';
+import { client, sleep } from '../support/rpc';
+import { createRootKey } from '../../src/operations/rootKeys';
+import { RootKeyStore } from '../../src/store/rootKeyStore';
+
+/**
+ * Graceful shutdown: SIGTERM to a node (its own process) while 50 requests are in flight. Every
+ * one of them gets a complete answer, new connections are refused from the moment the signal
+ * lands, and the process exits 0. The node's primary sits behind a proxy that delays each chunk
+ * by 200 ms, so every request takes at least one 400 ms round trip and is surely in flight when
+ * the signal arrives.
+ */
+const DELAY_MS = 200;
+/** Not a speed target: the time within which a stopping node must be gone at all. */
+const EXIT_BOUND_MS = 3_000;
+
+let primary: TestRedis;
+let proxy: DelayProxy;
+let node: ChildNode;
+let redis: Redis;
+
+beforeAll(async () => {
+  primary = await startRedis();
+  proxy = await startDelayProxy(primary.port, DELAY_MS);
+  node = await startChildNode({
+    KEYWARD_REDIS_URL: proxy.url,
+    // Fast buckets and the management limit on a Redis without delay.
+    KEYWARD_LOCAL_REDIS_URL: primary.url,
+    KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '10000',
+    KEYWARD_REDIS_CONNECT_TIMEOUT_MS: '10000',
+    KEYWARD_MANAGEMENT_RATE_LIMIT: '100000',
+  });
+  await node.start();
+  redis = await adminRedis(primary.url);
+}, 60_000);
+
+afterAll(async () => {
+  if (node) await node.dispose();
+  if (redis) await closeRedis(redis);
+  if (proxy) await proxy.close();
+  if (primary) await primary.dispose();
+});
+
+/** Whether a new TCP connection to the node's port is refused. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+interface Answer {
+  kind: string;
+  status: number;
+  body: Record<string, unknown>;
+  at: number;
+}
+
+test('SIGTERM with 50 requests in flight: all answered, new connections refused, exit 0', async () => {
+  const { key: rootKey } = await createRootKey(new RootKeyStore(redis), {});
+  const api = client(node.url, rootKey);
+  const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'shutdown' })).body
+    .apiId;
+  const created = await api.post<{ keyId: string; key: string }>('keys.createKey', {
+    apiId,
+    ratelimit: { type: 'consistent', limit: 1000, refillRate: 1, refillInterval: 60_000 },
+  });
+  // Warm the caches: each request below spends its time on one slow round trip, not on lookups.
+  expect((await api.post('keys.verifyKey', { key: created.body.key })).body.code).toBe('VALID');
+
+  const send = async (i: number): Promise<Answer> => {
+    const kind = ['createKey', 'verifyKey', 'getApi'][i % 3]!;
+    const response =
+      kind === 'createKey'
+        ? await api.post('keys.createKey', { apiId, name: `in-flight-${i}` })
+        : kind === 'verifyKey'
+          ? await api.post('keys.verifyKey', { key: created.body.key })
+          : await api.get('apis.getApi', { apiId });
+    return { kind, status: response.status, body: response.body, at: Date.now() };
+  };
+  const inFlight = Array.from({ length: 50 }, (_, i) =>
+    send(i).catch((error: unknown): Answer => {
+      const cause = (error as { cause?: { code?: string } }).cause;
+      const code = cause?.code ?? String(error);
+      return { kind: 'failed', status: 0, body: { failure: code }, at: Date.now() };
+    }),
+  );
+  // Every request is on the wire and waiting for the primary (400 ms away) when the signal lands.
+  await sleep(150);
+  const exited = node.signal('SIGTERM');
+  let refusedAt = 0;
+  for (let i = 0; i < 200 && refusedAt === 0; i++) {
+    if (await refused(node.port)) refusedAt = Date.now();
+    else await sleep(5);
+  }
+
+  const answers = await Promise.all(inFlight);
+
+  // Every request the node had accepted got a complete answer. One that a very busy machine had
+  // not even connected by the time of the signal is refused, which is right; a reset or a cut
+  // answer is not.
+  const accepted = answers.filter((answer) => answer.body.failure !== 'ECONNREFUSED');
+  expect(accepted.length).toBeGreaterThanOrEqual(40);
+  for (const answer of accepted) {
+    expect([answer.kind, answer.status, answer.body.failure]).toEqual([
+      answer.kind,
+      200,
+      undefined,
+    ]);
+    if (answer.kind === 'createKey') {
+      expect(answer.body).toEqual({
+        keyId: expect.stringMatching(/^key_/),
+        key: expect.any(String),
+      });
+    } else if (answer.kind === 'verifyKey') {
+      expect(answer.body).toMatchObject({ valid: true, code: 'VALID' });
+    } else expect(answer.body).toMatchObject({ id: apiId, name: 'shutdown' });
+  }
+  // New connections were refused while the last of them were still being answered.
+  expect(refusedAt).toBeGreaterThan(0);
+  expect(refusedAt).toBeLessThan(Math.max(...accepted.map((answer) => answer.at)));
+  expect(await refused(node.port)).toBe(true);
+
+  // What was acknowledged was stored: each created key is in the primary.
+  for (const answer of accepted.filter((a) => a.kind === 'createKey')) {
+    const hash = createHash('sha256').update(String(answer.body.key)).digest('base64');
+    const keyIds = await redis.keys('keyward:{*}:keyhashes');
+    const found = await Promise.all(keyIds.map((name) => redis.hget(name, hash)));
+    expect(found.filter(Boolean)).toEqual([answer.body.keyId]);
+  }
+
+  // Regression: connections busy at SIGTERM used to stay open (keep-alive) and hold the node
+  // for the keep-alive timeout; every answer after the signal now closes its connection.
+  const code = await Promise.race([exited, sleep(EXIT_BOUND_MS).then(() => 'still running')]);
+  expect(code).toBe(0);
+}, 60_000);
+
+test('after SIGTERM, a keep-alive connection serves no new request', async () => {
+  // Regression: a keep-alive connection busy at SIGTERM used to go on being served; now its
+  // in-flight answer closes it, nothing new is served after the signal, and the node exits 0.
+  if (node.process) await node.dispose();
+  await node.start();
+  const { key: rootKey } = await createRootKey(new RootKeyStore(redis), {});
+  const socket = connect({ port: node.port, host: '127.0.0.1' });
+  let received = '';
+  let closed = false;
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+  socket.on('close', () => (closed = true));
+  socket.on('error', () => undefined);
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const request = (apiId: string) =>
+    `GET /v1/apis.getApi?apiId=${apiId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${rootKey}\r\n\r\n`;
+  const answers = () => received.split('HTTP/1.1 ').length - 1;
+  const waitFor = async (count: number) => {
+    for (let i = 0; i < 400 && answers() < count && !closed; i++) await sleep(10);
+  };
+  socket.write(request('api_warm'));
+  await waitFor(1);
+  expect(answers()).toBe(1);
+  socket.write(request('api_in_flight'));
+  await sleep(50);
+  const exited = node.signal('SIGTERM');
+  await waitFor(2);
+  expect(answers()).toBe(2);
+  expect(received.split('HTTP/1.1 ')[2]).toMatch(/^404 /);
+  // The next request on the same connection.
+  await sleep(500);
+  if (!closed) socket.write(request('api_after_sigterm'));
+  await waitFor(3);
+  socket.destroy();
+  expect(answers()).toBe(2);
+  const code = await Promise.race([exited, sleep(EXIT_BOUND_MS).then(() => 'still running')]);
+  expect(code).toBe(0);
+}, 60_000);
