@@ -58,7 +58,11 @@ export async function startNode(
       ? primary
       : createRedis(config.localRedisUrl, redisOptions);
   // Subscriber connections wait for their commands across reconnects: SUBSCRIBE is idempotent.
-  const subscriber = createPrimary(config, { enableOfflineQueue: true, commandTimeout: undefined });
+  const subscriber = createPrimary(config, {
+    enableOfflineQueue: true,
+    commandTimeout: undefined,
+    enableAutoPipelining: false,
+  });
   const clients = [...new Set([primary, local, subscriber])];
 
   try {

@@ -14,7 +14,10 @@ interface Entry<V> {
   value: V | typeof ABSENT;
   /** The trust generation the value was loaded in; only the current one answers from memory. */
   generation: number;
-  /** Unix ms after which the entry is gone, even as a fallback. */
+  /**
+   * When the entry is gone, even as a fallback: ms since the cache was made, a small integer V8
+   * keeps inline (a unix timestamp would cost every entry a boxed number).
+   */
   expires: number;
 }
 
@@ -46,13 +49,21 @@ export class ReadThroughCache<V extends object> {
   constructor(
     private readonly options: CacheOptions,
     private readonly isUnavailable: (error: unknown) => boolean = () => false,
+    /** A value that stands for "not found" may ask for the short negative TTL. */
+    private readonly isNegative: (value: V) => boolean = () => false,
   ) {
     this.entries = new Lru(options.maxEntries);
   }
 
+  private readonly epoch = Date.now();
+
+  private clock(): number {
+    return Date.now() - this.epoch;
+  }
+
   private entry(key: string): Entry<V> | undefined {
     const entry = this.entries.get(key);
-    if (entry === undefined || entry.expires > Date.now()) return entry;
+    if (entry === undefined || entry.expires > this.clock()) return entry;
     this.entries.delete(key);
     return undefined;
   }
@@ -85,8 +96,11 @@ export class ReadThroughCache<V extends object> {
     flight.promise.then((value) => {
       settle();
       if (flight.invalidated) return;
-      const ttl = value === undefined ? this.options.negativeTtlMs : this.options.ttlMs;
-      this.entries.set(key, { value: value ?? ABSENT, generation, expires: Date.now() + ttl });
+      const ttl =
+        value === undefined || this.isNegative(value)
+          ? this.options.negativeTtlMs
+          : this.options.ttlMs;
+      this.entries.set(key, { value: value ?? ABSENT, generation, expires: this.clock() + ttl });
     }, settle);
     return flight.promise;
   }

@@ -106,7 +106,11 @@ async function currentCredits(
 }
 
 /** The credits a verification (or a zero-cost look) spends, with what the script must apply. */
-function creditSpend(services: Services, key: KeyRecord, cost: number): CreditSpend | undefined {
+function creditSpend(
+  services: Services,
+  key: Pick<KeyRecord, 'credits'>,
+  cost: number,
+): CreditSpend | undefined {
   if (!key.credits) return undefined;
   const { refill, reset } = key.credits;
   return {

@@ -149,3 +149,29 @@ test('needs create_key on every API of the batch', async () => {
     (await limited.post('migrations.createKeys', [{ apiId, plaintext: 'scoped_1' }])).status,
   ).toBe(200);
 });
+
+test('the same key imported into two workspaces verifies as each workspace’s own', async () => {
+  const other = await topology.newRootKey();
+  const otherApi = client(topology.nodes[0]!.url, other.key);
+  const otherApiId = (await otherApi.post<{ apiId: string }>('apis.createApi', { name: 'twin' }))
+    .body.apiId;
+  const mine = (
+    await api.post<{ keyIds: string[] }>('migrations.createKeys', [
+      { apiId, plaintext: 'shared_secret_twin' },
+    ])
+  ).body.keyIds[0];
+  const theirs = (
+    await otherApi.post<{ keyIds: string[] }>('migrations.createKeys', [
+      { apiId: otherApiId, plaintext: 'shared_secret_twin' },
+    ])
+  ).body.keyIds[0];
+  expect(mine).not.toBe(theirs);
+  for (let i = 0; i < 2; i++) {
+    expect(
+      (await api.post<Verdict>('keys.verifyKey', { key: 'shared_secret_twin' })).body.keyId,
+    ).toBe(mine);
+    expect(
+      (await otherApi.post<Verdict>('keys.verifyKey', { key: 'shared_secret_twin' })).body.keyId,
+    ).toBe(theirs);
+  }
+});
