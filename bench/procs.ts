@@ -1,0 +1,211 @@
+/**
+ * Child processes of the benchmark: every one is registered here so that a normal end, an error,
+ * SIGINT/SIGTERM and even a plain `process.exit` stop all of them. Their pids are also written to
+ * a file, which scripts/bench.sh reads as a last resort if this process itself is killed hard.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  pid: number;
+  exited: Promise<number | null>;
+  /** Where its stdout and stderr go (a file), for error messages. */
+  logFile: string;
+}
+
+const children = new Set<Child>();
+let pidFile: string | undefined;
+
+function writePidFile(): void {
+  if (!pidFile) return;
+  writeFileSync(pidFile, [...children].map((c) => `${c.pid}\n`).join(''));
+}
+
+export function setPidFile(path: string): void {
+  pidFile = path;
+  writePidFile();
+}
+
+/** Starts `command` with stdout and stderr appended to `logFile`. */
+export function start(
+  name: string,
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; logFile: string; pipeStdout?: boolean },
+): Child {
+  const fd = openSync(options.logFile, 'a');
+  const spawnOptions: SpawnOptions = {
+    env: options.env ?? process.env,
+    stdio: ['ignore', options.pipeStdout ? 'pipe' : fd, fd],
+  };
+  if (options.cwd !== undefined) spawnOptions.cwd = options.cwd;
+  const proc = spawn(command, args, spawnOptions);
+  closeSync(fd);
+  if (proc.pid === undefined) throw new Error(`${name}: could not start ${command}`);
+  const child: Child = {
+    name,
+    proc,
+    pid: proc.pid,
+    logFile: options.logFile,
+    exited: new Promise((resolve) => {
+      proc.once('exit', (code, signal) => {
+        children.delete(child);
+        writePidFile();
+        resolve(code ?? (signal ? -1 : null));
+      });
+      proc.once('error', () => {
+        children.delete(child);
+        writePidFile();
+        resolve(-1);
+      });
+    }),
+  };
+  children.add(child);
+  writePidFile();
+  return child;
+}
+
+export function isRunning(child: Child): boolean {
+  return children.has(child);
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`. */
+export async function stop(child: Child, graceMs = 3000): Promise<void> {
+  if (!children.has(child)) return;
+  try {
+    child.proc.kill('SIGTERM');
+  } catch {
+    /* already gone */
+  }
+  const timer = setTimeout(() => {
+    try {
+      child.proc.kill('SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }, graceMs);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+export async function stopAll(): Promise<void> {
+  await Promise.all([...children].reverse().map((c) => stop(c)));
+}
+
+/** Synchronous last resort (process 'exit'): SIGKILL whatever is still running. */
+function killAllNow(): void {
+  for (const child of children) {
+    try {
+      process.kill(child.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  children.clear();
+  writePidFile();
+}
+
+let installed = false;
+export function installCleanup(onSignal: () => Promise<void>): void {
+  if (installed) return;
+  installed = true;
+  process.on('exit', killAllNow);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      process.stderr.write(`\nbench: ${signal}: stopping every process it started\n`);
+      onSignal()
+        .catch(() => undefined)
+        .finally(() => process.exit(130));
+    });
+  }
+}
+
+/** `count` distinct free TCP ports on 127.0.0.1 (all held open at once, then released). */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((s) => {
+    const address = s.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    return address.port;
+  });
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
+}
+
+/** Waits for `READY <port>` on a child's piped stdout. */
+export function readyPort(child: Child, timeoutMs = 10_000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const out = child.proc.stdout;
+    if (!out) return reject(new Error(`${child.name}: stdout is not piped`));
+    let seen = '';
+    const timer = setTimeout(
+      () =>
+        reject(new Error(`${child.name}: not ready after ${timeoutMs} ms; see ${child.logFile}`)),
+      timeoutMs,
+    );
+    out.setEncoding('utf8');
+    out.on('data', (data: string) => {
+      seen += data;
+      const match = /READY (\d+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        out.removeAllListeners('data');
+        out.resume();
+        resolve(Number(match[1]));
+      }
+    });
+    void child.exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${child.name} exited (${code}) before it was ready; see ${child.logFile}`));
+    });
+  });
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[11], fields[12] are utime and stime (the 14th and 15th fields of the full line).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Resident set size of a process in bytes, from /proc. */
+export function rssBytes(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+    return match ? Number(match[1]) * 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds the whole machine has spent busy (all cores, steal included), from /proc/stat. */
+export function machineBusySeconds(): number {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+    const [, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
+    return (
+      ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / 100
+    );
+  } catch {
+    return NaN;
+  }
+}

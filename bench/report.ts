@@ -1,0 +1,532 @@
+/** Turns one benchmark run into bench/results.md and a bar chart, bench/results.svg. */
+import type { LoadResult, SequentialResult } from './load';
+
+export interface CaseResult {
+  id: string;
+  label: string;
+  group: 'ceiling' | 'keyward' | 'peer';
+  load: LoadResult;
+  /** How many interleaved slices its measured seconds came in. */
+  slices: number;
+  /** One request before and after the measured run answered what the case expects. */
+  checksPassed: boolean;
+  checks: string[];
+  cpu: {
+    serverPercent: number;
+    serverUsPerRequest: number;
+    redisPercent: Record<string, number>;
+    loadGeneratorPercent: number;
+    /** The whole machine's busy CPU during the window (200 % = both of 2 cores). */
+    machinePercent: number;
+    /** Busy CPU not used by the server, its Redis or the load generator: someone else's work. */
+    otherPercent: number;
+  };
+  /** Commands per request seen by each Redis (INFO commandstats, script internals included). */
+  redisCommands: Record<string, Record<string, number>>;
+}
+
+export interface BenchReport {
+  date: string;
+  /** The commit measured, and files of src/ or lua/ that differed from it (built into dist/). */
+  source: { commit: string; uncommitted: string[] };
+  machine: {
+    nproc: number;
+    cpu: string;
+    memoryGiB: number;
+    node: string;
+    redis: string;
+    kernel: string;
+    /** 1-minute load average when the run began and ended: other work on the machine shows here. */
+    loadAverage1m: { before: number; after: number };
+  };
+  settings: {
+    seconds: number;
+    warmupSeconds: number;
+    connections: number;
+    /** Rounds measured; each case got one slice of `sliceSeconds` per round. */
+    rounds: number;
+    plannedRounds: number;
+    sliceSeconds: number;
+  };
+  cases: CaseResult[];
+  redisBenchmark: {
+    command: string;
+    /** The Lua file whose SHA1 keyward called. */
+    script: string;
+    failedCalls: number;
+    requests: number;
+    clients: number;
+    requestsPerSecond: number;
+    avgMs: number;
+    p50Ms: number;
+    p99Ms: number;
+  };
+  latency: {
+    seconds: number;
+    results: SequentialResult[];
+    /** One EVALSHA of the bucket script at a time from the driver (ioredis): the Redis floor. */
+    redisRoundTrip: { requests: number; p50us: number; p99us: number };
+    p50DifferenceUs: number;
+    p99DifferenceUs: number;
+  };
+  memory: {
+    records: number;
+    cachedKeys: number;
+    node: string;
+    cacheConfig: { maxEntries: number; ttlMs: number; negativeTtlMs: number };
+    baseline: { rssMiB: number; heapUsedMiB: number };
+    filled: {
+      rssMiB: number;
+      heapUsedMiB: number;
+      heapTotalMiB: number;
+      externalMiB: number;
+      arrayBuffersMiB: number;
+    };
+    bytesPerRecord: number;
+    heapBytesPerRecord: number;
+    seconds: number;
+  };
+  infoLog: { bytesPerRequest: number; destination: string } | undefined;
+  totalSeconds: number;
+}
+
+/** Other processes' CPU (% of one core) above which a case is flagged as measured on a shared machine. */
+const SHARED = 25;
+
+const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
+const fmtMs = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
+const ratio = (a: number, b: number | undefined) =>
+  b === undefined || b === 0 ? 'n/a' : (a / b).toFixed(2);
+const mark = (ok: boolean) => (ok ? '**yes**' : '**NO**');
+
+function find(report: BenchReport, id: string): CaseResult | undefined {
+  return report.cases.find((c) => c.id === id);
+}
+
+function errorsOf(c: CaseResult): number {
+  return c.load.errors + c.load.timeouts;
+}
+
+export interface Target {
+  name: string;
+  goal: string;
+  measured: string;
+  met: boolean;
+}
+
+export function targets(report: BenchReport): Target[] {
+  const koa = find(report, 'bare-koa');
+  const peer = find(report, 'peer');
+  const fast = find(report, 'fast');
+  const invalid = find(report, 'invalid');
+  const list: Target[] = [];
+  if (fast && koa) {
+    const r = fast.load.requestsPerSecond / koa.load.requestsPerSecond;
+    list.push({
+      name: 'fast verify vs bare Koa',
+      goal: '≥ 0.80 × bare Koa req/s',
+      measured: `${r.toFixed(2)} × (${fmtInt(fast.load.requestsPerSecond)} vs ${fmtInt(koa.load.requestsPerSecond)})`,
+      met: r >= 0.8,
+    });
+  }
+  if (fast && peer) {
+    const r = fast.load.requestsPerSecond / peer.load.requestsPerSecond;
+    list.push({
+      name: 'fast verify vs peer',
+      goal: '≥ 1.5 × peer req/s',
+      measured: `${r.toFixed(2)} × (${fmtInt(fast.load.requestsPerSecond)} vs ${fmtInt(peer.load.requestsPerSecond)})`,
+      met: r >= 1.5,
+    });
+  }
+  if (invalid && koa) {
+    const r = invalid.load.requestsPerSecond / koa.load.requestsPerSecond;
+    list.push({
+      name: 'invalid-key flood vs bare Koa',
+      goal: '≥ 0.90 × bare Koa req/s',
+      measured: `${r.toFixed(2)} × (${fmtInt(invalid.load.requestsPerSecond)} vs ${fmtInt(koa.load.requestsPerSecond)})`,
+      met: r >= 0.9,
+    });
+  }
+  if (fast && koa) {
+    const r = fast.load.p99 / koa.load.p99;
+    list.push({
+      name: 'p99 of fast verify',
+      goal: '≤ 2 × bare Koa p99',
+      measured: `${r.toFixed(2)} × (${fmtMs(fast.load.p99)} ms vs ${fmtMs(koa.load.p99)} ms)`,
+      met: r <= 2,
+    });
+  }
+  const keyward = report.cases.filter((c) => c.group !== 'ceiling');
+  const bad = keyward.filter((c) => errorsOf(c) > 0 || c.load.non2xx > 0 || !c.checksPassed);
+  list.push({
+    name: 'no errors',
+    goal: '0 errors, 0 timeouts, 0 non-2xx, every answer as expected',
+    measured:
+      bad.length === 0
+        ? `0 in ${fmtInt(keyward.reduce((s, c) => s + c.load.responses, 0))} responses`
+        : bad.map((c) => `${c.id}: ${errorsOf(c)} errors, ${c.load.non2xx} non-2xx`).join('; '),
+    met: bad.length === 0,
+  });
+  list.push({
+    name: 'added latency of a fast check',
+    goal: '≤ 100 µs at p50',
+    measured: `${report.latency.p50DifferenceUs.toFixed(0)} µs`,
+    met: report.latency.p50DifferenceUs <= 100,
+  });
+  list.push({
+    name: 'memory, 1,000,000 cached keys',
+    goal: '< 512 MiB RSS',
+    measured: `${report.memory.filled.rssMiB} MiB RSS (${fmtInt(report.memory.records)} records)`,
+    met: report.memory.filled.rssMiB < 512 && report.memory.records >= 1_000_000,
+  });
+  return list;
+}
+
+function redisSummary(c: CaseResult): string {
+  const parts: string[] = [];
+  for (const [redis, commands] of Object.entries(c.redisCommands)) {
+    const entries = Object.entries(commands);
+    const name = redis.replace('redis-', '');
+    parts.push(
+      entries.length === 0
+        ? `${name}: none`
+        : `${name}: ${entries.map(([cmd, rate]) => `${cmd} ${rate}`).join(', ')}`,
+    );
+  }
+  return parts.length === 0 ? 'n/a' : parts.join('; ');
+}
+
+export function renderMarkdown(report: BenchReport): string {
+  const koa = find(report, 'bare-koa');
+  const peer = find(report, 'peer');
+  const m = report.machine;
+  const s = report.settings;
+  const lines: string[] = [];
+  lines.push('# keyward benchmark results');
+  lines.push('');
+  lines.push(
+    `Generated by \`make bench\` (scripts/bench.sh → bench/run.ts) on ${report.date}, one run, ` +
+      `${report.totalSeconds.toFixed(0)} s. Every figure below comes from that run; the raw numbers ` +
+      'are in `bench/results.json`.',
+  );
+  lines.push('');
+  lines.push(
+    `Code measured: commit \`${report.source.commit}\`` +
+      (report.source.uncommitted.length === 0
+        ? ' (src/ and lua/ as committed), built into dist/ and copied once at the start of the run.'
+        : `, with uncommitted changes to ${report.source.uncommitted.map((f) => `\`${f}\``).join(', ')} ` +
+          '(the working tree as built into dist/, copied once at the start of the run).'),
+  );
+  lines.push('');
+  lines.push('## Machine');
+  lines.push('');
+  lines.push(`- CPUs (nproc): ${m.nproc} × ${m.cpu}; memory ${m.memoryGiB} GiB; ${m.kernel}`);
+  lines.push(`- Node ${m.node}; ${m.redis}`);
+  lines.push(
+    '- Load generator, servers and Redis all share these cores (the CPU table below shows who used what).',
+  );
+  lines.push(
+    `- 1-minute load average: ${m.loadAverage1m.before.toFixed(2)} when the run began (before it ` +
+      `loaded anything), ${m.loadAverage1m.after.toFixed(2)} at its end.`,
+  );
+  lines.push('');
+  lines.push('## Reproduce');
+  lines.push('');
+  lines.push('```sh');
+  lines.push('make bench');
+  lines.push('```');
+  lines.push('');
+  lines.push(
+    'Knobs: `BENCH_SECONDS`, `BENCH_SLICE_SECONDS`, `BENCH_WARMUP_SECONDS`, `BENCH_CONNECTIONS`, ' +
+      '`BENCH_LATENCY_SECONDS`, `BENCH_MEMORY_RECORDS`, `BENCH_INFO_CASES`, `BENCH_BUDGET_SECONDS` ' +
+      '(defaults give the run below).',
+  );
+  lines.push('');
+  lines.push('## Method');
+  lines.push('');
+  lines.push(
+    `- Every server is its own process; autocannon 8 drives it from the bench driver process ` +
+      `(never the same event loop). ${s.connections} connections, no pipelining, ` +
+      `${s.warmupSeconds} s warm-up (discarded) per case, then ` +
+      `${(s.rounds * s.sliceSeconds).toFixed(0)} s measured per case, in ${s.rounds} rounds of ` +
+      `${s.sliceSeconds} s${s.rounds < s.plannedRounds ? ` (of ${s.plannedRounds} planned: the run's time budget cut it short)` : ''}: every case gets one ${s.sliceSeconds} s slice per round, in an order ` +
+      'that rotates each round. All servers are up for the whole run (idle when not measured), so ' +
+      'whatever else the machine does while the benchmark runs falls on every case alike rather ' +
+      'than on whichever ran at the wrong moment.',
+  );
+  lines.push(
+    '- Same request for every HTTP case: `POST /v1/keys.verifyKey`, `Authorization: Bearer <root key>`, ' +
+      '`Content-Type: application/json`, body `{"key": "<key>"}`.',
+  );
+  lines.push(
+    '- Two Redis 7 servers of its own (`--save "" --appendonly no`, 127.0.0.1, free ports): the primary ' +
+      '(records, consistent buckets, the peer) and a node-local one (fast buckets).',
+  );
+  lines.push(
+    '- keyward: `node dist/cli.js serve` at `LOG_LEVEL=warn` (rows marked `@info`: `LOG_LEVEL=info`, ' +
+      'one access-log line per request written to a file). Keys: none / `fast` / `consistent` rate ' +
+      'limit of 1e9 tokens refilled by 1e9 per 1000 ms (never limited), and an unknown key string.',
+  );
+  lines.push(
+    '- Ceilings: a bare node:http handler and a bare Koa app that read and JSON.parse the body and ' +
+      'answer a small JSON; `redis-benchmark` running EVALSHA of the token-bucket script with ' +
+      'exactly the arguments keyward sends for the fast key (captured with MONITOR during one ' +
+      'verification, key retagged to `{bench}`), on the node-local Redis.',
+  );
+  lines.push(
+    '- Peer (what a user would write instead): Koa + sha256(key) + HGET of the key record (JSON) from ' +
+      'one Redis hash + rate-limiter-flexible `RateLimiterRedis` (ioredis) `consume`, on the primary.',
+  );
+  lines.push(
+    '- req/s = responses counted during the measured window ÷ its length. p50/p99 come from every ' +
+      "response's own timing (autocannon's `response` event, sub-ms precision), not autocannon's " +
+      'whole-millisecond histogram. One request before and after each case checks the answer ' +
+      '(e.g. `VALID` with a `ratelimit` for the fast key, `NOT_FOUND` for the unknown key).',
+  );
+  lines.push('');
+  lines.push('## Throughput');
+  lines.push('');
+  lines.push('![requests per second per case](results.svg)');
+  lines.push('');
+  lines.push(
+    '| case | req/s | p50 ms | p99 ms | errors | non-2xx | × bare Koa | × peer | other processes’ CPU % | answer checks |',
+  );
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  for (const c of report.cases) {
+    lines.push(
+      `| ${c.label} | ${fmtInt(c.load.requestsPerSecond)} | ${fmtMs(c.load.p50)} | ${fmtMs(c.load.p99)} | ` +
+        `${errorsOf(c)} | ${c.load.non2xx} | ${ratio(c.load.requestsPerSecond, koa?.load.requestsPerSecond)} | ` +
+        `${ratio(c.load.requestsPerSecond, peer?.load.requestsPerSecond)} | ` +
+        `${c.cpu.otherPercent.toFixed(0)}${c.cpu.otherPercent > SHARED ? ' ⚠' : ''} | ` +
+        `${c.checksPassed ? 'ok' : 'FAILED'} (${c.checks.join(', ')}) |`,
+    );
+  }
+  const rb = report.redisBenchmark;
+  lines.push(
+    `| Redis ceiling: redis-benchmark EVALSHA ${rb.script} (${rb.clients} clients, ` +
+      `${fmtInt(rb.requests)} requests, node-local Redis) | ${fmtInt(rb.requestsPerSecond)} | ` +
+      `${fmtMs(rb.p50Ms)} | ${fmtMs(rb.p99Ms)} | 0 | n/a | ` +
+      `${ratio(rb.requestsPerSecond, koa?.load.requestsPerSecond)} | ` +
+      `${ratio(rb.requestsPerSecond, peer?.load.requestsPerSecond)} | n/a | failed_calls ${rb.failedCalls} |`,
+  );
+  lines.push('');
+  const shared = report.cases.filter((c) => c.cpu.otherPercent > SHARED);
+  lines.push(
+    shared.length === 0
+      ? `No case saw more than ${SHARED} % of a core used by other processes while it ran.`
+      : `⚠ ${shared.map((c) => c.id).join(', ')}: while ${shared.length === 1 ? 'this case' : 'these cases'} ran, ` +
+          `other processes on the machine used more than ${SHARED} % of a core (see the CPU table); ` +
+          'those figures understate what this machine can do and the ratios involving them are noisy.',
+  );
+  lines.push('');
+  lines.push(`Redis ceiling command: \`${rb.command}\``);
+  lines.push('');
+  lines.push('## Targets (from the performance issue)');
+  lines.push('');
+  lines.push('| target | goal | measured | met |');
+  lines.push('|---|---|---|---|');
+  for (const t of targets(report)) {
+    lines.push(`| ${t.name} | ${t.goal} | ${t.measured} | ${mark(t.met)} |`);
+  }
+  const otherMean =
+    report.cases.reduce((sum, c) => sum + c.cpu.otherPercent, 0) / Math.max(1, report.cases.length);
+  if (otherMean > SHARED) {
+    lines.push('');
+    lines.push(
+      `⚠ Other processes used ${otherMean.toFixed(0)} % of a core on average while the cases ran ` +
+        '(this machine is shared). Interleaving spreads that load over all cases, so the ratios ' +
+        'above are fairer than the absolute figures, but both are noisier than on a quiet machine.',
+    );
+  }
+  lines.push('');
+  lines.push('## Where the CPU went (measured window)');
+  lines.push('');
+  lines.push(
+    'Server CPU from `/proc/<pid>/stat` (100 % = one core), load generator = the bench driver ' +
+      'process running autocannon, Redis = each redis-server. Redis commands per request from ' +
+      '`INFO commandstats` (commands run inside a Lua script are counted too: the token bucket ' +
+      'runs TIME, HMGET, HSET, PEXPIRE; rate-limiter-flexible runs SET, INCRBY, PTTL). Machine busy ' +
+      'from `/proc/stat` (200 % = both cores); "other processes" is what neither the server, its ' +
+      'Redis nor the load generator used (kernel network work not charged to a process, and any ' +
+      'other job on the machine): a case with a high value there was measured on a shared machine ' +
+      'and is less trustworthy (interleaving spreads that over all cases).',
+  );
+  lines.push('');
+  lines.push(
+    '| case | server CPU % | server CPU µs/request | load generator CPU % | Redis CPU % | machine busy % | other processes % | Redis commands per request |',
+  );
+  lines.push('|---|---:|---:|---:|---|---:|---:|---|');
+  for (const c of report.cases) {
+    const redisCpu = Object.entries(c.cpu.redisPercent)
+      .map(([name, pct]) => `${name.replace('redis-', '')} ${pct.toFixed(0)}`)
+      .join(', ');
+    lines.push(
+      `| ${c.id} | ${c.cpu.serverPercent.toFixed(0)} | ${c.cpu.serverUsPerRequest.toFixed(0)} | ` +
+        `${c.cpu.loadGeneratorPercent.toFixed(0)} | ${redisCpu || 'n/a'} | ` +
+        `${c.cpu.machinePercent.toFixed(0)} | ${c.cpu.otherPercent.toFixed(0)} | ${redisSummary(c)} |`,
+    );
+  }
+  if (report.infoLog) {
+    lines.push('');
+    lines.push(
+      `At \`LOG_LEVEL=info\` the node wrote ${report.infoLog.bytesPerRequest.toFixed(0)} bytes of ` +
+        `access log per request to ${report.infoLog.destination}.`,
+    );
+  }
+  lines.push('');
+  lines.push('## Added latency of a fast rate-limit check');
+  lines.push('');
+  const lat = report.latency;
+  lines.push(
+    `One keep-alive connection, one request at a time (the same verifyKey request), alternating ` +
+      `blocks of 200 requests between a key without a rate limit and a key with a \`fast\` one for ` +
+      `${lat.seconds} s after 500 warm-up requests each; client-side hrtime per request, at ` +
+      '`LOG_LEVEL=warn`. The difference is what the fast check (one EVALSHA on the node-local Redis) adds.',
+  );
+  lines.push('');
+  lines.push('| key | requests | p50 µs | p90 µs | p99 µs | mean µs | failed |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|');
+  for (const r of lat.results) {
+    lines.push(
+      `| ${r.name} | ${fmtInt(r.requests)} | ${r.p50us.toFixed(0)} | ${r.p90us.toFixed(0)} | ` +
+        `${r.p99us.toFixed(0)} | ${r.meanUs.toFixed(0)} | ${r.failures} |`,
+    );
+  }
+  lines.push('');
+  lines.push(
+    `p50 difference (fast − no rate limit): **${lat.p50DifferenceUs.toFixed(0)} µs** ` +
+      `(target ≤ 100 µs: ${mark(lat.p50DifferenceUs <= 100)}); p99 difference ` +
+      `${lat.p99DifferenceUs.toFixed(0)} µs.`,
+  );
+  lines.push('');
+  lines.push(
+    `For scale, the Redis floor under that check: one EVALSHA of the bucket script at a time from ` +
+      `the driver process with ioredis to the node-local Redis took p50 ` +
+      `${lat.redisRoundTrip.p50us.toFixed(0)} µs, p99 ${lat.redisRoundTrip.p99us.toFixed(0)} µs ` +
+      `(${fmtInt(lat.redisRoundTrip.requests)} calls).`,
+  );
+  lines.push('');
+  lines.push('## Memory: 1,000,000 cached key records');
+  lines.push('');
+  const mem = report.memory;
+  lines.push(
+    'What was measured: a separate `node --expose-gc bench/memory.js` process (not a serving node) ' +
+      "that builds keyward's own `Directory` (from `dist/`, so its own `ReadThroughCache`s and LRU) " +
+      `with the node's default cache configuration (maxEntries ${fmtInt(mem.cacheConfig.maxEntries)}, ` +
+      `ttl ${mem.cacheConfig.ttlMs} ms), and fills it through \`keyByHash\` — the path a verification ` +
+      `takes — with ${fmtInt(mem.records)} records built by the real \`keyFromHash\` from hashes shaped ` +
+      'like an HGETALL reply (ids `key_`+22 base58, base64 sha256 hash, start, createdAt, enabled, ' +
+      'version, seq, a fast rate limit; every string a separate copy, as a Redis reply gives). RSS is ' +
+      '`process.memoryUsage().rss` after forced GCs. Not included: HTTP server, Redis clients, sockets.',
+  );
+  lines.push('');
+  lines.push('| | RSS MiB | heap used MiB |');
+  lines.push('|---|---:|---:|');
+  lines.push(
+    `| empty Directory (baseline) | ${mem.baseline.rssMiB} | ${mem.baseline.heapUsedMiB} |`,
+  );
+  lines.push(
+    `| ${fmtInt(mem.cachedKeys)} keys cached | ${mem.filled.rssMiB} | ${mem.filled.heapUsedMiB} |`,
+  );
+  lines.push('');
+  lines.push(
+    `Per record: ${mem.bytesPerRecord} bytes of RSS, ${mem.heapBytesPerRecord} bytes of V8 heap. ` +
+      `Target < 512 MiB: ${mark(mem.filled.rssMiB < 512)} (filled in ${mem.seconds.toFixed(1)} s).`,
+  );
+  lines.push('');
+  return `${lines.join('\n')}`;
+}
+
+const escapeXml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Horizontal bars of req/s per case, each labelled with its number. */
+export function renderSvg(report: BenchReport): string {
+  const cases = report.cases;
+  const koa = find(report, 'bare-koa');
+  const width = 900;
+  const labelWidth = 330;
+  const barMax = width - labelWidth - 110;
+  const rowHeight = 30;
+  const top = 58;
+  const height = top + cases.length * rowHeight + 62;
+  const peerRps = find(report, 'peer')?.load.requestsPerSecond ?? 0;
+  const max = Math.max(...cases.map((c) => c.load.requestsPerSecond), 1.5 * peerRps, 1);
+  const colors = { ceiling: '#9aa5b1', keyward: '#2f6fdf', peer: '#e8833a' } as const;
+  const out: string[] = [];
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="13">`,
+  );
+  out.push(`<rect width="${width}" height="${height}" fill="#ffffff"/>`);
+  out.push(
+    `<text x="16" y="24" font-size="16" font-weight="bold">keyward verifyKey: requests per second (higher is better)</text>`,
+  );
+  out.push(
+    `<text x="16" y="44" fill="#555">${escapeXml(
+      `${report.settings.connections} connections, ${report.settings.seconds} s each; ${report.machine.nproc} CPUs, Node ${report.machine.node}; ${report.date.slice(0, 10)}`,
+    )}</text>`,
+  );
+  cases.forEach((c, i) => {
+    const y = top + i * rowHeight;
+    const w = Math.max(1, (c.load.requestsPerSecond / max) * barMax);
+    out.push(
+      `<text x="${labelWidth - 10}" y="${y + 19}" text-anchor="end">${escapeXml(shortLabel(c))}</text>`,
+    );
+    out.push(
+      `<rect x="${labelWidth}" y="${y + 5}" width="${w.toFixed(1)}" height="${rowHeight - 10}" fill="${colors[c.group]}" rx="2"/>`,
+    );
+    out.push(
+      `<text x="${(labelWidth + w + 6).toFixed(1)}" y="${y + 19}" font-weight="bold">${fmtInt(c.load.requestsPerSecond)}${c.cpu.otherPercent > SHARED ? ' ⚠' : ''}</text>`,
+    );
+  });
+  const bottom = top + cases.length * rowHeight;
+  const peerCase = find(report, 'peer');
+  const marker = (value: number, color: string, text: string, labelY: number) => {
+    const x = labelWidth + (value / max) * barMax;
+    out.push(
+      `<line x1="${x.toFixed(1)}" y1="${top}" x2="${x.toFixed(1)}" y2="${bottom}" stroke="${color}" stroke-dasharray="4 3"/>`,
+    );
+    out.push(
+      `<text x="${x.toFixed(1)}" y="${labelY}" fill="${color}" text-anchor="middle" font-size="12">${escapeXml(text)}</text>`,
+    );
+  };
+  if (koa)
+    marker(0.8 * koa.load.requestsPerSecond, '#c62828', 'target: 0.80 × bare Koa', bottom + 16);
+  if (peerCase) {
+    marker(1.5 * peerCase.load.requestsPerSecond, '#8e24aa', 'target: 1.5 × peer', bottom + 30);
+  }
+  const legendY = height - 10;
+  let lx = 16;
+  for (const [group, label] of [
+    ['ceiling', 'ceiling (bare servers)'],
+    ['keyward', 'keyward'],
+    ['peer', 'peer (Koa + HGET + rate-limiter-flexible)'],
+  ] as const) {
+    out.push(
+      `<rect x="${lx}" y="${legendY - 10}" width="12" height="12" fill="${colors[group]}"/>`,
+    );
+    out.push(`<text x="${lx + 17}" y="${legendY}">${escapeXml(label)}</text>`);
+    lx += 30 + label.length * 7;
+  }
+  if (cases.some((c) => c.cpu.otherPercent > SHARED)) {
+    out.push(
+      `<text x="${width - 16}" y="${legendY}" text-anchor="end" fill="#555" font-size="12">⚠ other processes were busy during this case</text>`,
+    );
+  }
+  out.push('</svg>');
+  return `${out.join('\n')}\n`;
+}
+
+function shortLabel(c: CaseResult): string {
+  const names: Record<string, string> = {
+    'bare-http': 'bare node:http',
+    'bare-koa': 'bare Koa',
+    'no-ratelimit': 'keyward: key, no rate limit',
+    fast: 'keyward: key, fast rate limit',
+    consistent: 'keyward: key, consistent rate limit',
+    invalid: 'keyward: unknown key',
+    peer: 'peer: Koa+HGET+RateLimiterRedis',
+  };
+  const [base, level] = c.id.split(' ');
+  return `${names[base as string] ?? c.id}${level ? ` (${level.replace('@', 'LOG_LEVEL=')})` : ''}`;
+}

@@ -1,0 +1,807 @@
+/**
+ * `make bench`: keyward's verification hot path against its ceilings and against the server a user
+ * would write instead, on this machine, in one run. Everything runs on 127.0.0.1, every load is
+ * bounded in time and connections, and every process started here is stopped at the end, on an
+ * error, and on Ctrl-C. Results: bench/results.md, bench/results.svg, bench/results.json.
+ *
+ * Knobs (environment): BENCH_SECONDS (10 measured per case), BENCH_SLICE_SECONDS (2: cases are
+ * measured in interleaved slices of this length), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS
+ * (64), BENCH_LATENCY_SECONDS (10, shared by the two keys), BENCH_MEMORY_RECORDS (1000000),
+ * BENCH_INFO_CASES (fast,invalid: keyward cases measured again on a node at LOG_LEVEL=info),
+ * BENCH_BUDGET_SECONDS (150: fewer rounds are measured, and the report says so, rather than
+ * run past it).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { connect } from 'node:net';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import Redis from 'ioredis';
+import { Measurement, percentile, sequential, warmUp, type LoadTarget } from './load';
+import {
+  cpuSeconds,
+  freePorts,
+  installCleanup,
+  isRunning,
+  machineBusySeconds,
+  readyPort,
+  setPidFile,
+  start,
+  stop,
+  stopAll,
+  type Child,
+} from './procs';
+import { renderMarkdown, renderSvg, type BenchReport, type CaseResult } from './report';
+
+const ROOT = resolve(process.env.KEYWARD_ROOT ?? process.cwd());
+const OUT = join(ROOT, '.run', 'bench');
+const BUILD = join(ROOT, '.run', 'bench-build', 'bench');
+/** A copy of dist/, lua/ and package.json taken when the run starts: one build for the whole run. */
+const APP = join(OUT, 'app');
+const HOST = '127.0.0.1';
+
+function envNumber(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new Error(`${name}: must be a number between ${min} and ${max}`);
+  }
+  return value;
+}
+
+const SECONDS = envNumber('BENCH_SECONDS', 10, 1, 30);
+const WARMUP = envNumber('BENCH_WARMUP_SECONDS', 1, 0, 10);
+const CONNECTIONS = envNumber('BENCH_CONNECTIONS', 64, 1, 256);
+const LATENCY_SECONDS = envNumber('BENCH_LATENCY_SECONDS', 10, 1, 30);
+const MEMORY_RECORDS = envNumber('BENCH_MEMORY_RECORDS', 1_000_000, 1000, 2_000_000);
+const INFO_CASES = (process.env.BENCH_INFO_CASES ?? 'fast,invalid')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+
+/** Length of one measured slice; each case gets SECONDS in SECONDS / SLICE interleaved slices. */
+const SLICE_SECONDS = envNumber('BENCH_SLICE_SECONDS', 2, 0.5, 30);
+/** The driver measures fewer rounds (and says so) rather than run past this. */
+const BUDGET_SECONDS = envNumber('BENCH_BUDGET_SECONDS', 150, 30, 600);
+/** What must be left after the throughput rounds: latency, Redis ceiling, memory step. */
+const RESERVE_SECONDS = LATENCY_SECONDS + 20;
+const STARTED = Date.now();
+const secondsLeft = () => BUDGET_SECONDS - (Date.now() - STARTED) / 1000;
+
+const HUGE = { limit: 1_000_000_000, refillRate: 1_000_000_000, refillInterval: 1000 };
+
+const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------- Redis
+
+interface RedisInstance {
+  name: string;
+  port: number;
+  url: string;
+  child: Child;
+  client: Redis;
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: HOST, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function startRedis(name: string, port: number): Promise<RedisInstance> {
+  const dir = join(OUT, name);
+  mkdirSync(dir, { recursive: true });
+  const child = start(
+    name,
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      HOST,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+      '--dir',
+      dir,
+    ],
+    { logFile: join(OUT, `${name}.log`) },
+  );
+  for (let attempt = 0; !(await canConnect(port)); attempt++) {
+    if (!isRunning(child)) throw new Error(`${name} exited; see ${child.logFile}`);
+    if (attempt > 200) throw new Error(`${name} not listening after 10 s; see ${child.logFile}`);
+    await sleep(50);
+  }
+  const url = `redis://${HOST}:${port}`;
+  const client = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  client.on('error', () => undefined);
+  await client.ping();
+  return { name, port, url, child, client };
+}
+
+/** Calls per command since the last CONFIG RESETSTAT (our own INFO and CONFIG left out). */
+async function commandCounts(redis: Redis): Promise<Record<string, number>> {
+  const info = await redis.info('commandstats');
+  const counts: Record<string, number> = {};
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),.*failed_calls=(\d+)/gm)) {
+    const name = match[1] as string;
+    if (/^(info|config)/.test(name)) continue;
+    counts[name] = Number(match[2]);
+    if (Number(match[3]) > 0) counts[`${name} FAILED`] = Number(match[3]);
+  }
+  return counts;
+}
+
+function perRequest(counts: Record<string, number>, requests: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, calls] of Object.entries(counts)) {
+    const rate = calls / Math.max(1, requests);
+    if (rate >= 0.005) out[name] = Math.round(rate * 100) / 100;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------- servers
+
+interface Server {
+  name: string;
+  url: string;
+  child: Child;
+}
+
+async function startCompareServer(
+  mode: 'http' | 'koa' | 'peer',
+  env: Record<string, string> = {},
+): Promise<Server> {
+  const child = start(mode, process.execPath, [join(BUILD, 'servers.js'), mode], {
+    env: { ...process.env, ...env, BENCH_PORT: '0', NODE_ENV: 'production' },
+    cwd: ROOT,
+    logFile: join(OUT, `${mode}.log`),
+    pipeStdout: true,
+  });
+  const port = await readyPort(child);
+  return { name: mode, url: `http://${HOST}:${port}`, child };
+}
+
+async function startKeyward(
+  logLevel: 'warn' | 'info',
+  primary: RedisInstance,
+  local: RedisInstance,
+): Promise<Server & { logFile: string }> {
+  const [port] = (await freePorts(1)) as [number];
+  const logFile = join(OUT, `keyward-${logLevel}.log`);
+  rmSync(logFile, { force: true });
+  const child = start(
+    `keyward-${logLevel}`,
+    process.execPath,
+    [join(APP, 'dist/cli.js'), 'serve'],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        KEYWARD_REDIS_URL: primary.url,
+        KEYWARD_LOCAL_REDIS_URL: local.url,
+        KEYWARD_PORT: String(port),
+        KEYWARD_HOST: HOST,
+        LOG_LEVEL: logLevel,
+      },
+      cwd: ROOT,
+      logFile,
+    },
+  );
+  const url = `http://${HOST}:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    if (!isRunning(child)) throw new Error(`keyward exited at start; see ${logFile}`);
+    try {
+      const res = await fetch(`${url}/v1/liveness`);
+      if (res.ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (attempt > 200) throw new Error(`keyward not live after 10 s; see ${logFile}`);
+    await sleep(50);
+  }
+  return { name: `keyward-${logLevel}`, url, child, logFile };
+}
+
+async function rpc<T>(url: string, rootKey: string, method: string, body: object): Promise<T> {
+  const res = await fetch(`${url}/v1/${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+// ---------------------------------------------------------------------------------- cases
+
+interface VerifyBody {
+  valid?: boolean;
+  code?: string;
+  ratelimit?: { limit: number; remaining: number; reset: number };
+}
+
+type Check = (body: VerifyBody) => boolean;
+
+interface CaseSpec {
+  id: string;
+  label: string;
+  group: 'ceiling' | 'keyward' | 'peer';
+  server: Server;
+  key: string;
+  rootKey: string;
+  /** What one answer must say; checked before and after the measured run. */
+  check?: Check;
+}
+
+function targetOf(spec: Pick<CaseSpec, 'server' | 'key' | 'rootKey'>, path: string): LoadTarget {
+  return {
+    url: `${spec.server.url}${path}`,
+    headers: { authorization: `Bearer ${spec.rootKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ key: spec.key }),
+  };
+}
+
+async function probe(target: LoadTarget): Promise<{ status: number; body: VerifyBody }> {
+  const res = await fetch(target.url, {
+    method: 'POST',
+    headers: target.headers,
+    body: target.body,
+  });
+  return { status: res.status, body: (await res.json()) as VerifyBody };
+}
+
+/** One case being measured: its accumulated load, CPU and Redis work over all its slices. */
+class CaseRun {
+  readonly measurement: Measurement;
+  readonly target: LoadTarget;
+  private readonly checks: string[] = [];
+  private checksPassed = true;
+  private cpu = { server: 0, redis: [] as number[], driver: 0, machine: 0 };
+  private readonly commands: Record<string, Record<string, number>> = {};
+
+  constructor(
+    readonly spec: CaseSpec,
+    private readonly redises: RedisInstance[],
+  ) {
+    this.target = targetOf(spec, '/v1/keys.verifyKey');
+    this.measurement = new Measurement(this.target, CONNECTIONS);
+    this.cpu.redis = redises.map(() => 0);
+  }
+
+  /** One request, whose answer must be what the case expects. */
+  async check(when: string): Promise<void> {
+    const { status, body } = await probe(this.target);
+    const ok = status === 200 && (this.spec.check ? this.spec.check(body) : true);
+    this.checks.push(`${when}: ${status} ${body.code ?? ''}${ok ? '' : ' (UNEXPECTED)'}`);
+    if (!ok) log(`${this.spec.id}: unexpected answer ${when}: ${status} ${JSON.stringify(body)}`);
+    this.checksPassed &&= ok;
+  }
+
+  async warmUp(): Promise<void> {
+    await this.check('before');
+    await warmUp(this.target, CONNECTIONS, WARMUP);
+  }
+
+  /** One measured slice, with the CPU of every process involved and the Redis commands. */
+  async slice(seconds: number): Promise<void> {
+    const { spec, redises } = this;
+    await Promise.all(redises.map((r) => r.client.config('RESETSTAT')));
+    const machine0 = machineBusySeconds();
+    const server0 = cpuSeconds(spec.server.child.pid);
+    const redis0 = redises.map((r) => cpuSeconds(r.child.pid));
+    const driver0 = process.cpuUsage();
+    await this.measurement.slice(seconds);
+    const driver = process.cpuUsage(driver0);
+    this.cpu.machine += machineBusySeconds() - machine0;
+    this.cpu.server += cpuSeconds(spec.server.child.pid) - server0;
+    redises.forEach((r, i) => {
+      this.cpu.redis[i] =
+        (this.cpu.redis[i] as number) + cpuSeconds(r.child.pid) - (redis0[i] as number);
+    });
+    this.cpu.driver += (driver.user + driver.system) / 1e6;
+    for (const r of redises) {
+      const counts = (this.commands[r.name] ??= {});
+      for (const [name, calls] of Object.entries(await commandCounts(r.client))) {
+        counts[name] = (counts[name] ?? 0) + calls;
+      }
+    }
+    if (!isRunning(spec.server.child))
+      throw new Error(`${spec.server.name} died during ${spec.id}`);
+  }
+
+  async finish(): Promise<CaseResult> {
+    await this.check('after');
+    const load = this.measurement.result();
+    const { cpu, redises, spec } = this;
+    const ours = cpu.server + cpu.redis.reduce((a, b) => a + b, 0) + cpu.driver;
+    const result: CaseResult = {
+      id: spec.id,
+      label: spec.label,
+      group: spec.group,
+      load,
+      slices: this.measurement.slices,
+      checksPassed: this.checksPassed,
+      checks: this.checks,
+      cpu: {
+        serverPercent: (cpu.server / load.seconds) * 100,
+        serverUsPerRequest: (cpu.server / Math.max(1, load.responses)) * 1e6,
+        redisPercent: Object.fromEntries(
+          redises.map((r, i) => [r.name, ((cpu.redis[i] as number) / load.seconds) * 100]),
+        ),
+        loadGeneratorPercent: (cpu.driver / load.seconds) * 100,
+        machinePercent: (cpu.machine / load.seconds) * 100,
+        otherPercent: Math.max(0, ((cpu.machine - ours) / load.seconds) * 100),
+      },
+      redisCommands: Object.fromEntries(
+        Object.entries(this.commands).map(([name, counts]) => [
+          name,
+          perRequest(counts, load.responses),
+        ]),
+      ),
+    };
+    log(
+      `${spec.id}: ${Math.round(load.requestsPerSecond)} req/s, p50 ${load.p50.toFixed(2)} ms, ` +
+        `p99 ${load.p99.toFixed(2)} ms, errors ${load.errors + load.timeouts}, non-2xx ${load.non2xx}, ` +
+        `server CPU ${result.cpu.serverPercent.toFixed(0)}%, other processes ${result.cpu.otherPercent.toFixed(0)}%`,
+    );
+    return result;
+  }
+}
+
+/**
+ * Measures every case for SECONDS in SLICE-second slices, case after case, round after round
+ * (the order rotating each round), so that anything else the machine does while the benchmark
+ * runs lands on every case alike instead of on whichever ran at the wrong moment.
+ */
+async function measureInterleaved(
+  runs: CaseRun[],
+): Promise<{ rounds: number; plannedRounds: number; slice: number }> {
+  for (const run of runs) {
+    log(`${run.spec.id}: warm-up ${WARMUP} s`);
+    await run.warmUp();
+  }
+  const rounds = Math.max(1, Math.round(SECONDS / SLICE_SECONDS));
+  const slice = SECONDS / rounds;
+  const roundSeconds = runs.length * (slice + 0.3);
+  let done = 0;
+  for (let round = 0; round < rounds; round++) {
+    if (round > 0 && secondsLeft() < roundSeconds + RESERVE_SECONDS) {
+      log(`time budget: stopping after ${round} of ${rounds} rounds`);
+      break;
+    }
+    log(`round ${round + 1}/${rounds}: ${runs.length} cases × ${slice} s`);
+    for (let k = 0; k < runs.length; k++) {
+      await (runs[(round + k) % runs.length] as CaseRun).slice(slice);
+    }
+    done++;
+  }
+  return { rounds: done, plannedRounds: rounds, slice };
+}
+
+/**
+ * The exact token-bucket call keyward makes for a fast key, captured with MONITOR on the node-local
+ * Redis during one verification: `[sha, numkeys, ...keys, ...args]`, keys retagged to `{bench}`.
+ */
+async function captureBucketCall(
+  local: RedisInstance,
+  verifyOnce: () => Promise<void>,
+): Promise<{ args: string[]; script: string }> {
+  const monitor = await local.client.duplicate().monitor();
+  try {
+    const captured = new Promise<string[]>((resolve) => {
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        const name = (args[0] ?? '').toLowerCase();
+        if (name === 'evalsha' || name === 'eval') resolve(args);
+      });
+    });
+    await verifyOnce();
+    const args = await Promise.race([captured, sleep(3000).then(() => undefined)]);
+    if (!args) throw new Error('no EVALSHA seen on the node-local Redis for a fast key');
+    let sha = args[1] as string;
+    if ((args[0] as string).toLowerCase() === 'eval') {
+      sha = createHash('sha1')
+        .update(args[1] as string)
+        .digest('hex');
+    }
+    const numKeys = Number(args[2]);
+    const keys = args.slice(3, 3 + numKeys).map((k) => k.replace(/\{[^}]*\}/, '{bench}'));
+    const rest = args.slice(3 + numKeys);
+    let script = `unknown script ${sha}`;
+    for (const file of readdirSync(join(APP, 'lua'))) {
+      const text = readFileSync(join(APP, 'lua', file));
+      if (createHash('sha1').update(text).digest('hex') === sha) script = `lua/${file}`;
+    }
+    return { args: [sha, String(numKeys), ...keys, ...rest], script };
+  } finally {
+    monitor.disconnect();
+  }
+}
+
+async function redisBenchmark(
+  redis: RedisInstance,
+  call: { args: string[]; script: string },
+): Promise<BenchReport['redisBenchmark']> {
+  const requests = 100_000;
+  const clients = 50;
+  const args = [
+    '-h',
+    HOST,
+    '-p',
+    String(redis.port),
+    '-n',
+    String(requests),
+    '-c',
+    String(clients),
+    '--csv',
+    'EVALSHA',
+    ...call.args,
+  ];
+  const command = `redis-benchmark ${args.map((a) => (a === '' ? '""' : a)).join(' ')}`;
+  log(`redis ceiling: ${command}`);
+  await redis.client.config('RESETSTAT');
+  const run = spawnSync('redis-benchmark', args, { encoding: 'utf8', timeout: 30_000 });
+  if (run.status !== 0) throw new Error(`redis-benchmark failed: ${run.stderr || run.error}`);
+  const evalsha = /^cmdstat_evalsha:.*$/m.exec(await redis.client.info('commandstats'))?.[0] ?? '';
+  const failed = Number(/failed_calls=(\d+)/.exec(evalsha)?.[1] ?? 'NaN');
+  if (failed !== 0) throw new Error(`redis-benchmark: EVALSHA failed (${evalsha})`);
+  const lines = run.stdout.trim().split('\n');
+  const row = (lines[lines.length - 1] ?? '').split(',').map((cell) => cell.replace(/"/g, ''));
+  const [, rps, avg, , p50, , p99] = row;
+  return {
+    command,
+    script: call.script,
+    requests,
+    clients,
+    requestsPerSecond: Number(rps),
+    avgMs: Number(avg),
+    p50Ms: Number(p50),
+    p99Ms: Number(p99),
+    failedCalls: failed,
+  };
+}
+
+/** The floor under a fast check: one EVALSHA of the bucket script at a time, from this process. */
+async function evalshaRoundTrip(
+  redis: RedisInstance,
+  call: { args: string[] },
+  seconds: number,
+): Promise<{ requests: number; p50us: number; p99us: number }> {
+  const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  client.on('error', () => undefined);
+  const [sha, numKeys, ...args] = call.args as [string, string, ...string[]];
+  try {
+    for (let i = 0; i < 500; i++) await client.evalsha(sha, numKeys, ...args);
+    const samples: number[] = [];
+    const deadline = process.hrtime.bigint() + BigInt(Math.round(seconds * 1e9));
+    while (process.hrtime.bigint() < deadline) {
+      const started = process.hrtime.bigint();
+      await client.evalsha(sha, numKeys, ...args);
+      samples.push(Number(process.hrtime.bigint() - started) / 1000);
+    }
+    samples.sort((a, b) => a - b);
+    return {
+      requests: samples.length,
+      p50us: percentile(samples, 50),
+      p99us: percentile(samples, 99),
+    };
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Which code was measured: the commit, and whether src/ or lua/ differed from it. */
+function provenance(): BenchReport['source'] {
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+    } catch {
+      return '';
+    }
+  };
+  const changed = git('status', '--porcelain', '--', 'src', 'lua')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.slice(3));
+  return { commit: git('rev-parse', '--short', 'HEAD') || 'unknown', uncommitted: changed };
+}
+
+function redisVersion(): string {
+  try {
+    return execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+function runMemory(): BenchReport['memory'] {
+  log(`memory: ${MEMORY_RECORDS} cached key records in a separate process`);
+  const run = spawnSync(
+    process.execPath,
+    ['--expose-gc', join(BUILD, 'memory.js'), String(MEMORY_RECORDS)],
+    {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, KEYWARD_ROOT: APP },
+      killSignal: 'SIGKILL',
+    },
+  );
+  if (run.status !== 0) throw new Error(`memory step failed: ${run.stderr || run.error}`);
+  return JSON.parse(run.stdout.trim()) as BenchReport['memory'];
+}
+
+// ---------------------------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg()[0] ?? NaN;
+  mkdirSync(OUT, { recursive: true });
+  setPidFile(join(OUT, 'pids'));
+  installCleanup(stopAll);
+  // One build for the whole run, even if dist/ or lua/ change while it runs: what dist/ reads
+  // next to itself is copied with it (node_modules is found one level up, in the project).
+  rmSync(APP, { recursive: true, force: true });
+  for (const entry of ['dist', 'lua', 'package.json', 'docs', 'public', 'static']) {
+    if (existsSync(join(ROOT, entry))) {
+      cpSync(join(ROOT, entry), join(APP, entry), { recursive: true });
+    }
+  }
+  const source = provenance();
+
+  const [primaryPort, localPort] = (await freePorts(2)) as [number, number];
+  const primary = await startRedis('redis-primary', primaryPort);
+  const local = await startRedis('redis-local', localPort);
+  const redises = [primary, local];
+  log(`redis primary on ${primary.port}, node-local on ${local.port}`);
+
+  try {
+    // Every server of the comparison, each its own process, all up before any is measured.
+    const http = await startCompareServer('http');
+    const koa = await startCompareServer('koa');
+
+    const root = JSON.parse(
+      execFileSync(
+        process.execPath,
+        [join(APP, 'dist/cli.js'), 'root', 'create', '--name', 'bench'],
+        { encoding: 'utf8', env: { ...process.env, KEYWARD_REDIS_URL: primary.url } },
+      ),
+    ) as { workspaceId: string; keyId: string; key: string };
+    const node = await startKeyward('warn', primary, local);
+    const infoNode = INFO_CASES.length > 0 ? await startKeyward('info', primary, local) : undefined;
+
+    const { apiId } = await rpc<{ apiId: string }>(node.url, root.key, 'apis.createApi', {
+      name: 'bench',
+    });
+    const create = (ratelimit?: object) =>
+      rpc<{ keyId: string; key: string }>(node.url, root.key, 'keys.createKey', {
+        apiId,
+        prefix: 'bench',
+        ...(ratelimit ? { ratelimit } : {}),
+      });
+    const plain = await create();
+    const fast = await create({ type: 'fast', ...HUGE });
+    const consistent = await create({ type: 'consistent', ...HUGE });
+    const invalidKey = `bench_${randomBytes(16).toString('hex')}`;
+
+    // The peer keeps its records as JSON in one Redis hash, keyed by the key's sha256.
+    const peerHash = 'peer:keys';
+    await primary.client.hset(
+      peerHash,
+      createHash('sha256').update(fast.key, 'utf8').digest('base64'),
+      JSON.stringify({
+        id: fast.keyId,
+        apiId,
+        enabled: true,
+        ratelimit: { limit: HUGE.limit, durationSeconds: HUGE.refillInterval / 1000 },
+      }),
+    );
+    const peer = await startCompareServer('peer', {
+      BENCH_REDIS_URL: primary.url,
+      BENCH_PEER_HASH: peerHash,
+      BENCH_ROOT_KEY: root.key,
+    });
+
+    const valid: Check = (b) => b.valid === true && b.code === 'VALID';
+    const limited: Check = (b) =>
+      valid(b) && b.ratelimit !== undefined && b.ratelimit.remaining > 0;
+    const keywardCases = (server: Server, suffix: string, which?: string[]): CaseSpec[] =>
+      [
+        {
+          id: `no-ratelimit${suffix}`,
+          label: `keyward verify, key without rate limit${suffix}`,
+          key: plain.key,
+          check: (b: VerifyBody) => valid(b) && b.ratelimit === undefined,
+        },
+        {
+          id: `fast${suffix}`,
+          label: `keyward verify, fast rate limit${suffix}`,
+          key: fast.key,
+          check: limited,
+        },
+        {
+          id: `consistent${suffix}`,
+          label: `keyward verify, consistent rate limit${suffix}`,
+          key: consistent.key,
+          check: limited,
+        },
+        {
+          id: `invalid${suffix}`,
+          label: `keyward verify, unknown key${suffix}`,
+          key: invalidKey,
+          check: (b: VerifyBody) => b.valid === false && b.code === 'NOT_FOUND',
+        },
+      ]
+        .filter((c) => which === undefined || which.includes(c.id.replace(suffix, '')))
+        .map((c) => ({ ...c, group: 'keyward' as const, server, rootKey: root.key }));
+
+    const dummyKey = `bench_${randomBytes(16).toString('hex')}`;
+    const specs: CaseSpec[] = [
+      {
+        id: 'bare-http',
+        label: 'bare node:http (read + JSON.parse body, small JSON answer)',
+        group: 'ceiling',
+        server: http,
+        key: dummyKey,
+        rootKey: 'not-checked',
+      },
+      {
+        id: 'bare-koa',
+        label: 'bare Koa (read + JSON.parse body, small JSON answer)',
+        group: 'ceiling',
+        server: koa,
+        key: dummyKey,
+        rootKey: 'not-checked',
+      },
+      ...keywardCases(node, ''),
+      ...(infoNode ? keywardCases(infoNode, ' @info', INFO_CASES) : []),
+      {
+        id: 'peer',
+        label: 'peer: Koa + sha256 + HGET + RateLimiterRedis (valid key, rate limited)',
+        group: 'peer',
+        server: peer,
+        key: fast.key,
+        rootKey: root.key,
+        check: limited,
+      },
+    ];
+    const runs = specs.map((spec) => new CaseRun(spec, spec.group === 'ceiling' ? [] : redises));
+    const infoLogBefore = infoNode ? statSync(infoNode.logFile).size : 0;
+    const { rounds, plannedRounds, slice } = await measureInterleaved(runs);
+    const results: CaseResult[] = [];
+    for (const run of runs) results.push(await run.finish());
+    let infoLog: BenchReport['infoLog'];
+    if (infoNode) {
+      const requests = results
+        .filter((c) => c.id.endsWith(' @info'))
+        .reduce((sum, c) => sum + c.load.responses, 0);
+      infoLog = {
+        bytesPerRequest: (statSync(infoNode.logFile).size - infoLogBefore) / Math.max(1, requests),
+        destination: 'a file (.run/bench/keyward-info.log)',
+      };
+    }
+    for (const server of [http, koa, peer, ...(infoNode ? [infoNode] : [])]) {
+      await stop(server.child);
+    }
+
+    // Added latency of a fast check: one connection, one request at a time.
+    log(`latency: fast vs no-ratelimit, 1 connection, ${LATENCY_SECONDS} s in alternating blocks`);
+    const seq = await sequential(
+      [
+        {
+          name: 'no-ratelimit',
+          target: targetOf(
+            { server: node, key: plain.key, rootKey: root.key },
+            '/v1/keys.verifyKey',
+          ),
+          check: (body) => valid(JSON.parse(body) as VerifyBody),
+        },
+        {
+          name: 'fast',
+          target: targetOf(
+            { server: node, key: fast.key, rootKey: root.key },
+            '/v1/keys.verifyKey',
+          ),
+          check: (body) => limited(JSON.parse(body) as VerifyBody),
+        },
+      ],
+      { seconds: LATENCY_SECONDS, warmupRequests: 500, block: 200 },
+    );
+    const [noRl, fastSeq] = seq as [(typeof seq)[0], (typeof seq)[0]];
+
+    // (c) Redis ceiling: the very call keyward makes for the fast key, without keyward.
+    const bucketCall = await captureBucketCall(local, async () => {
+      await probe(
+        targetOf({ server: node, key: fast.key, rootKey: root.key }, '/v1/keys.verifyKey'),
+      );
+    });
+    await stop(node.child);
+    const redisCeiling = await redisBenchmark(local, bucketCall);
+    const roundTrip = await evalshaRoundTrip(local, bucketCall, 1.5);
+    const latency: BenchReport['latency'] = {
+      seconds: LATENCY_SECONDS,
+      results: seq,
+      redisRoundTrip: roundTrip,
+      p50DifferenceUs: fastSeq.p50us - noRl.p50us,
+      p99DifferenceUs: fastSeq.p99us - noRl.p99us,
+    };
+    log(
+      `latency: p50 no-ratelimit ${noRl.p50us.toFixed(0)} µs, fast ${fastSeq.p50us.toFixed(0)} µs ` +
+        `(+${latency.p50DifferenceUs.toFixed(0)} µs); EVALSHA alone p50 ${roundTrip.p50us.toFixed(0)} µs`,
+    );
+
+    const memory = runMemory();
+
+    const report: BenchReport = {
+      date: new Date().toISOString(),
+      source,
+      machine: {
+        nproc: cpus().length,
+        cpu: cpus()[0]?.model ?? 'unknown',
+        memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+        node: process.version,
+        redis: redisVersion(),
+        loadAverage1m: { before: loadBefore, after: loadavg()[0] ?? NaN },
+        kernel: (() => {
+          try {
+            return execFileSync('uname', ['-sr'], { encoding: 'utf8' }).trim();
+          } catch {
+            return 'unknown';
+          }
+        })(),
+      },
+      settings: {
+        seconds: SECONDS,
+        warmupSeconds: WARMUP,
+        connections: CONNECTIONS,
+        rounds,
+        plannedRounds,
+        sliceSeconds: slice,
+      },
+      cases: results,
+      redisBenchmark: redisCeiling,
+      latency,
+      memory,
+      infoLog,
+      totalSeconds: (Date.now() - STARTED) / 1000,
+    };
+    writeFileSync(join(ROOT, 'bench', 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(ROOT, 'bench', 'results.svg'), renderSvg(report));
+    writeFileSync(join(ROOT, 'bench', 'results.md'), renderMarkdown(report));
+    log(`done in ${report.totalSeconds.toFixed(0)} s: bench/results.md, bench/results.svg`);
+  } finally {
+    await stopAll();
+    for (const r of redises) r.client.disconnect();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  async (error: unknown) => {
+    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    await stopAll().catch(() => undefined);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,194 @@
+/**
+ * The comparison servers of `make bench`, each run as its own process so that it never shares an
+ * event loop with the load generator: `node servers.js <http|koa|peer>`.
+ *
+ * - http: a bare node:http handler that reads the body, JSON-parses it and answers a small JSON.
+ * - koa:  the same in a bare Koa app (the ceiling keyward's own HTTP layer sits on).
+ * - peer: what a user would write instead of keyward: Koa, sha256 of the key, HGET of the key's
+ *         record from a Redis hash, and rate-limiter-flexible's RateLimiterRedis (ioredis).
+ *
+ * Environment: BENCH_PORT (0 for any), BENCH_REDIS_URL, BENCH_PEER_HASH, BENCH_ROOT_KEY (peer).
+ * Prints `READY <port>` once listening; SIGTERM closes it.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Redis from 'ioredis';
+import Koa from 'koa';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+
+const MAX_BODY = 1024 * 1024;
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new Error('body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+}
+
+function keyOf(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const key = (body as { key?: unknown }).key;
+  return typeof key === 'string' ? key : undefined;
+}
+
+function bareHttp(): Server {
+  return createServer((req, res) => {
+    readBody(req).then(
+      (body) => {
+        const json = JSON.stringify({ valid: keyOf(body) !== undefined, code: 'VALID' });
+        res.writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(json),
+        });
+        res.end(json);
+      },
+      () => {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end('{"error":"bad request"}');
+      },
+    );
+  });
+}
+
+function bareKoa(): Server {
+  const app = new Koa();
+  app.silent = true;
+  app.use(async (ctx) => {
+    let body: unknown;
+    try {
+      body = await readBody(ctx.req);
+    } catch {
+      ctx.status = 400;
+      ctx.body = { error: 'bad request' };
+      return;
+    }
+    ctx.body = { valid: keyOf(body) !== undefined, code: 'VALID' };
+  });
+  return createServer(app.callback());
+}
+
+/** A key record as the peer stores it: one JSON string per key hash in one Redis hash. */
+export interface PeerRecord {
+  id: string;
+  apiId: string;
+  enabled: boolean;
+  ratelimit?: { limit: number; durationSeconds: number };
+}
+
+function peer(): { server: Server; close: () => Promise<void> } {
+  const redis = new Redis(process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', {
+    maxRetriesPerRequest: 1,
+  });
+  redis.on('error', () => undefined);
+  const recordsHash = process.env.BENCH_PEER_HASH ?? 'peer:keys';
+  const expectedAuth = `Bearer ${process.env.BENCH_ROOT_KEY ?? ''}`;
+  const limiters = new Map<string, RateLimiterRedis>();
+  const limiterFor = (limit: number, duration: number) => {
+    const id = `${limit}/${duration}`;
+    let limiter = limiters.get(id);
+    if (!limiter) {
+      limiter = new RateLimiterRedis({
+        storeClient: redis,
+        keyPrefix: 'peer:rl',
+        points: limit,
+        duration,
+      });
+      limiters.set(id, limiter);
+    }
+    return limiter;
+  };
+
+  const app = new Koa();
+  app.silent = true;
+  app.use(async (ctx) => {
+    if (ctx.get('authorization') !== expectedAuth) {
+      ctx.status = 401;
+      ctx.body = { error: 'unauthorized' };
+      return;
+    }
+    let key: string | undefined;
+    try {
+      key = keyOf(await readBody(ctx.req));
+    } catch {
+      key = undefined;
+    }
+    if (key === undefined) {
+      ctx.status = 400;
+      ctx.body = { error: 'key: is required' };
+      return;
+    }
+    const hash = createHash('sha256').update(key, 'utf8').digest('base64');
+    const raw = await redis.hget(recordsHash, hash);
+    if (raw === null) {
+      ctx.body = { valid: false, code: 'NOT_FOUND' };
+      return;
+    }
+    const record = JSON.parse(raw) as PeerRecord;
+    if (!record.enabled) {
+      ctx.body = { valid: false, code: 'DISABLED', keyId: record.id };
+      return;
+    }
+    if (!record.ratelimit) {
+      ctx.body = { valid: true, code: 'VALID', keyId: record.id };
+      return;
+    }
+    const { limit, durationSeconds } = record.ratelimit;
+    try {
+      const res = await limiterFor(limit, durationSeconds).consume(record.id, 1);
+      ctx.body = {
+        valid: true,
+        code: 'VALID',
+        keyId: record.id,
+        ratelimit: { limit, remaining: res.remainingPoints, reset: Date.now() + res.msBeforeNext },
+      };
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error;
+      ctx.body = {
+        valid: false,
+        code: 'RATE_LIMITED',
+        keyId: record.id,
+        ratelimit: { limit, remaining: 0, reset: Date.now() + error.msBeforeNext },
+      };
+    }
+  });
+  return { server: createServer(app.callback()), close: async () => void (await redis.quit()) };
+}
+
+async function main(): Promise<void> {
+  const mode = process.argv[2];
+  let server: Server;
+  let closeExtra = async () => undefined;
+  if (mode === 'http') server = bareHttp();
+  else if (mode === 'koa') server = bareKoa();
+  else if (mode === 'peer') {
+    const built = peer();
+    server = built.server;
+    closeExtra = async () => {
+      await built.close();
+      return undefined;
+    };
+  } else throw new Error(`usage: servers.js <http|koa|peer>, got ${String(mode)}`);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(Number(process.env.BENCH_PORT ?? 0), '127.0.0.1', () => resolve());
+  });
+  process.stdout.write(`READY ${(server.address() as AddressInfo).port}\n`);
+  const stop = () => {
+    server.close();
+    server.closeAllConnections();
+    closeExtra().finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`servers: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
