@@ -21,6 +21,9 @@
                            record is the source of truth, so such a write is one atomic record
                            write; the credits hash applies it here, once, when it first sees it
   ARGV[11] resetValue      what that write set `remaining` to
+  ARGV[12] resetAt         unix ms of that write: refills are counted from it
+  A reset is applied only when its nonce (the record version that wrote it) is newer than the one
+  the hash applied last: a node still holding an older record cannot roll the credits back.
 
   Returns { status, remaining, reset, now, creditsRemaining }
     status            1 admitted, 0 refused by the bucket, 2 refused for lack of credits
@@ -89,9 +92,12 @@ if useCredits then
   credits = tonumber(state[1]) or 0
   local lastRefillAt = tonumber(state[2]) or 0
   local refilled = false
-  if state[3] ~= ARGV[10] then
+  local applied = tonumber(state[3]) or 0
+  local resetNonce = tonumber(ARGV[10]) or 0
+  if resetNonce > applied then
     credits = tonumber(ARGV[11])
-    lastRefillAt = now
+    lastRefillAt = tonumber(ARGV[12])
+    applied = resetNonce
     refilled = true
   end
   if ARGV[8] ~= '' and lastRefillAt < tonumber(ARGV[8]) then
@@ -105,7 +111,7 @@ if useCredits then
   if creditCost > 0 or refilled then
     credits = credits - creditCost
     redis.call('HSET', creditsKey, 'remaining', credits, 'lastRefillAt', lastRefillAt,
-      'appliedReset', ARGV[10])
+      'appliedReset', applied)
   end
 end
 

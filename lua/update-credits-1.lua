@@ -7,8 +7,9 @@
   ARGV[2]  value (integer ≥ 0)
   ARGV[3]  refillBoundary  unix ms of the latest refill point; "" when credits never refill
   ARGV[4]  refillAmount    what `remaining` resets to at a refill point not yet applied
-  ARGV[5]  now             unix ms, the refill point of a reset applied here
-  ARGV[6]  resetNonce      the key record's latest "set remaining", applied first if not yet
+  ARGV[5]  resetAt         unix ms of the record's latest "set remaining": refills count from it
+  ARGV[6]  resetNonce      the key record's latest "set remaining" (its version), applied first
+                           if newer than the one the hash applied last
   ARGV[7]  resetValue      what that write set `remaining` to
 
   Returns the new remaining, or -1 when a decrement would go below zero (nothing written).
@@ -18,9 +19,11 @@ local value = tonumber(ARGV[2])
 local state = redis.call('HMGET', KEYS[1], 'remaining', 'lastRefillAt', 'appliedReset')
 local remaining = tonumber(state[1]) or 0
 local lastRefillAt = tonumber(state[2]) or 0
-if state[3] ~= ARGV[6] then
+local applied = tonumber(state[3]) or 0
+if tonumber(ARGV[6]) > applied then
   remaining = tonumber(ARGV[7])
   lastRefillAt = tonumber(ARGV[5])
+  applied = tonumber(ARGV[6])
 end
 if ARGV[3] ~= '' and lastRefillAt < tonumber(ARGV[3]) then
   remaining = tonumber(ARGV[4])
@@ -36,5 +39,5 @@ else
   end
   remaining = remaining - value
 end
-redis.call('HSET', KEYS[1], 'remaining', remaining, 'lastRefillAt', lastRefillAt, 'appliedReset', ARGV[6])
+redis.call('HSET', KEYS[1], 'remaining', remaining, 'lastRefillAt', lastRefillAt, 'appliedReset', applied)
 return remaining

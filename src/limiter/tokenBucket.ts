@@ -5,9 +5,11 @@ export interface BucketRedis {
   tokenBucketV1(bucketKey: string, ...args: (string | number)[]): Promise<number[]>;
 }
 
+/** The latest "set remaining" of a key record: its version (the nonce), value and time. */
 export interface CreditReset {
   nonce: string;
   value: number;
+  at: number;
 }
 
 export type BucketShape = Pick<RatelimitConfig, 'limit' | 'refillRate' | 'refillInterval'>;
@@ -62,6 +64,7 @@ export async function decide(
     credits?.refill?.amount ?? '',
     credits?.reset.nonce ?? '',
     credits?.reset.value ?? '',
+    credits?.reset.at ?? '',
   );
   const decision: BucketDecision = {
     allowed: status === 1,

@@ -101,7 +101,7 @@ async function currentCredits(
   const applied =
     stored && stored.appliedReset === reset.nonce
       ? stored
-      : { remaining: reset.value, lastRefillAt: key.updatedAt ?? key.createdAt };
+      : { remaining: reset.value, lastRefillAt: reset.at };
   return creditsAt(services.now(), applied, refill);
 }
 
@@ -244,7 +244,6 @@ export async function updateRemaining(
     input.value,
     spend.refill,
     spend.reset,
-    now,
   );
   if (result === 'would_go_negative') {
     throw new BadRequestError('value: decrementing by this much would make remaining negative');

@@ -61,7 +61,7 @@ function recordFields(key: NewKey): string[] {
     'createdAt',
     String(key.createdAt),
   ];
-  for (const [field, value] of keyFieldChanges(key.fields, FIRST_VERSION).set) {
+  for (const [field, value] of keyFieldChanges(key.fields, FIRST_VERSION, key.createdAt).set) {
     record.push(field, value);
   }
   return record;
@@ -156,7 +156,6 @@ export class KeyStore {
     value: number,
     refill: { boundary: number; amount: number } | undefined,
     reset: CreditReset,
-    now: number,
   ): Promise<CreditsUpdate> {
     const result = await this.redis.updateCreditsV1(
       names.credits(keyId),
@@ -164,7 +163,7 @@ export class KeyStore {
       value,
       refill?.boundary ?? '',
       refill?.amount ?? '',
-      now,
+      reset.at,
       reset.nonce,
       reset.value,
     );
@@ -195,7 +194,7 @@ export class KeyStore {
       const current = await this.get(ws, keyId);
       if (!current) return undefined;
       // A "set remaining" is named after the version this write creates: unique for the key.
-      const changes = keyFieldChanges(fields, String(current.version + 1));
+      const changes = keyFieldChanges(fields, String(current.version + 1), now);
       changes.set.push(['updatedAt', String(now)]);
       const newOwner =
         fields.ownerId === undefined ? current.ownerId : (fields.ownerId ?? undefined);

@@ -24,7 +24,7 @@ export interface KeyRecord {
    * `reset` is the latest "set remaining to N" (createKey, updateKey), kept here so that such a
    * write is one atomic write of the record, applied to the hash the next time it is used.
    */
-  credits?: { refill?: RefillConfig; reset: { nonce: string; value: number } };
+  credits?: { refill?: RefillConfig; reset: { nonce: string; value: number; at: number } };
   /** Bumped by every write; updates and deletes compare-and-set on it. */
   version: number;
   /** Position in the API's creation order. */
@@ -68,13 +68,19 @@ export interface FieldChanges {
 
 const RATELIMIT_FIELDS = ['rlType', 'rlLimit', 'rlRefillRate', 'rlRefillInterval'];
 const REFILL_FIELDS = ['refillInterval', 'refillAmount', 'refillDay'];
-const CREDIT_FIELDS = ['credits', 'creditsReset', 'creditsResetTo', ...REFILL_FIELDS];
+const CREDIT_FIELDS = [
+  'credits',
+  'creditsReset',
+  'creditsResetTo',
+  'creditsResetAt',
+  ...REFILL_FIELDS,
+];
 
 /**
  * Turns a patch into hash writes: undefined leaves a field alone, null deletes it. `resetNonce`
  * names a "set remaining" (unique per record write: the record's next version).
  */
-export function keyFieldChanges(fields: KeyFields, resetNonce = ''): FieldChanges {
+export function keyFieldChanges(fields: KeyFields, resetNonce = '', now = 0): FieldChanges {
   const changes: FieldChanges = { set: [], del: [] };
   const put = (field: string, value: string | null | undefined) => {
     if (value === undefined) return;
@@ -109,7 +115,11 @@ export function keyFieldChanges(fields: KeyFields, resetNonce = ''): FieldChange
     changes.set.push(['credits', '1']);
     const { refill, resetTo } = fields.credits;
     if (resetTo !== undefined) {
-      changes.set.push(['creditsReset', resetNonce], ['creditsResetTo', String(resetTo)]);
+      changes.set.push(
+        ['creditsReset', resetNonce],
+        ['creditsResetTo', String(resetTo)],
+        ['creditsResetAt', String(now)],
+      );
     }
     if (refill === null) changes.del.push(...REFILL_FIELDS);
     else if (refill) {
@@ -158,7 +168,11 @@ export function keyFromHash(hash: Hash): KeyRecord | undefined {
   }
   if (hash.credits === '1') {
     record.credits = {
-      reset: { nonce: hash.creditsReset ?? '', value: Number(hash.creditsResetTo ?? 0) },
+      reset: {
+        nonce: hash.creditsReset ?? '',
+        value: Number(hash.creditsResetTo ?? 0),
+        at: Number(hash.creditsResetAt ?? 0),
+      },
     };
     if (hash.refillInterval !== undefined) {
       record.credits.refill = {

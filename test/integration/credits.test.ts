@@ -1,4 +1,6 @@
 import Redis from 'ioredis';
+import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
+import { decide } from '../../src/limiter/tokenBucket';
 import { startTopology, type Topology } from '../support/topology';
 import { client, type ErrorBody } from '../support/rpc';
 
@@ -251,4 +253,23 @@ test('listKeys shows each key’s credits', async () => {
   await api.post('keys.createKey', { apiId: own });
   const page = await api.get<{ keys: KeyBody[] }>('apis.listKeys', { apiId: own });
   expect(page.body.keys.map((k) => k.remaining)).toEqual([11, undefined]);
+});
+
+test('a node holding an older record cannot roll the credits back to an older "set remaining"', async () => {
+  const redis = createRedis(topology.primary.url, {
+    commandTimeoutMs: 2000,
+    connectTimeoutMs: 2000,
+  });
+  await connectRedis(redis);
+  try {
+    const keys = { bucket: 'keyward:bucket:{stale}', credits: 'keyward:credits:{stale}' };
+    const spend = (nonce: string, value: number) =>
+      decide(redis, keys, undefined, 0, { cost: 1, reset: { nonce, value, at: Date.now() } });
+    expect((await spend('1', 10)).creditsRemaining).toBe(9);
+    expect((await spend('3', 50)).creditsRemaining).toBe(49); // a newer record: its reset applies
+    expect((await spend('1', 10)).creditsRemaining).toBe(48); // a stale node: no roll-back
+    expect((await spend('3', 50)).creditsRemaining).toBe(47); // applied once only
+  } finally {
+    await closeRedis(redis);
+  }
 });

@@ -40,7 +40,10 @@ export async function readJsonBody(ctx: KeywardContext, maxBytes: number): Promi
     };
     const onEnd = () => {
       cleanup();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+      // Carry on in the next turn of the event loop, not inside the socket's read callback: an
+      // answer written from within that callback cost a node about twice the CPU per request
+      // under load (bench: ~100 µs against ~55 µs for a cached verification).
+      setImmediate(resolve, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
     };
     // The client went away mid-body: nobody will read the answer, but the request must end.
     const onError = () => {
