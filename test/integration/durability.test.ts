@@ -4,7 +4,6 @@ import { client, sleep, type RpcResponse } from '../support/rpc';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { startDelayProxy, type DelayProxy } from '../support/delayProxy';
 import { startChildNode, type ChildNode } from '../support/childNode';
-import { startCrashableRedis, type CrashableRedis } from '../support/crashableRedis';
 import { adminRedis, closeRedis, diffKeyspace, snapshotKeyspace } from '../support/keyspace';
 import { inspectWorkspace, rootKeyViolations } from '../support/invariants';
 import { createRootKey } from '../../src/operations/rootKeys';
@@ -170,7 +169,7 @@ describe('the primary restarts with its append-only file', () => {
 });
 
 describe('crashes: nodes killed in the middle of writes, then the primary', () => {
-  let primary: CrashableRedis;
+  let primary: TestRedis;
   const locals: TestRedis[] = [];
   let proxy: DelayProxy | undefined;
   let nodes: ChildNode[] = [];
@@ -188,7 +187,8 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
   });
 
   beforeAll(async () => {
-    primary = await startCrashableRedis();
+    // Persisted as in production (AOF, fsync every second): a SIGKILL keeps what Redis wrote.
+    primary = await startRedis({ appendOnly: true });
     for (let i = 0; i < 3; i++) locals.push(await startRedis());
     nodes = [
       await startChildNode(env(locals[0]!, primary.url)),

@@ -10,6 +10,10 @@ export interface TestRedis {
   port: number;
   /** Stop the server; its data directory stays for `restart`. */
   stop(): Promise<void>;
+  /** Send a signal (SIGKILL: a crash) and wait until the server is gone; data stays. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+  /** Start a stopped or killed server again, on the same port and data directory. */
+  start(): Promise<void>;
   /** Start again on the same port with the same data directory (AOF survives). */
   restart(): Promise<void>;
   /** Stop for good and remove the data directory. */
@@ -105,20 +109,23 @@ async function startLocalRedis(options: StartRedisOptions): Promise<TestRedis> {
     processes.add(child);
     await waitForPing(port);
   };
-  const stop = async () => {
+  const kill = async (signal: NodeJS.Signals) => {
     const running = child;
-    if (!running || running.exitCode !== null) return;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       running.once('exit', () => resolve());
-      running.kill('SIGTERM');
+      running.kill(signal);
     });
     processes.delete(running);
   };
+  const stop = () => kill('SIGTERM');
   await start();
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
     stop,
+    kill,
+    start,
     restart: async () => {
       await stop();
       await start();
@@ -140,6 +147,12 @@ async function startContainerRedis(): Promise<TestRedis> {
     port,
     stop: async () => {
       await container.stop();
+    },
+    kill: async () => {
+      await container.stop();
+    },
+    start: async () => {
+      await container.restart();
     },
     dispose: async () => {
       await container.stop();
