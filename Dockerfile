@@ -5,7 +5,8 @@ COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.build.json
+# npm run build also copies the dashboard's static files into dist/.
+RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production

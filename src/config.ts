@@ -4,7 +4,7 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 export interface Config {
   port: number;
   host: string;
-  /** The primary: keys, APIs, root keys and consistent buckets. */
+  /** The primary: keys, APIs, root keys, credits, rate-limit namespaces and consistent buckets. */
   redisUrl: string;
   /** When set, the primary is this Redis Cluster (seed nodes) instead of `redisUrl`. */
   redisClusterNodes?: { host: string; port: number }[];

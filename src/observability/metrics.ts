@@ -39,7 +39,7 @@ export class Metrics {
     });
     this.redisSeconds = new Histogram({
       name: 'keyward_redis_command_duration_seconds',
-      help: 'Latency of bucket scripts and record reads, by the role of the Redis that ran them',
+      help: 'Latency of bucket scripts (verifications and the management limit), by the role of the Redis that ran them',
       labelNames: ['role'],
       buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1],
       registers,
