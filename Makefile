@@ -5,12 +5,13 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps redis chromium build run test lint fmt typecheck unit integration bench cluster cluster-stop clean
+.PHONY: help deps redis chromium build run test test-containers lint fmt typecheck unit integration bench cluster cluster-stop clean
 
 help:
 	@echo "make run    start Redis and a keyward node; prints the base URL and a root key"
 	@echo "make test   lint, typecheck and run every test (unit + integration on real Redis)"
 	@echo "make cluster | cluster-stop   two regions of local processes behind HAProxy"
+	@echo "make test-containers   integration tests with Redis in containers (root; local dockerd, no pulls)"
 	@echo "make lint | fmt | build | bench | clean"
 
 $(NPM_STAMP): package.json package-lock.json
@@ -51,6 +52,10 @@ test: deps redis chromium lint typecheck build
 
 unit: deps
 	npx jest --ci test/unit
+
+# Not part of `make test`: the same integration tests with Redis started through testcontainers.
+test-containers: deps redis build
+	@scripts/test-containers.sh
 
 integration: deps redis chromium build
 	npx jest --ci test/integration

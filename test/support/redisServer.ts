@@ -137,35 +137,77 @@ async function startLocalRedis(options: StartRedisOptions): Promise<TestRedis> {
   };
 }
 
-/** Redis from a container, for machines with a Docker engine (KEYWARD_TEST_REDIS=containers). */
-async function startContainerRedis(): Promise<TestRedis> {
-  const { RedisContainer } = await import('@testcontainers/redis');
-  const container = await new RedisContainer('redis:7-alpine').start();
-  const port = container.getFirstMappedPort();
+/** Data directory inside the container; the stock image and the locally built one both have it. */
+const CONTAINER_DATA_DIR = '/data';
+
+/**
+ * Redis from a container, for machines with a Docker engine (KEYWARD_TEST_REDIS=containers).
+ * KEYWARD_TEST_REDIS_IMAGE picks the image (default redis:7-alpine; it must have `redis-server`
+ * on PATH and a /data directory). With KEYWARD_TEST_REDIS_NETWORK=host the container shares the
+ * host's network and listens on a free port given as `--port`, since host networking maps no
+ * ports; otherwise the container's 6379 is bound to a fixed free host port. Either way the port
+ * stays the same across stop/start/restart, and the container (with its data) is only removed by
+ * `dispose`.
+ */
+async function startContainerRedis(options: StartRedisOptions): Promise<TestRedis> {
+  const { GenericContainer, Wait, getContainerRuntimeClient } = await import('testcontainers');
+  const image = process.env.KEYWARD_TEST_REDIS_IMAGE || 'redis:7-alpine';
+  const hostNetwork = process.env.KEYWARD_TEST_REDIS_NETWORK === 'host';
+  const port = await freePort();
+  const args = [
+    'redis-server',
+    ...(hostNetwork ? ['--port', String(port), '--bind', '127.0.0.1'] : []),
+    '--dir',
+    CONTAINER_DATA_DIR,
+    '--save',
+    '',
+    '--appendonly',
+    options.appendOnly ? 'yes' : 'no',
+    '--loglevel',
+    'notice',
+  ];
+  let request = new GenericContainer(image)
+    .withCommand(args)
+    .withStartupTimeout(60_000)
+    .withWaitStrategy(Wait.forLogMessage('Ready to accept connections'));
+  request = hostNetwork
+    ? request.withNetworkMode('host')
+    : request.withExposedPorts({ container: 6379, host: port });
+  const container = await request.start();
+  const host = hostNetwork ? '127.0.0.1' : container.getHost();
+  const client = await getContainerRuntimeClient();
+  const handle = client.container.getById(container.getId());
+  const isRunning = async () => (await handle.inspect()).State.Running;
+  const kill = async (signal: NodeJS.Signals) => {
+    if (!(await isRunning())) return;
+    await handle.kill({ signal });
+    await handle.wait();
+  };
+  // docker stop: SIGTERM, then SIGKILL after 10 s, so an append-only file is flushed.
+  const stop = async () => {
+    if (await isRunning()) await handle.stop({ t: 10 });
+  };
+  // docker restart starts a stopped container too; testcontainers waits for the log line again.
+  // The log line may match a line from before the restart (`since` has 1 s granularity): PING too.
+  const start = async () => {
+    await container.restart({ timeout: 10_000 });
+    if (host === '127.0.0.1' || host === 'localhost') await waitForPing(port, 30_000);
+  };
   return {
-    url: `redis://${container.getHost()}:${port}`,
+    url: `redis://${host}:${port}`,
     port,
-    stop: async () => {
-      await container.stop();
-    },
-    kill: async () => {
-      await container.stop();
-    },
-    start: async () => {
-      await container.restart();
-    },
+    stop,
+    kill,
+    start,
+    restart: start,
     dispose: async () => {
-      await container.stop();
-    },
-    // Docker may map a new host port on restart; fault-injection tests run on local processes.
-    restart: async () => {
-      await container.restart();
+      await handle.remove({ force: true, v: true }).catch(() => undefined);
     },
   };
 }
 
 export function startRedis(options: StartRedisOptions = {}): Promise<TestRedis> {
   return process.env.KEYWARD_TEST_REDIS === 'containers'
-    ? startContainerRedis()
+    ? startContainerRedis(options)
     : startLocalRedis(options);
 }
