@@ -31,18 +31,21 @@ export function requestContext(logger: Logger, metrics: Metrics) {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       // Unknown paths share one label: a label per path would let callers grow the registry.
       metrics.request(ctx.state.operation ?? 'unknown', ctx.status, durationMs / 1000);
-      logger.info(
-        {
-          requestId,
-          method: ctx.method,
-          operation: ctx.state.operation ?? ctx.path.slice(0, 128),
-          status: ctx.status,
-          durationMs: Math.round(durationMs * 1000) / 1000,
-          workspaceId: ctx.state.rootKey?.workspaceId,
-          ...ctx.state.logFields,
-        },
-        'request',
-      );
+      // Build the line only when it will be written: above info this runs for nothing.
+      if (logger.isLevelEnabled('info')) {
+        logger.info(
+          {
+            requestId,
+            method: ctx.method,
+            operation: ctx.state.operation ?? ctx.path.slice(0, 128),
+            status: ctx.status,
+            durationMs: Math.round(durationMs * 1000) / 1000,
+            workspaceId: ctx.state.rootKey?.workspaceId,
+            ...ctx.state.logFields,
+          },
+          'request',
+        );
+      }
     }
   };
 }
