@@ -3,6 +3,7 @@ import * as keys from '../operations/keys';
 import * as migrations from '../operations/migrations';
 import * as ratelimits from '../operations/ratelimits';
 import type { Caller, Services } from '../operations/services';
+import { DECIDED_AT } from '../limiter/tokenBucket';
 import { rateLimitHeaders } from './rateLimitHeaders';
 import { schemas, type OperationName } from './schemas';
 
@@ -19,7 +20,11 @@ export interface Route {
 function verificationHeaders(verification: keys.Verification, now: number): Record<string, string> {
   const { ratelimit } = verification;
   if (!ratelimit || !('remaining' in ratelimit)) return {};
-  return rateLimitHeaders(ratelimit, verification.code === 'RATE_LIMITED', now);
+  return rateLimitHeaders(
+    ratelimit,
+    verification.code === 'RATE_LIMITED',
+    verification[DECIDED_AT] ?? now,
+  );
 }
 
 /** Every authenticated RPC: `{base}/v1/{name}`, GET reads with a query, POST writes with JSON. */
@@ -45,7 +50,9 @@ export const routes: readonly Route[] = [
     plane: 'data',
     run: ratelimits.limit,
     headers: (outcome: ratelimits.LimitOutcome, now: number) =>
-      outcome.evaluated === false ? {} : rateLimitHeaders(outcome, !outcome.success, now),
+      outcome.evaluated === false
+        ? {}
+        : rateLimitHeaders(outcome, !outcome.success, outcome[DECIDED_AT] ?? now),
   },
   {
     name: 'ratelimits.setOverride',

@@ -1,5 +1,12 @@
 import type { RatelimitConfig } from './ratelimitConfig';
 
+/**
+ * Where an answer carries the clock reading of the Redis that decided it: header arithmetic
+ * (seconds until `reset`) must use that clock, not the node's estimate of it. A symbol, so the
+ * JSON answer never shows it.
+ */
+export const DECIDED_AT: unique symbol = Symbol('decidedAt');
+
 /** The one command the limiter needs from a Redis: the token-bucket script (lua/token-bucket-2.lua). */
 export interface BucketRedis {
   tokenBucketV1(bucketKey: string, ...args: (string | number)[]): Promise<number[]>;

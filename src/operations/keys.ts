@@ -4,7 +4,7 @@ import { newId } from '../keys/ids';
 import { DEFAULT_BYTE_LENGTH, generateKey, hashKey } from '../keys/keyMaterial';
 import { creditsAt, latestRefillPoint, type RefillConfig } from '../limiter/credits';
 import { normalizeRatelimit, type RatelimitInput } from '../limiter/ratelimitConfig';
-import type { BucketDecision, CreditSpend } from '../limiter/tokenBucket';
+import { DECIDED_AT, type BucketDecision, type CreditSpend } from '../limiter/tokenBucket';
 import { isRedisUnavailable } from '../redis/failures';
 import type { KeyFields, KeyRecord } from '../store/records';
 import type { RecentVerification } from '../observability/recentVerifications';
@@ -287,6 +287,7 @@ export interface Verification {
   remaining?: number;
   /** false: the rate limit and credits could not be checked (their Redis was unreachable). */
   evaluated?: false;
+  [DECIDED_AT]?: number;
   ratelimit?:
     | { limit: number; remaining: number; reset: number }
     /** The bucket could not be reached: nothing was counted. */
@@ -420,6 +421,7 @@ async function decideVerification(
     };
   }
   if (decision.creditsRemaining !== undefined) result.remaining = decision.creditsRemaining;
+  result[DECIDED_AT] = decision.now;
   return result;
 }
 

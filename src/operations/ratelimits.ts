@@ -7,7 +7,7 @@ import {
   ServiceUnavailableError,
 } from '../errors';
 import { newId } from '../keys/ids';
-import type { BucketDecision } from '../limiter/tokenBucket';
+import { DECIDED_AT, type BucketDecision } from '../limiter/tokenBucket';
 import { isRedisUnavailable } from '../redis/failures';
 import type { Namespace, Override } from '../store/ratelimitStore';
 import type { Caller, Services } from './services';
@@ -48,6 +48,7 @@ export interface LimitOutcome {
   /** Present (false) only when the bucket could not be reached and the open policy admitted. */
   evaluated?: false;
   overrideId?: string;
+  [DECIDED_AT]?: number;
 }
 
 /**
@@ -102,6 +103,7 @@ export async function limit(
     remaining: decision.remaining,
     reset: decision.reset,
     ...(override ? { overrideId: override.id } : {}),
+    [DECIDED_AT]: decision.now,
   };
 }
 
