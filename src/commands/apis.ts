@@ -55,19 +55,20 @@ const list: CommandSpec = {
     await requireWorkspace(runtime, ws);
     const redis = await runtime.redis('primary');
     const store = new ApiStore(redis);
-    const ids = await redis.zrange(names.apis(ws), 0, -1);
-    const found = await Promise.all(
-      ids.map(async (apiId): Promise<ApiListItem | undefined> => {
-        const [api, keys] = await Promise.all([
-          store.get(ws, apiId),
-          redis.zcard(names.apiKeys(ws, apiId)),
-        ]);
-        // The index and a deletion's tombstone are written together; skip either sign of one.
-        if (!api || api.deletedAt !== undefined) return undefined;
-        return { id: api.id, name: api.name, createdAt: api.createdAt, keys };
-      }),
-    );
-    const apis = found.filter((api): api is ApiListItem => api !== undefined);
+    // The same live-API listing as apis.listApis, page by page, with each API's key count.
+    const apis: ApiListItem[] = [];
+    let afterId: string | undefined;
+    for (;;) {
+      const page = await store.list(ws, { limit: 100, ...(afterId ? { afterId } : {}) });
+      const counts = await Promise.all(
+        page.apis.map((api) => redis.zcard(names.apiKeys(ws, api.id))),
+      );
+      page.apis.forEach((api, i) =>
+        apis.push({ id: api.id, name: api.name, createdAt: api.createdAt, keys: counts[i] ?? 0 }),
+      );
+      if (page.next === undefined) break;
+      afterId = page.next;
+    }
     emit(invocation, { workspaceId: ws, apis }, () =>
       apis.length === 0
         ? [`no apis in ${ws}`]

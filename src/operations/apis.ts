@@ -78,11 +78,10 @@ export async function listApis(
     limit: input.limit ?? 100,
     ...(input.cursor !== undefined ? { afterId: input.cursor } : {}),
   });
-  const last = page.apis[page.apis.length - 1];
   return {
     apis: page.apis.map(apiView),
     total: page.total,
-    ...(page.more && last ? { cursor: last.id } : {}),
+    ...(page.next !== undefined ? { cursor: page.next } : {}),
   };
 }
 

@@ -35,7 +35,7 @@ export class ApiStore {
   async list(
     ws: string,
     options: { limit: number; afterId?: string },
-  ): Promise<{ apis: ApiRecord[]; total: number; more: boolean }> {
+  ): Promise<{ apis: ApiRecord[]; total: number; next?: string }> {
     const index = names.apis(ws);
     const min = options.afterId === undefined ? '-' : `(${options.afterId}`;
     const [ids, total] = execResults(
@@ -52,7 +52,9 @@ export class ApiStore {
         (api): api is ApiRecord => api !== undefined && api.deletedAt === undefined,
       ),
       total,
-      more: ids.length > options.limit,
+      // Where the next page starts: the last id read, live or not, so a page of APIs being
+      // deleted cannot end the listing early.
+      ...(ids.length > options.limit ? { next: page[page.length - 1] as string } : {}),
     };
   }
 
