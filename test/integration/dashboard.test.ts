@@ -87,6 +87,12 @@ const sessionEntries = () =>
 const localEntries = () => page.evaluate<number>('window.localStorage.length');
 const notice = () => page.locator('#notice');
 const keyRow = (start: string) => page.locator('tbody tr', { hasText: start });
+/**
+ * A status badge that reads exactly `status`: a row's text alone would not do, as its buttons
+ * run together ("Enable" + "Delete" contains "enabled" before the key is enabled).
+ */
+const showsStatus = (scope: Locator, status: 'enabled' | 'disabled') =>
+  sees(scope.locator('.badge'), new RegExp(`^${status}$`));
 
 type Verdict = { valid: boolean; code: string };
 const verify = async (key: string) => (await api.post<Verdict>('keys.verifyKey', { key })).body;
@@ -155,7 +161,7 @@ test('creates an API, then a rate-limited key whose plaintext is shown once', as
   const row = keyRow(keyStart);
   await sees(row, 'checkout');
   await sees(row, 'user_42');
-  await sees(row, 'enabled');
+  await showsStatus(row, 'enabled');
   await sees(row, '3 tokens, +1 every 1 min (consistent)');
   await sees(row, '100');
 });
@@ -188,14 +194,17 @@ test('a key’s detail shows its live bucket and this node’s recent outcomes',
 
 test('disables, re-enables and deletes a key', async () => {
   await page.getByRole('button', { name: `Disable ${keyStart}` }).click();
-  await sees(page.locator('dd'), 'disabled');
+  await showsStatus(page.locator('dd'), 'disabled');
   expect((await verify(plaintext)).code).toBe('DISABLED');
 
   await page.getByRole('link', { name: 'payments <b>bold</b>' }).click();
   await keyRow(keyStart)
     .getByRole('button', { name: `Enable ${keyStart}` })
     .click();
-  await sees(keyRow(keyStart), 'enabled');
+  await showsStatus(keyRow(keyStart), 'enabled');
+  await keyRow(keyStart)
+    .getByRole('button', { name: `Disable ${keyStart}` })
+    .waitFor();
   expect((await verify(plaintext)).code).not.toBe('DISABLED');
 
   await keyRow(keyStart)
