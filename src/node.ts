@@ -1,10 +1,12 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, ServerResponse, type OutgoingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RedisClient as Redis } from './redis/clients';
 import type { Logger } from 'pino';
 import { InvalidationListener } from './cache/invalidationListener';
 import type { Config } from './config';
 import { createApp } from './http/app';
+import { createDataPlane } from './http/dataPlane';
+import { compileRoutes } from './http/rpc';
 import { closeRedis, connectRedis, createPrimary, createRedis } from './redis/clients';
 import { RedisClock } from './redis/clock';
 import { VERSION } from './version';
@@ -88,8 +90,10 @@ export async function startNode(
     const dependencies: Dependency[] = [{ name: 'primary', redis: primary }];
     if (local !== primary) dependencies.push({ name: 'local', redis: local });
 
+    const routes = compileRoutes();
     const app = createApp({
       services,
+      routes,
       logger,
       version: VERSION,
       ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),
@@ -115,15 +119,23 @@ export async function startNode(
     });
 
     const handle = app.callback();
-    const server = createServer((req, res) => {
-      // Once stopping, every answer not yet sent ends its connection: a keep-alive client must
-      // not hold the node open or send it new requests.
-      const writeHead = res.writeHead;
-      res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
+    const dataPlane = createDataPlane({
+      services,
+      logger,
+      routes,
+      maxBodyBytes: config.maxBodyBytes,
+      errorDocsUrl: config.errorDocsUrl,
+    });
+    // Once stopping, every answer not yet sent ends its connection: a keep-alive client must not
+    // hold the node open or send it new requests. (On the prototype: no closure per request.)
+    class NodeResponse extends ServerResponse {
+      override writeHead(statusCode: number, ...rest: unknown[]): this {
         if (draining) this.setHeader('Connection', 'close');
-        return writeHead.apply(this, args);
-      } as typeof res.writeHead;
-      void handle(req, res);
+        return super.writeHead(statusCode, ...(rest as [string?, OutgoingHttpHeaders?]));
+      }
+    }
+    const server = createServer({ ServerResponse: NodeResponse }, (req, res) => {
+      if (!dataPlane(req, res)) void handle(req, res);
     });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {

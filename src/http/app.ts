@@ -8,15 +8,16 @@ import { openApiDocument } from './openapi';
 import { errorsHtml, referenceHtml } from './referencePages';
 import type { Services } from '../operations/services';
 import type { KeywardContext, RequestState } from './context';
-import { authenticate } from './middleware/authenticate';
+import { readJsonBody } from './jsonBody';
 import { errorEnvelope } from './middleware/errorEnvelope';
-import { readJsonBody } from './middleware/jsonBody';
 import { requestContext } from './middleware/requestContext';
-import { routes, schemaOf } from './routes';
-import { compile, decodeQuery } from './validation';
+import { invoke, type CompiledRoute } from './rpc';
+import { decodeQuery } from './validation';
 
 export interface AppOptions {
   services: Services;
+  /** The RPC routes, compiled once and shared with the data plane. */
+  routes: readonly CompiledRoute[];
   logger: Logger;
   maxBodyBytes: number;
   errorDocsUrl: string;
@@ -37,28 +38,21 @@ export function createApp(options: AppOptions): Koa<RequestState> {
   const router = new Router<RequestState>({ sensitive: true, strict: true });
   const methodsByPath = new Map<string, string>();
 
-  for (const route of routes) {
-    const path = `/v1/${route.name}`;
-    const schema = schemaOf(route);
-    const validate = compile<never>(schema);
-    const queryProperties = 'properties' in schema ? schema.properties : {};
+  for (const compiled of options.routes) {
+    const { route, path, queryProperties } = compiled;
     methodsByPath.set(path, route.method);
     const handler = async (ctx: KeywardContext) => {
       ctx.state.operation = route.name;
-      // Authentication comes first: an unauthenticated caller learns nothing, not even about input.
-      const rootKey = await authenticate(ctx, services.directory);
-      if (route.plane === 'management') await services.management.check(rootKey.id);
-      const raw =
-        route.method === 'GET'
-          ? decodeQuery(ctx.query, queryProperties)
-          : await readJsonBody(ctx, options.maxBodyBytes);
-      const input = validate(raw, route.method === 'GET' ? 'query' : 'body');
-      const output = await route.run(
+      const { output, headers } = await invoke(
         services,
-        { rootKey, requestId: ctx.state.requestId, logFields: ctx.state.logFields },
-        input,
+        compiled,
+        ctx.state,
+        ctx.get('authorization'),
+        route.method === 'GET'
+          ? () => decodeQuery(ctx.query, queryProperties)
+          : () => readJsonBody(ctx.req, options.maxBodyBytes),
       );
-      if (route.headers) ctx.set(route.headers(output as never, services.now()));
+      if (headers) ctx.set(headers);
       ctx.body = output;
     };
     if (route.method === 'GET') router.get(path, handler);

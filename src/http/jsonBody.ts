@@ -1,5 +1,5 @@
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors';
-import type { KeywardContext } from '../context';
+import type { IncomingMessage } from 'node:http';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
@@ -9,18 +9,14 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i;
  * against Content-Length first and counted while streaming), strict UTF-8 and JSON (400).
  * Plain stream events rather than an async iterator: this runs on every verification.
  */
-export async function readJsonBody(ctx: KeywardContext, maxBytes: number): Promise<unknown> {
-  const type = ctx.req.headers['content-type'];
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const type = req.headers['content-type'];
   if (type === undefined || !JSON_TYPE.test(type)) throw new UnsupportedMediaTypeError();
-  const declared = Number(ctx.req.headers['content-length'] || 0);
-  if (declared > maxBytes) {
-    ctx.set('Connection', 'close'); // the unread body is not worth draining
-    throw new PayloadTooLargeError(maxBytes);
-  }
+  const declared = Number(req.headers['content-length'] || 0);
+  if (declared > maxBytes) throw new PayloadTooLargeError(maxBytes);
   const body = await new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
-    const req = ctx.req;
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
@@ -32,7 +28,6 @@ export async function readJsonBody(ctx: KeywardContext, maxBytes: number): Promi
       if (received > maxBytes) {
         cleanup();
         req.pause();
-        ctx.set('Connection', 'close');
         reject(new PayloadTooLargeError(maxBytes));
         return;
       }

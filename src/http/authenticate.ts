@@ -1,8 +1,7 @@
-import { UnauthorizedError } from '../../errors';
-import { hashKey } from '../../keys/keyMaterial';
-import type { Directory } from '../../cache/directory';
-import type { RootKeyRecord } from '../../store/records';
-import type { KeywardContext } from '../context';
+import { UnauthorizedError } from '../errors';
+import { hashKey } from '../keys/keyMaterial';
+import type { Directory } from '../cache/directory';
+import type { RootKeyRecord } from '../store/records';
 
 const BEARER = /^Bearer +([^\s]{1,512})$/i;
 
@@ -11,13 +10,12 @@ const BEARER = /^Bearer +([^\s]{1,512})$/i;
  * same answer, so a caller learns nothing about which part was wrong.
  */
 export async function authenticate(
-  ctx: KeywardContext,
+  authorization: string | undefined,
   directory: Directory,
 ): Promise<RootKeyRecord> {
-  const match = BEARER.exec(ctx.get('authorization'));
+  const match = authorization === undefined ? null : BEARER.exec(authorization);
   if (!match) throw new UnauthorizedError();
   const rootKey = await directory.rootKeyByHash(hashKey(match[1] as string));
   if (!rootKey) throw new UnauthorizedError();
-  ctx.state.rootKey = rootKey;
   return rootKey;
 }

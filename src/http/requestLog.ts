@@ -1,0 +1,42 @@
+import type { Logger } from 'pino';
+import type { Metrics } from '../observability/metrics';
+import type { RequestState } from './context';
+
+/** Headers for a JSON API that no browser should render, frame or cache. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+};
+
+/**
+ * Counts a finished request and writes its one access-log line (ids only: never a key, a root key
+ * or a body). Shared by the Koa app and the data plane, so both report alike.
+ */
+export function recordRequest(
+  logger: Logger,
+  metrics: Metrics,
+  state: RequestState,
+  request: { method: string | undefined; path: string; status: number; started: bigint },
+): void {
+  const durationMs = Number(process.hrtime.bigint() - request.started) / 1e6;
+  // Unknown paths share one label: a label per path would let callers grow the registry.
+  metrics.request(state.operation ?? 'unknown', request.status, durationMs / 1000);
+  // Build the line only when it will be written: above info this runs for nothing.
+  if (logger.isLevelEnabled('info')) {
+    logger.info(
+      {
+        requestId: state.requestId,
+        method: request.method,
+        operation: state.operation ?? request.path.slice(0, 128),
+        status: request.status,
+        durationMs: Math.round(durationMs * 1000) / 1000,
+        workspaceId: state.rootKey?.workspaceId,
+        ...state.logFields,
+      },
+      'request',
+    );
+  }
+}
