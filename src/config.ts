@@ -60,9 +60,12 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 
 function redisUrl(env: Env, name: string, fallback: string): string {
   const value = env[name] || fallback;
-  if (!/^rediss?:\/\//.test(value))
-    throw new ConfigError(`${name}: must be a redis:// or rediss:// URL`);
-  return value;
+  if (/^rediss?:\/\//.test(value)) return value;
+  // A node-local Redis is best reached over a unix socket: no TCP stack on the hot path.
+  if (/^unix:\/\/\/[^?#]*[^/?#]$/.test(value)) return value;
+  throw new ConfigError(
+    `${name}: must be a redis:// or rediss:// URL, or unix:///absolute/path/to/redis.sock`,
+  );
 }
 
 function clusterSeeds(env: Env): { host: string; port: number }[] | undefined {

@@ -144,3 +144,37 @@ test('after the invalidation subscription drops, the node forgets what it cached
   expect(status).toBe('subscribed');
   expect((await api.post<{ code: string }>('keys.verifyKey', { key })).body.code).toBe('DISABLED');
 });
+
+// Redis in containers (KEYWARD_TEST_REDIS=containers) is reached over TCP only.
+const unixSockets = process.env.KEYWARD_TEST_REDIS !== 'containers';
+(unixSockets ? test : test.skip)(
+  'over a unix socket to the node-local Redis, a fast verification is still one EVALSHA there',
+  async () => {
+    const overSocket = await startTopology({ nodes: 1, localOverUnixSocket: true });
+    const viaSocket = new Redis(overSocket.locals[0]!.url);
+    try {
+      const socketApi = client(overSocket.nodes[0]!.url, overSocket.rootKey);
+      const socketApiId = (
+        await socketApi.post<{ apiId: string }>('apis.createApi', { name: 'socket' })
+      ).body.apiId;
+      const { keyId, key } = (
+        await socketApi.post<{ keyId: string; key: string }>('keys.createKey', {
+          apiId: socketApiId,
+          ratelimit: { type: 'fast', limit: 3, refillRate: 1, refillInterval: 60_000 },
+        })
+      ).body;
+      const codes: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        codes.push((await socketApi.post<{ code: string }>('keys.verifyKey', { key })).body.code);
+      }
+      expect(codes).toEqual(['VALID', 'VALID', 'VALID', 'RATE_LIMITED']);
+      // The bucket is in the local Redis (read here over TCP), with what the socket client spent.
+      expect(await viaSocket.hget(`keyward:bucket:{${keyId}}`, 'tokens')).toBe('0');
+      const clients = await viaSocket.client('LIST');
+      expect(clients).toMatch(/addr=\/\S*redis\.sock/);
+    } finally {
+      await viaSocket.quit();
+      await overSocket.stop();
+    }
+  },
+);

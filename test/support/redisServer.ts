@@ -8,6 +8,8 @@ import { join } from 'node:path';
 export interface TestRedis {
   url: string;
   port: number;
+  /** `unix:///…/redis.sock`: the same server over a unix socket (local processes only). */
+  socketUrl?: string;
   /** Stop the server; its data directory stays for `restart`. */
   stop(): Promise<void>;
   /** Send a signal (SIGKILL: a crash) and wait until the server is gone; data stays. */
@@ -99,6 +101,10 @@ async function startLocalRedis(options: StartRedisOptions): Promise<TestRedis> {
         '',
         '--appendonly',
         options.appendOnly ? 'yes' : 'no',
+        '--unixsocket',
+        join(dir, 'redis.sock'),
+        '--unixsocketperm',
+        '700',
         '--daemonize',
         'no',
         '--loglevel',
@@ -123,6 +129,7 @@ async function startLocalRedis(options: StartRedisOptions): Promise<TestRedis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    socketUrl: `unix://${join(dir, 'redis.sock')}`,
     stop,
     kill,
     start,

@@ -32,6 +32,8 @@ export interface TopologyOptions {
   nodeOptions?: NodeOptions[];
   /** Run the primary with an append-only file, so a restart keeps its data. */
   primaryAppendOnly?: boolean;
+  /** Nodes reach their local Redis over its unix socket (local redis-server processes only). */
+  localOverUnixSocket?: boolean;
 }
 
 export async function startTopology(options: TopologyOptions = {}): Promise<Topology> {
@@ -50,7 +52,9 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
         KEYWARD_PORT: '0',
         KEYWARD_HOST: '127.0.0.1',
         KEYWARD_REDIS_URL: primary.url,
-        KEYWARD_LOCAL_REDIS_URL: local.url,
+        KEYWARD_LOCAL_REDIS_URL: options.localOverUnixSocket
+          ? (local.socketUrl ?? fail('this Redis has no unix socket'))
+          : local.url,
         LOG_LEVEL: 'silent',
         // Two cores run every node, Redis and jest worker of a test run: a 100 ms command deadline
         // misfires when they are saturated. Tests that need the production deadline set it.
@@ -82,4 +86,8 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
     await stop();
     throw error;
   }
+}
+
+function fail(message: string): never {
+  throw new Error(message);
 }

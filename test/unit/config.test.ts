@@ -88,6 +88,21 @@ describe('loadConfig', () => {
     expect(config.localRedisUrl).toBe('redis://primary:7000');
   });
 
+  test('a unix socket names a Redis by its absolute path', () => {
+    const config = loadConfig({ KEYWARD_LOCAL_REDIS_URL: 'unix:///run/redis/local.sock' });
+    expect(config.localRedisUrl).toBe('unix:///run/redis/local.sock');
+    for (const wrong of [
+      'unix://run/redis.sock',
+      'unix:///',
+      'unix:///run/redis/',
+      'unix:/run/r.sock',
+    ]) {
+      expect(() => loadConfig({ KEYWARD_LOCAL_REDIS_URL: wrong })).toThrow(
+        /^KEYWARD_LOCAL_REDIS_URL: must be/,
+      );
+    }
+  });
+
   test('port 0 (any free port) and 65535 are allowed', () => {
     expect(loadConfig({ KEYWARD_PORT: '0' }).port).toBe(0);
     expect(loadConfig({ KEYWARD_PORT: '65535' }).port).toBe(65535);
@@ -118,7 +133,7 @@ describe('loadConfig', () => {
     [
       'an http URL for the primary',
       { KEYWARD_REDIS_URL: 'http://127.0.0.1:6379' },
-      /^KEYWARD_REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL$/,
+      /^KEYWARD_REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL, or unix:\/\/\/absolute\/path\/to\/redis.sock$/,
     ],
     [
       'a bare host for the primary',
@@ -128,7 +143,7 @@ describe('loadConfig', () => {
     [
       'a bad local URL',
       { KEYWARD_LOCAL_REDIS_URL: 'localhost' },
-      /^KEYWARD_LOCAL_REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL$/,
+      /^KEYWARD_LOCAL_REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL, or unix:\/\/\/absolute\/path\/to\/redis.sock$/,
     ],
     [
       'an unknown limiter failure policy',
