@@ -68,6 +68,10 @@ export interface BenchReport {
     redisRoundTrip: { requests: number; p50us: number; p99us: number };
     p50DifferenceUs: number;
     p99DifferenceUs: number;
+    /** How the measured node reached its local Redis. */
+    localTransport: 'unix' | 'tcp';
+    /** The same pair of requests on a node that reaches the same Redis the other way. */
+    other: { transport: 'unix' | 'tcp'; p50DifferenceUs: number; p99DifferenceUs: number };
   };
   memory: {
     records: number;
@@ -170,7 +174,11 @@ export function targets(report: BenchReport): Target[] {
   list.push({
     name: 'added latency of a fast check',
     goal: '≤ 100 µs at p50',
-    measured: `${report.latency.p50DifferenceUs.toFixed(0)} µs`,
+    measured:
+      `${report.latency.p50DifferenceUs.toFixed(0)} µs (local Redis over ` +
+      `${transportName(report.latency.localTransport)}; ` +
+      `${report.latency.other.p50DifferenceUs.toFixed(0)} µs over ` +
+      `${transportName(report.latency.other.transport)})`,
     met: report.latency.p50DifferenceUs <= 100,
   });
   list.push({
@@ -238,7 +246,7 @@ export function renderMarkdown(report: BenchReport): string {
   lines.push('');
   lines.push(
     'Knobs: `BENCH_SECONDS`, `BENCH_SLICE_SECONDS`, `BENCH_WARMUP_SECONDS`, `BENCH_CONNECTIONS`, ' +
-      '`BENCH_LATENCY_SECONDS`, `BENCH_MEMORY_RECORDS`, `BENCH_INFO_CASES`, `BENCH_BUDGET_SECONDS` ' +
+      '`BENCH_LATENCY_SECONDS`, `BENCH_MEMORY_RECORDS`, `BENCH_INFO_CASES`, `BENCH_BUDGET_SECONDS`, `BENCH_LOCAL_REDIS` ' +
       '(defaults give the run below).',
   );
   lines.push('');
@@ -260,7 +268,9 @@ export function renderMarkdown(report: BenchReport): string {
   );
   lines.push(
     '- Two Redis 7 servers of its own (`--save "" --appendonly no`, 127.0.0.1, free ports): the primary ' +
-      '(records, consistent buckets, the peer) and a node-local one (fast buckets).',
+      '(records, consistent buckets, the peer) and a node-local one (fast buckets), which the ' +
+      `keyward node reaches over ${transportName(report.latency.localTransport)} ` +
+      '(`BENCH_LOCAL_REDIS=tcp` for TCP).',
   );
   lines.push(
     '- keyward: `node dist/cli.js serve` at `LOG_LEVEL=warn` (rows marked `@info`: `LOG_LEVEL=info`, ' +
@@ -381,7 +391,10 @@ export function renderMarkdown(report: BenchReport): string {
     `One keep-alive connection, one request at a time (the same verifyKey request), alternating ` +
       `blocks of 200 requests between a key without a rate limit and a key with a \`fast\` one for ` +
       `${lat.seconds} s after 500 warm-up requests each; client-side hrtime per request, at ` +
-      '`LOG_LEVEL=warn`. The difference is what the fast check (one EVALSHA on the node-local Redis) adds.',
+      '`LOG_LEVEL=warn`. The difference is what the fast check (one EVALSHA on the node-local Redis) adds. ' +
+      `The measured node reaches its local Redis over ${transportName(lat.localTransport)}; a second ` +
+      `node, measured in the same alternation, reaches the same Redis over ` +
+      `${transportName(lat.other.transport)}.`,
   );
   lines.push('');
   lines.push('| key | requests | p50 µs | p90 µs | p99 µs | mean µs | failed |');
@@ -396,7 +409,9 @@ export function renderMarkdown(report: BenchReport): string {
   lines.push(
     `p50 difference (fast − no rate limit): **${lat.p50DifferenceUs.toFixed(0)} µs** ` +
       `(target ≤ 100 µs: ${mark(lat.p50DifferenceUs <= 100)}); p99 difference ` +
-      `${lat.p99DifferenceUs.toFixed(0)} µs.`,
+      `${lat.p99DifferenceUs.toFixed(0)} µs. Over ${transportName(lat.other.transport)}: p50 ` +
+      `difference ${lat.other.p50DifferenceUs.toFixed(0)} µs, p99 difference ` +
+      `${lat.other.p99DifferenceUs.toFixed(0)} µs.`,
   );
   lines.push('');
   lines.push(
@@ -529,4 +544,8 @@ function shortLabel(c: CaseResult): string {
   };
   const [base, level] = c.id.split(' ');
   return `${names[base as string] ?? c.id}${level ? ` (${level.replace('@', 'LOG_LEVEL=')})` : ''}`;
+}
+
+function transportName(transport: 'unix' | 'tcp'): string {
+  return transport === 'unix' ? 'a unix socket' : 'TCP on 127.0.0.1';
 }

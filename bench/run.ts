@@ -70,6 +70,14 @@ const INFO_CASES = (process.env.BENCH_INFO_CASES ?? 'fast,invalid')
   .map((s) => s.trim())
   .filter(Boolean);
 
+type Transport = 'unix' | 'tcp';
+/**
+ * How the measured node reaches its node-local Redis. A unix socket by default, as a node-local
+ * Redis is deployed; the latency step measures the other transport too.
+ */
+const LOCAL_TRANSPORT: Transport = process.env.BENCH_LOCAL_REDIS === 'tcp' ? 'tcp' : 'unix';
+const OTHER_TRANSPORT: Transport = LOCAL_TRANSPORT === 'unix' ? 'tcp' : 'unix';
+
 /** Length of one measured slice; each case gets SECONDS in SECONDS / SLICE interleaved slices. */
 const SLICE_SECONDS = envNumber('BENCH_SLICE_SECONDS', 2, 0.5, 30);
 /** The driver measures fewer rounds (and says so) rather than run past this. */
@@ -90,6 +98,8 @@ interface RedisInstance {
   name: string;
   port: number;
   url: string;
+  /** The same server over its unix socket. */
+  socketUrl: string;
   child: Child;
   client: Redis;
 }
@@ -126,6 +136,10 @@ async function startRedis(name: string, port: number): Promise<RedisInstance> {
       'warning',
       '--dir',
       dir,
+      '--unixsocket',
+      join(dir, 'redis.sock'),
+      '--unixsocketperm',
+      '700',
     ],
     { logFile: join(OUT, `${name}.log`) },
   );
@@ -138,7 +152,7 @@ async function startRedis(name: string, port: number): Promise<RedisInstance> {
   const client = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
   client.on('error', () => undefined);
   await client.ping();
-  return { name, port, url, child, client };
+  return { name, port, url, socketUrl: `unix://${join(dir, 'redis.sock')}`, child, client };
 }
 
 /** Calls per command since the last CONFIG RESETSTAT (our own INFO and CONFIG left out). */
@@ -189,28 +203,25 @@ async function startKeyward(
   logLevel: 'warn' | 'info',
   primary: RedisInstance,
   local: RedisInstance,
+  localTransport: Transport = LOCAL_TRANSPORT,
 ): Promise<Server & { logFile: string }> {
   const [port] = (await freePorts(1)) as [number];
-  const logFile = join(OUT, `keyward-${logLevel}.log`);
+  const name = `keyward-${logLevel}${localTransport === LOCAL_TRANSPORT ? '' : `-${localTransport}`}`;
+  const logFile = join(OUT, `${name}.log`);
   rmSync(logFile, { force: true });
-  const child = start(
-    `keyward-${logLevel}`,
-    process.execPath,
-    [join(APP, 'dist/cli.js'), 'serve'],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        KEYWARD_REDIS_URL: primary.url,
-        KEYWARD_LOCAL_REDIS_URL: local.url,
-        KEYWARD_PORT: String(port),
-        KEYWARD_HOST: HOST,
-        LOG_LEVEL: logLevel,
-      },
-      cwd: ROOT,
-      logFile,
+  const child = start(name, process.execPath, [join(APP, 'dist/cli.js'), 'serve'], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      KEYWARD_REDIS_URL: primary.url,
+      KEYWARD_LOCAL_REDIS_URL: localTransport === 'unix' ? local.socketUrl : local.url,
+      KEYWARD_PORT: String(port),
+      KEYWARD_HOST: HOST,
+      LOG_LEVEL: logLevel,
     },
-  );
+    cwd: ROOT,
+    logFile,
+  });
   const url = `http://${HOST}:${port}`;
   for (let attempt = 0; ; attempt++) {
     if (!isRunning(child)) throw new Error(`keyward exited at start; see ${logFile}`);
@@ -223,7 +234,7 @@ async function startKeyward(
     if (attempt > 200) throw new Error(`keyward not live after 10 s; see ${logFile}`);
     await sleep(50);
   }
-  return { name: `keyward-${logLevel}`, url, child, logFile };
+  return { name, url, child, logFile };
 }
 
 async function rpc<T>(url: string, rootKey: string, method: string, body: object): Promise<T> {
@@ -706,7 +717,9 @@ async function main(): Promise<void> {
       await stop(server.child);
     }
 
-    // Added latency of a fast check: one connection, one request at a time.
+    // Added latency of a fast check: one connection, one request at a time. A second node that
+    // reaches the same local Redis over the other transport shows what the transport is worth.
+    const otherNode = await startKeyward('warn', primary, local, OTHER_TRANSPORT);
     log(`latency: fast vs no-ratelimit, 1 connection, ${LATENCY_SECONDS} s in alternating blocks`);
     const seq = await sequential(
       [
@@ -719,9 +732,25 @@ async function main(): Promise<void> {
           check: (body) => valid(JSON.parse(body) as VerifyBody),
         },
         {
-          name: 'fast',
+          name: `fast, local Redis over ${LOCAL_TRANSPORT}`,
           target: targetOf(
             { server: node, key: fast.key, rootKey: root.key },
+            '/v1/keys.verifyKey',
+          ),
+          check: (body) => limited(JSON.parse(body) as VerifyBody),
+        },
+        {
+          name: `no-ratelimit, other node`,
+          target: targetOf(
+            { server: otherNode, key: plain.key, rootKey: root.key },
+            '/v1/keys.verifyKey',
+          ),
+          check: (body) => valid(JSON.parse(body) as VerifyBody),
+        },
+        {
+          name: `fast, local Redis over ${OTHER_TRANSPORT}`,
+          target: targetOf(
+            { server: otherNode, key: fast.key, rootKey: root.key },
             '/v1/keys.verifyKey',
           ),
           check: (body) => limited(JSON.parse(body) as VerifyBody),
@@ -729,7 +758,13 @@ async function main(): Promise<void> {
       ],
       { seconds: LATENCY_SECONDS, warmupRequests: 500, block: 200 },
     );
-    const [noRl, fastSeq] = seq as [(typeof seq)[0], (typeof seq)[0]];
+    await stop(otherNode.child);
+    const [noRl, fastSeq, otherNoRl, otherFast] = seq as [
+      (typeof seq)[0],
+      (typeof seq)[0],
+      (typeof seq)[0],
+      (typeof seq)[0],
+    ];
 
     // (c) Redis ceiling: the very call keyward makes for the fast key, without keyward.
     const bucketCall = await captureBucketCall(local, async () => {
@@ -746,6 +781,12 @@ async function main(): Promise<void> {
       redisRoundTrip: roundTrip,
       p50DifferenceUs: fastSeq.p50us - noRl.p50us,
       p99DifferenceUs: fastSeq.p99us - noRl.p99us,
+      localTransport: LOCAL_TRANSPORT,
+      other: {
+        transport: OTHER_TRANSPORT,
+        p50DifferenceUs: otherFast.p50us - otherNoRl.p50us,
+        p99DifferenceUs: otherFast.p99us - otherNoRl.p99us,
+      },
     };
     log(
       `latency: p50 no-ratelimit ${noRl.p50us.toFixed(0)} µs, fast ${fastSeq.p50us.toFixed(0)} µs ` +

@@ -24,6 +24,8 @@
   ARGV[12] resetAt         unix ms of that write: refills are counted from it
   A reset is applied only when its nonce (the record version that wrote it) is newer than the one
   the hash applied last: a node still holding an older record cannot roll the credits back.
+  Trailing arguments a call does not use may be left off (a bucket-only call sends ARGV[1..4]):
+  a missing argument reads as nil, which the script treats like "".
 
   Returns { status, remaining, reset, now, creditsRemaining }
     status            1 admitted, 0 refused by the bucket, 2 refused for lack of credits

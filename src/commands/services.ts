@@ -20,8 +20,8 @@ export async function operatorServices(runtime: Runtime): Promise<Services> {
   // One reading is enough for a command that lives a second; a node re-measures every 10 s.
   await clock.sync();
   const local: BucketRedis = {
-    tokenBucketV1: async (bucketKey, ...args) =>
-      (await runtime.redis('local')).tokenBucketV1(bucketKey, ...args),
+    tokenBucketV1Buffer: async (bucketKey, ...args) =>
+      (await runtime.redis('local')).tokenBucketV1Buffer(bucketKey, ...args),
   };
   // Never trusted, so never answering from memory: a small bound is all a command needs.
   return assembleServices({

@@ -79,11 +79,11 @@ function observed(
   observe: LimiterObserver,
 ): BucketRedis {
   return {
-    tokenBucketV1: async (bucketKey, ...args) => {
+    tokenBucketV1Buffer: async (bucketKey, ...args) => {
       const started = process.hrtime.bigint();
       let answered = false;
       try {
-        const reply = await redis.tokenBucketV1(bucketKey, ...args);
+        const reply = await redis.tokenBucketV1Buffer(bucketKey, ...args);
         answered = true;
         return reply;
       } finally {

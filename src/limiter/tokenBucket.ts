@@ -8,8 +8,13 @@ import type { RatelimitConfig } from './ratelimitConfig';
 export const DECIDED_AT: unique symbol = Symbol('decidedAt');
 
 /** The one command the limiter needs from a Redis: the token-bucket script (lua/token-bucket-2.lua). */
+/**
+ * Where a bucket script runs. The Buffer variant of the ioredis command: the script answers
+ * integers only, and the default variant would still walk the reply converting buffers to strings
+ * (a few per cent of a node's CPU in a profile of fast verifications).
+ */
 export interface BucketRedis {
-  tokenBucketV1(bucketKey: string, ...args: (string | number)[]): Promise<number[]>;
+  tokenBucketV1Buffer(bucketKey: string, ...args: (string | number)[]): Promise<number[]>;
 }
 
 /** The latest "set remaining" of a key record: its version (the nonce), value and time. */
@@ -57,21 +62,30 @@ export async function decide(
   credits?: CreditSpend,
   nowOverride?: number,
 ): Promise<BucketDecision> {
-  const [status, remaining, reset, now, creditsRemaining] = await redis.tokenBucketV1(
-    keys.bucket,
+  // Arguments the script would not read are left off: the bucket-only call of a verification
+  // sends six instead of twelve (the script reads a missing argument as nil).
+  const args: (string | number)[] = [
     keys.credits,
     bucket?.limit ?? '',
     bucket?.refillRate ?? '',
     bucket?.refillInterval ?? '',
     cost,
-    nowOverride ?? '',
-    credits ? '1' : '0',
-    credits?.cost ?? 0,
-    credits?.refill?.boundary ?? '',
-    credits?.refill?.amount ?? '',
-    credits?.reset.nonce ?? '',
-    credits?.reset.value ?? '',
-    credits?.reset.at ?? '',
+  ];
+  if (nowOverride !== undefined || credits) args.push(nowOverride ?? '');
+  if (credits) {
+    args.push(
+      '1',
+      credits.cost,
+      credits.refill?.boundary ?? '',
+      credits.refill?.amount ?? '',
+      credits.reset.nonce,
+      credits.reset.value,
+      credits.reset.at,
+    );
+  }
+  const [status, remaining, reset, now, creditsRemaining] = await redis.tokenBucketV1Buffer(
+    keys.bucket,
+    ...args,
   );
   const decision: BucketDecision = {
     allowed: status === 1,

@@ -1,49 +1,51 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { HotCounter, HotHistogram } from './hotMetrics';
 import type { Directory } from '../cache/directory';
 
 export type RedisRole = 'primary' | 'local';
 
 /**
  * A node's Prometheus metrics, in a registry of its own (several nodes may share a process in
- * tests). Hot-path updates are one label lookup and one increment or observation each.
+ * tests). Hot-path updates are one lookup of a series and one increment or observation each
+ * (hotMetrics.ts).
  */
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'operation' | 'status'>;
-  private readonly requestSeconds: Histogram<'operation'>;
-  private readonly verifications: Counter<'code' | 'mode'>;
-  private readonly redisSeconds: Histogram<'role'>;
+  private readonly requests: HotCounter;
+  private readonly requestSeconds: HotHistogram;
+  private readonly verifications: HotCounter;
+  private readonly redisSeconds: HotHistogram;
   private readonly limiterFailures: Counter<'role'>;
 
   constructor(directory?: Directory) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'keyward_' });
-    this.requests = new Counter({
-      name: 'keyward_http_requests_total',
-      help: 'HTTP requests by operation and status',
-      labelNames: ['operation', 'status'],
-      registers,
-    });
-    this.requestSeconds = new Histogram({
-      name: 'keyward_http_request_duration_seconds',
-      help: 'HTTP request latency by operation',
-      labelNames: ['operation'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-      registers,
-    });
-    this.verifications = new Counter({
-      name: 'keyward_verifications_total',
-      help: 'Key verifications by verdict code and rate-limit mode (fast, consistent, none)',
-      labelNames: ['code', 'mode'],
-      registers,
-    });
-    this.redisSeconds = new Histogram({
-      name: 'keyward_redis_command_duration_seconds',
-      help: 'Latency of bucket scripts (verifications and the management limit), by the role of the Redis that ran them',
-      labelNames: ['role'],
-      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1],
-      registers,
-    });
+    this.requests = new HotCounter(
+      'keyward_http_requests_total',
+      'HTTP requests by operation and status',
+      ['operation', 'status'],
+      this.registry,
+    );
+    this.requestSeconds = new HotHistogram(
+      'keyward_http_request_duration_seconds',
+      'HTTP request latency by operation',
+      ['operation'],
+      [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      this.registry,
+    );
+    this.verifications = new HotCounter(
+      'keyward_verifications_total',
+      'Key verifications by verdict code and rate-limit mode (fast, consistent, none)',
+      ['code', 'mode'],
+      this.registry,
+    );
+    this.redisSeconds = new HotHistogram(
+      'keyward_redis_command_duration_seconds',
+      'Latency of bucket scripts (verifications and the management limit), by the role of the Redis that ran them',
+      ['role'],
+      [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1],
+      this.registry,
+    );
     this.limiterFailures = new Counter({
       name: 'keyward_limiter_failures_total',
       help: 'Bucket decisions that could not be made because a Redis was unreachable or slow',
@@ -83,32 +85,17 @@ export class Metrics {
     }
   }
 
-  // Label children are looked up once per label set: prom-client would hash the labels on every
-  // call, and these run on every request.
-  private readonly children = new Map<string, { inc(): void } | { observe(value: number): void }>();
-
-  private child<T>(key: string, make: () => T): T {
-    let child = this.children.get(key) as T | undefined;
-    if (child === undefined) {
-      child = make();
-      this.children.set(key, child as { inc(): void });
-    }
-    return child;
-  }
-
   request(operation: string, status: number, seconds: number): void {
-    this.child(`r ${operation} ${status}`, () =>
-      this.requests.labels(operation, String(status)),
-    ).inc();
-    this.child(`d ${operation}`, () => this.requestSeconds.labels(operation)).observe(seconds);
+    this.requests.handle(operation, String(status)).value++;
+    this.requestSeconds.handle(operation).observe(seconds);
   }
 
   verification(code: string, mode: string): void {
-    this.child(`v ${code} ${mode}`, () => this.verifications.labels(code, mode)).inc();
+    this.verifications.handle(code, mode).value++;
   }
 
   redis(role: RedisRole, seconds: number): void {
-    this.child(`s ${role}`, () => this.redisSeconds.labels(role)).observe(seconds);
+    this.redisSeconds.handle(role).observe(seconds);
   }
 
   limiterFailure(role: RedisRole): void {

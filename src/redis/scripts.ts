@@ -15,6 +15,8 @@ type ScriptArg = string | number;
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     tokenBucketV1(bucketKey: string, ...args: ScriptArg[]): Result<number[], Context>;
+    /** The same script; its integer replies skip ioredis's buffer-to-string pass. */
+    tokenBucketV1Buffer(bucketKey: string, ...args: ScriptArg[]): Result<number[], Context>;
     createKeyV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
     updateKeyV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;
     deleteKeyV1(...keysAndArgs: ScriptArg[]): Result<number, Context>;

@@ -58,7 +58,7 @@ async function stored(key: string): Promise<Stored | null> {
 function frozen(client: Redis): BucketRedis & { pttl: number } {
   const adapter = {
     pttl: -2,
-    async tokenBucketV1(key: string, ...args: (string | number)[]): Promise<number[]> {
+    async tokenBucketV1Buffer(key: string, ...args: (string | number)[]): Promise<number[]> {
       const [reply, pttl] = execResults(
         await client
           .multi()
