@@ -3,7 +3,7 @@
  * holds N cached key records. Run with `node --expose-gc memory.js [N]`; prints one JSON line.
  *
  * What is measured: the real Directory / ReadThroughCache / LRU code with the node's default
- * cache configuration, filled through `keyByHash` exactly as verifications fill it, with records
+ * cache configuration and heap tuning (`tuneHeapForKeyCache`, as `keyward serve` applies it), filled through `keyByHash` exactly as verifications fill it, with records
  * built by the real `keyFromHash` from hashes shaped like what HGETALL returns (every string a
  * fresh copy, as a Redis reply would give). Not measured: HTTP server, Redis clients, sockets.
  */
@@ -32,6 +32,9 @@ interface CacheOptions {
 interface RecordsModule {
   keyFromHash(hash: Record<string, string>): CachedKey | undefined;
 }
+interface HeapTuningModule {
+  tuneHeapForKeyCache(): void;
+}
 interface ConfigModule {
   loadConfig(env: Record<string, string>): { cache: CacheOptions };
 }
@@ -41,6 +44,9 @@ const load = createRequire(join(root, 'package.json'));
 const { Directory } = load(join(root, 'dist/cache/directory.js')) as DirectoryModule;
 const { keyFromHash } = load(join(root, 'dist/store/records.js')) as RecordsModule;
 const { loadConfig } = load(join(root, 'dist/config.js')) as ConfigModule;
+const { tuneHeapForKeyCache } = load(join(root, 'dist/cache/heapTuning.js')) as HeapTuningModule;
+// What `keyward serve` does first: the cache is measured in the heap a node runs with.
+tuneHeapForKeyCache();
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');

@@ -8,18 +8,33 @@ export interface CacheOptions {
   negativeTtlMs: number;
 }
 
-const ABSENT = Symbol('absent');
-
-interface Entry<V> {
-  value: V | typeof ABSENT;
+/** What the cache keeps per key: the value (undefined: known not to exist) and its stamps. */
+export interface CacheEntry<V> {
+  readonly value: V | undefined;
   /** The trust generation the value was loaded in; only the current one answers from memory. */
   generation: number;
   /**
    * When the entry is gone, even as a fallback: ms since the cache was made, a small integer V8
    * keeps inline (a unix timestamp would cost every entry a boxed number).
    */
-  expires: number;
+  until: number;
 }
+
+/**
+ * Makes the entry for a loaded value. The default wraps it; a value with `generation` and `until`
+ * fields of its own may be its own entry, one object per cached key instead of two.
+ */
+export type EntryFactory<V> = (
+  value: V | undefined,
+  generation: number,
+  until: number,
+) => CacheEntry<V>;
+
+const wrap = <V>(value: V | undefined, generation: number, until: number): CacheEntry<V> => ({
+  value,
+  generation,
+  until,
+});
 
 interface InFlight<V> {
   promise: Promise<V | undefined>;
@@ -37,7 +52,7 @@ interface InFlight<V> {
  * node cut off from the primary keeps answering for the keys it knew.
  */
 export class ReadThroughCache<V extends object> {
-  private readonly entries: Lru<string, Entry<V>>;
+  private readonly entries: Lru<string, CacheEntry<V>>;
   private readonly inFlight = new Map<string, InFlight<V>>();
   private trusted = false;
   private generation = 0;
@@ -51,6 +66,7 @@ export class ReadThroughCache<V extends object> {
     private readonly isUnavailable: (error: unknown) => boolean = () => false,
     /** A value that stands for "not found" may ask for the short negative TTL. */
     private readonly isNegative: (value: V) => boolean = () => false,
+    private readonly makeEntry: EntryFactory<V> = wrap,
   ) {
     this.entries = new Lru(options.maxEntries);
   }
@@ -61,9 +77,9 @@ export class ReadThroughCache<V extends object> {
     return Date.now() - this.epoch;
   }
 
-  private entry(key: string): Entry<V> | undefined {
+  private entry(key: string): CacheEntry<V> | undefined {
     const entry = this.entries.get(key);
-    if (entry === undefined || entry.expires > this.clock()) return entry;
+    if (entry === undefined || entry.until > this.clock()) return entry;
     this.entries.delete(key);
     return undefined;
   }
@@ -72,7 +88,7 @@ export class ReadThroughCache<V extends object> {
     const entry = this.entry(key);
     if (entry !== undefined && this.trusted && entry.generation === this.generation) {
       this.hits++;
-      return Promise.resolve(entry.value === ABSENT ? undefined : entry.value);
+      return Promise.resolve(entry.value);
     }
     this.misses++;
     const loading = this.load(key, load);
@@ -80,7 +96,7 @@ export class ReadThroughCache<V extends object> {
     return loading.catch((error: unknown) => {
       if (!this.isUnavailable(error)) throw error;
       this.staleServed++;
-      return entry.value === ABSENT ? undefined : entry.value;
+      return entry.value;
     });
   }
 
@@ -100,7 +116,7 @@ export class ReadThroughCache<V extends object> {
         value === undefined || this.isNegative(value)
           ? this.options.negativeTtlMs
           : this.options.ttlMs;
-      this.entries.set(key, { value: value ?? ABSENT, generation, expires: this.clock() + ttl });
+      this.entries.set(key, this.makeEntry(value, generation, this.clock() + ttl));
     }, settle);
     return flight.promise;
   }

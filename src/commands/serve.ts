@@ -8,6 +8,8 @@ const serve: CommandSpec = {
   example: 'KEYWARD_REDIS_URL=redis://10.0.0.5:6379 KEYWARD_PORT=8080 keyward serve',
   async run(_invocation, runtime) {
     // Loaded here, not at the top: the other commands need neither Koa nor the HTTP stack.
+    const { tuneHeapForKeyCache } = await import('../cache/heapTuning');
+    tuneHeapForKeyCache();
     const { startNode } = await import('../node');
     const { createLogger } = await import('../logger');
     const config = runtime.config;
