@@ -1,5 +1,6 @@
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import type { Config } from '../config';
+import { coalesceWritesWhenBusy } from './coalesce';
 import { defineScripts } from './scripts';
 
 /** A standalone Redis or a Redis Cluster: the stores work on either (one slot per write). */
@@ -50,11 +51,13 @@ export function createRedis(
 ): Redis {
   const socket = UNIX_SOCKET.exec(url)?.[1];
   const redisOptions = { ...clientOptions(options), ...extra };
-  return prepare(
+  const redis = prepare(
     socket === undefined
       ? new Redis(url, redisOptions)
       : new Redis({ ...redisOptions, path: socket }),
   );
+  coalesceWritesWhenBusy(redis);
+  return redis;
 }
 
 /** A Redis Cluster client with the same fail-fast policy as `createRedis`. */
