@@ -83,7 +83,7 @@ const SLICE_SECONDS = envNumber('BENCH_SLICE_SECONDS', 2, 0.5, 30);
 /** The driver measures fewer rounds (and says so) rather than run past this. */
 const BUDGET_SECONDS = envNumber('BENCH_BUDGET_SECONDS', 150, 30, 600);
 /** What must be left after the throughput rounds: latency, Redis ceiling, memory step. */
-const RESERVE_SECONDS = LATENCY_SECONDS + 20;
+const RESERVE_SECONDS = LATENCY_SECONDS + 24;
 const STARTED = Date.now();
 const secondsLeft = () => BUDGET_SECONDS - (Date.now() - STARTED) / 1000;
 
@@ -501,8 +501,12 @@ async function evalshaRoundTrip(
   redis: RedisInstance,
   call: { args: string[] },
   seconds: number,
-): Promise<{ requests: number; p50us: number; p99us: number }> {
-  const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  transport: Transport,
+): Promise<{ requests: number; p50us: number; p99us: number; transport: Transport }> {
+  const client =
+    transport === 'unix'
+      ? new Redis({ path: redis.socketUrl.slice('unix://'.length), maxRetriesPerRequest: 1 })
+      : new Redis(redis.url, { maxRetriesPerRequest: 1 });
   client.on('error', () => undefined);
   const [sha, numKeys, ...args] = call.args as [string, string, ...string[]];
   try {
@@ -519,6 +523,7 @@ async function evalshaRoundTrip(
       requests: samples.length,
       p50us: percentile(samples, 50),
       p99us: percentile(samples, 99),
+      transport,
     };
   } finally {
     client.disconnect();
@@ -774,11 +779,15 @@ async function main(): Promise<void> {
     });
     await stop(node.child);
     const redisCeiling = await redisBenchmark(local, bucketCall);
-    const roundTrip = await evalshaRoundTrip(local, bucketCall, 1.5);
+    // The floor under the check: the same script call from a bare client, one at a time, over
+    // each transport (the one the measured node used first).
+    const roundTrip = await evalshaRoundTrip(local, bucketCall, 1.5, LOCAL_TRANSPORT);
+    const otherRoundTrip = await evalshaRoundTrip(local, bucketCall, 1.5, OTHER_TRANSPORT);
     const latency: BenchReport['latency'] = {
       seconds: LATENCY_SECONDS,
       results: seq,
       redisRoundTrip: roundTrip,
+      otherRedisRoundTrip: otherRoundTrip,
       p50DifferenceUs: fastSeq.p50us - noRl.p50us,
       p99DifferenceUs: fastSeq.p99us - noRl.p99us,
       localTransport: LOCAL_TRANSPORT,
