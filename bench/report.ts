@@ -437,7 +437,9 @@ export function renderMarkdown(report: BenchReport): string {
     'What was measured: a separate `node --expose-gc bench/memory.js` process (not a serving node) ' +
       "that builds keyward's own `Directory` (from `dist/`, so its own `ReadThroughCache`s and LRU) " +
       `with the node's default cache configuration (maxEntries ${fmtInt(mem.cacheConfig.maxEntries)}, ` +
-      `ttl ${mem.cacheConfig.ttlMs} ms), and fills it through \`keyByHash\` — the path a verification ` +
+      `ttl ${mem.cacheConfig.ttlMs} ms) and the heap tuning \`keyward serve\` applies first ` +
+      '(`tuneHeapForKeyCache`: V8 allocation-site pretenuring off), and fills it through ' +
+      `\`keyByHash\` — the path a verification ` +
       `takes — with ${fmtInt(mem.records)} records built by the real \`keyFromHash\` from hashes shaped ` +
       'like an HGETALL reply (ids `key_`+22 base58, base64 sha256 hash, start, createdAt, enabled, ' +
       'version, seq, a fast rate limit; every string a separate copy, as a Redis reply gives). RSS is ' +
