@@ -726,40 +726,23 @@ async function main(): Promise<void> {
     // reaches the same local Redis over the other transport shows what the transport is worth.
     const otherNode = await startKeyward('warn', primary, local, OTHER_TRANSPORT);
     log(`latency: fast vs no-ratelimit, 1 connection, ${LATENCY_SECONDS} s in alternating blocks`);
+    // A key without a limit and the fast key on one node: their difference is the fast check.
+    const pair = (server: Server, noLimitName: string, transport: Transport) => [
+      {
+        name: noLimitName,
+        target: targetOf({ server, key: plain.key, rootKey: root.key }, '/v1/keys.verifyKey'),
+        check: (body: string) => valid(JSON.parse(body) as VerifyBody),
+      },
+      {
+        name: `fast, local Redis over ${transport}`,
+        target: targetOf({ server, key: fast.key, rootKey: root.key }, '/v1/keys.verifyKey'),
+        check: (body: string) => limited(JSON.parse(body) as VerifyBody),
+      },
+    ];
     const seq = await sequential(
       [
-        {
-          name: 'no-ratelimit',
-          target: targetOf(
-            { server: node, key: plain.key, rootKey: root.key },
-            '/v1/keys.verifyKey',
-          ),
-          check: (body) => valid(JSON.parse(body) as VerifyBody),
-        },
-        {
-          name: `fast, local Redis over ${LOCAL_TRANSPORT}`,
-          target: targetOf(
-            { server: node, key: fast.key, rootKey: root.key },
-            '/v1/keys.verifyKey',
-          ),
-          check: (body) => limited(JSON.parse(body) as VerifyBody),
-        },
-        {
-          name: `no-ratelimit, other node`,
-          target: targetOf(
-            { server: otherNode, key: plain.key, rootKey: root.key },
-            '/v1/keys.verifyKey',
-          ),
-          check: (body) => valid(JSON.parse(body) as VerifyBody),
-        },
-        {
-          name: `fast, local Redis over ${OTHER_TRANSPORT}`,
-          target: targetOf(
-            { server: otherNode, key: fast.key, rootKey: root.key },
-            '/v1/keys.verifyKey',
-          ),
-          check: (body) => limited(JSON.parse(body) as VerifyBody),
-        },
+        ...pair(node, 'no-ratelimit', LOCAL_TRANSPORT),
+        ...pair(otherNode, 'no-ratelimit, other node', OTHER_TRANSPORT),
       ],
       { seconds: LATENCY_SECONDS, warmupRequests: 500, block: 200 },
     );
