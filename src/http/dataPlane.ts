@@ -109,7 +109,10 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     const query = req.url.indexOf('?');
     const compiled = byPath.get(query === -1 ? req.url : req.url.slice(0, query));
     if (compiled === undefined) return false;
-    void serve(compiled, req, res);
+    serve(compiled, req, res).catch((error: unknown) => {
+      // Only recording the request can get here; the answer has gone out already.
+      logger.error({ err: error }, 'could not record a request');
+    });
     return true;
   };
 }

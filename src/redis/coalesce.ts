@@ -18,8 +18,9 @@ export function coalesceWritesWhenBusy(redis: Redis): void {
   };
   redis.sendCommand = (command, stream) => {
     if (corked === undefined && stream === undefined && redis.commandQueue.length > 0) {
-      const socket = redis.stream;
-      if (socket.writable) {
+      // Typed as always there, but absent until the first connection.
+      const socket = redis.stream as Redis['stream'] | undefined;
+      if (socket?.writable) {
         socket.cork();
         corked = socket;
         setImmediate(flush);
