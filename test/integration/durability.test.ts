@@ -3,7 +3,7 @@ import { startTopology, type Topology } from '../support/topology';
 import { client, sleep, type RpcResponse } from '../support/rpc';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { startDelayProxy, type DelayProxy } from '../support/delayProxy';
-import { startChildNode, type ChildNode } from '../support/childNode';
+import { keywardProcess, type KeywardProcess } from '../support/keywardProcess';
 import { adminRedis, closeRedis, diffKeyspace, snapshotKeyspace } from '../support/keyspace';
 import { inspectWorkspace, rootKeyViolations } from '../support/invariants';
 import { createRootKey } from '../../src/operations/rootKeys';
@@ -172,8 +172,8 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
   let primary: TestRedis;
   const locals: TestRedis[] = [];
   let proxy: DelayProxy | undefined;
-  let nodes: ChildNode[] = [];
-  let slowNode: ChildNode | undefined;
+  let nodes: KeywardProcess[] = [];
+  let slowNode: KeywardProcess | undefined;
   let redis: Redis;
   let rootKey: string;
   let ws: string;
@@ -191,8 +191,8 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
     primary = await startRedis({ appendOnly: true });
     for (let i = 0; i < 3; i++) locals.push(await startRedis());
     nodes = [
-      await startChildNode(env(locals[0]!, primary.url)),
-      await startChildNode(env(locals[1]!, primary.url)),
+      await keywardProcess({ env: env(locals[0]!, primary.url) }),
+      await keywardProcess({ env: env(locals[1]!, primary.url) }),
     ];
     await Promise.all(nodes.map((node) => node.start()));
     redis = await adminRedis(primary.url);
@@ -209,9 +209,9 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
     if (primary) await primary.dispose();
   });
 
-  const api = (node: ChildNode): Client => client(node.url, rootKey);
+  const api = (node: KeywardProcess): Client => client(node.url, rootKey);
 
-  async function createKeys(node: ChildNode, apiId: string, count: number): Promise<string[]> {
+  async function createKeys(node: KeywardProcess, apiId: string, count: number): Promise<string[]> {
     const ids: string[] = [];
     const batch = 25;
     for (let i = 0; i < count; i += batch) {
@@ -235,7 +235,7 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
     // A node whose primary is 2 × 3 ms away: the purge of 500 keys takes many round trips,
     // and the node is killed the moment the API is marked deleted.
     proxy = await startDelayProxy(primary.port, 3);
-    slowNode = await startChildNode(env(locals[2]!, proxy.url));
+    slowNode = await keywardProcess({ env: env(locals[2]!, proxy.url) });
     await slowNode.start();
     const fast = nodes[0]!;
     const apiId = (await api(fast).post<{ apiId: string }>('apis.createApi', { name: 'doomed' }))
@@ -252,7 +252,7 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
     while ((await redis.hexists(record, 'deletedAt')) !== 1) {
       if (Date.now() > deadline) throw new Error('the API was never marked deleted');
     }
-    await slowNode.signal('SIGKILL');
+    await slowNode.stop('SIGKILL');
     expect(await pending).toBe('no answer');
 
     // Marked, partly purged, and consistent.
@@ -292,7 +292,7 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
       .body.apiId;
     const outcomes = new Set<string>();
     for (const delayMs of [0, 2, 4, 6, 8, 12]) {
-      if (!slowNode.process) await slowNode.start();
+      if (!slowNode.running()) await slowNode.start();
       const created = await api(fast).post<{ keyId: string; key: string }>('keys.createKey', {
         apiId,
         name: 'before',
@@ -308,7 +308,7 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
         .post('keys.updateKey', { keyId, remaining: 5, name: 'after' })
         .catch(() => 'no answer');
       await new Promise((resolve) => setTimeout(resolve, delayMs));
-      await slowNode.signal('SIGKILL');
+      await slowNode.stop('SIGKILL');
       const answer = await pending;
       const got = await api(fast).get<{ name: string; remaining: number }>('keys.getKey', {
         keyId,
@@ -456,7 +456,7 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
         : undefined;
       await sleep(apiId ? 8 : 0);
       up[index] = false;
-      await nodes[index]!.signal('SIGKILL');
+      await nodes[index]!.stop('SIGKILL');
       await pending;
       await sleep(150);
       await nodes[index]!.start();

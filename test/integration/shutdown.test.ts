@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import type { Redis } from 'ioredis';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { startDelayProxy, type DelayProxy } from '../support/delayProxy';
-import { startChildNode, type ChildNode } from '../support/childNode';
+import { keywardProcess, type KeywardProcess } from '../support/keywardProcess';
 import { adminRedis, closeRedis } from '../support/keyspace';
 import { client, sleep } from '../support/rpc';
 import { createRootKey } from '../../src/operations/rootKeys';
@@ -22,19 +22,21 @@ const EXIT_BOUND_MS = 3_000;
 
 let primary: TestRedis;
 let proxy: DelayProxy;
-let node: ChildNode;
+let node: KeywardProcess;
 let redis: Redis;
 
 beforeAll(async () => {
   primary = await startRedis();
   proxy = await startDelayProxy(primary.port, DELAY_MS);
-  node = await startChildNode({
-    KEYWARD_REDIS_URL: proxy.url,
-    // Fast buckets and the management limit on a Redis without delay.
-    KEYWARD_LOCAL_REDIS_URL: primary.url,
-    KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '10000',
-    KEYWARD_REDIS_CONNECT_TIMEOUT_MS: '10000',
-    KEYWARD_MANAGEMENT_RATE_LIMIT: '100000',
+  node = await keywardProcess({
+    env: {
+      KEYWARD_REDIS_URL: proxy.url,
+      // Fast buckets and the management limit on a Redis without delay.
+      KEYWARD_LOCAL_REDIS_URL: primary.url,
+      KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '10000',
+      KEYWARD_REDIS_CONNECT_TIMEOUT_MS: '10000',
+      KEYWARD_MANAGEMENT_RATE_LIMIT: '100000',
+    },
   });
   await node.start();
   redis = await adminRedis(primary.url);
@@ -97,7 +99,7 @@ test('SIGTERM with 50 requests in flight: all answered, new connections refused,
   );
   // Every request is on the wire and waiting for the primary (400 ms away) when the signal lands.
   await sleep(150);
-  const exited = node.signal('SIGTERM');
+  const exited = node.stop('SIGTERM');
   let refusedAt = 0;
   for (let i = 0; i < 200 && refusedAt === 0; i++) {
     if (await refused(node.port)) refusedAt = Date.now();
@@ -148,7 +150,7 @@ test('SIGTERM with 50 requests in flight: all answered, new connections refused,
 test('after SIGTERM, a keep-alive connection serves no new request', async () => {
   // Regression: a keep-alive connection busy at SIGTERM used to go on being served; now its
   // in-flight answer closes it, nothing new is served after the signal, and the node exits 0.
-  if (node.process) await node.dispose();
+  if (node.running()) await node.dispose();
   await node.start();
   const { key: rootKey } = await createRootKey(new RootKeyStore(redis), {});
   const socket = connect({ port: node.port, host: '127.0.0.1' });
@@ -169,7 +171,7 @@ test('after SIGTERM, a keep-alive connection serves no new request', async () =>
   expect(answers()).toBe(1);
   socket.write(request('api_in_flight'));
   await sleep(50);
-  const exited = node.signal('SIGTERM');
+  const exited = node.stop('SIGTERM');
   await waitFor(2);
   expect(answers()).toBe(2);
   expect(received.split('HTTP/1.1 ')[2]).toMatch(/^404 /);

@@ -4,21 +4,26 @@ import { join } from 'node:path';
 import { freePort } from './redisServer';
 
 /**
- * A keyward node as the operator runs it: `node dist/cli.js serve` in a process of its own, on a
- * fixed port so that a load balancer can keep naming it across restarts. Its output goes to a log
- * file. `make test` builds dist/ first; while developing, run `npm run build`.
+ * A keyward node as the operator runs it: `node dist/cli.js serve` in a process of its own, so
+ * that tests can SIGKILL it in the middle of a write, SIGTERM it with requests in flight, or put
+ * it behind a load balancer on a port that stays the same across restarts. Its output goes to
+ * `logFile` when one is given; otherwise stderr is kept for `output()` (start-up errors) and the
+ * node logs nothing unless `env` sets LOG_LEVEL. `make test` builds dist/ first; while
+ * developing, run `npm run build`.
  */
 export interface KeywardProcess {
   name: string;
   url: string;
   port: number;
   running(): boolean;
-  /** Starts (again) and resolves once GET /v1/liveness answers 200. */
+  /** Starts (again) on the same port and resolves once GET /v1/liveness answers 200. */
   start(): Promise<void>;
   /** Sends `signal` and resolves with the exit code (null when a signal ended the process). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   /** SIGKILL when still running. */
   dispose(): Promise<void>;
+  /** What the process wrote on stderr, when it has no log file. */
+  output(): string;
 }
 
 export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
@@ -31,11 +36,18 @@ process.on('exit', () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitForLiveness(url: string, child: ChildProcess, deadlineMs: number) {
+async function waitForLiveness(
+  url: string,
+  child: ChildProcess,
+  deadlineMs: number,
+  output: () => string,
+) {
   const started = Date.now();
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`keyward node at ${url} exited during start-up (${child.exitCode})`);
+      throw new Error(
+        `keyward node at ${url} exited during start-up (${child.exitCode ?? child.signalCode}): ${output()}`,
+      );
     }
     try {
       const response = await fetch(`${url}/v1/liveness`, { signal: AbortSignal.timeout(1_000) });
@@ -50,34 +62,40 @@ async function waitForLiveness(url: string, child: ChildProcess, deadlineMs: num
 }
 
 export async function keywardProcess(options: {
-  name: string;
+  name?: string;
   env: Record<string, string>;
-  logFile: string;
+  logFile?: string;
 }): Promise<KeywardProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  const name = options.name ?? `node on ${port}`;
   let child: ChildProcess | undefined;
   let exited: Promise<number | null> = Promise.resolve(null);
+  let errors = '';
 
   return {
-    name: options.name,
+    name,
     url,
     port,
     running: () => child !== undefined,
     async start() {
-      if (child) throw new Error(`${options.name} is already running`);
-      const log = openSync(options.logFile, 'a');
+      if (child) throw new Error(`${name} is already running`);
+      const log = options.logFile === undefined ? undefined : openSync(options.logFile, 'a');
       const started = spawn(process.execPath, [CLI, 'serve'], {
         env: {
           PATH: process.env.PATH ?? '',
           KEYWARD_PORT: String(port),
           KEYWARD_HOST: '127.0.0.1',
+          LOG_LEVEL: 'silent',
           ...options.env,
         },
-        stdio: ['ignore', log, log],
+        stdio: log === undefined ? ['ignore', 'ignore', 'pipe'] : ['ignore', log, log],
       });
-      closeSync(log);
+      if (log !== undefined) closeSync(log);
+      started.stderr?.on('data', (chunk: Buffer) => {
+        errors += chunk.toString();
+      });
       child = started;
       children.add(started);
       exited = new Promise((resolve) =>
@@ -87,10 +105,10 @@ export async function keywardProcess(options: {
           resolve(code);
         }),
       );
-      await waitForLiveness(url, started, 20_000);
+      await waitForLiveness(url, started, 20_000, () => errors);
     },
     async stop(signal = 'SIGTERM') {
-      if (!child) throw new Error(`${options.name} is not running`);
+      if (!child) throw new Error(`${name} is not running`);
       child.kill(signal);
       return exited;
     },
@@ -100,5 +118,6 @@ export async function keywardProcess(options: {
         await exited;
       }
     },
+    output: () => errors,
   };
 }
