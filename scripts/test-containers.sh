@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # KEYWARD_CONTAINER_SUITES="liveness keys" narrows the default selection.
-read -r -a CONTAINER_SUITES <<<"${KEYWARD_CONTAINER_SUITES:-keys apis http multiNode credits ratelimits bucketConformance hotPath liveness}"
+read -r -a CONTAINER_SUITES <<<"${KEYWARD_CONTAINER_SUITES:-keys apis http multiNode credits ratelimits bucketConformance hotPath liveness dataPlane redisClient}"
 
 ALL=0
 JEST_ARGS=()
