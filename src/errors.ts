@@ -41,10 +41,7 @@ export class BadRequestError extends KeywardError {
 /** 413 and 415 keep the BAD_REQUEST code: v1 SDKs know no other code for a malformed request. */
 export class PayloadTooLargeError extends KeywardError {
   constructor(limitBytes: number) {
-    // The unread rest of the body is not worth draining: the connection ends with this answer.
-    super('BAD_REQUEST', 413, `body: must not be larger than ${limitBytes} bytes`, {
-      Connection: 'close',
-    });
+    super('BAD_REQUEST', 413, `body: must not be larger than ${limitBytes} bytes`);
   }
 }
 
