@@ -10,6 +10,11 @@ import { setFlagsFromString } from 'node:v8';
  * fragment it instead of dying cheaply in the young one. Measured with a million cached keys:
  * 560 MiB RSS with it, 475-483 MiB without, and no loss of verification throughput
  * (docs/performance.md).
+ *
+ * Node documents changing V8 flags after start-up as unpredictable in general. This one is read
+ * when the collector decides whether to pretenure an allocation site, so it is set before the
+ * node serves anything; every `keyward serve` runs with it (the nodes tests start as processes,
+ * the benchmark's nodes). It cannot come through NODE_OPTIONS, which takes only a few V8 flags.
  */
 export function tuneHeapForKeyCache(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
