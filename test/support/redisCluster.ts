@@ -1,9 +1,9 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './redisServer';
+import { freePort, spawnRedisServer } from './redisServer';
 
 const run = promisify(execFile);
 
@@ -17,11 +17,6 @@ export interface TestCluster {
   cli(port: number, ...args: string[]): Promise<string>;
   stop(): Promise<void>;
 }
-
-const children = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-});
 
 async function cli(port: number, ...args: string[]): Promise<string> {
   const { stdout } = await run('redis-cli', ['-p', String(port), ...args]);
@@ -64,39 +59,25 @@ export async function startRedisCluster(masters = 3): Promise<TestCluster> {
           }),
       ),
     );
-    for (const child of processes) children.delete(child);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
     for (let i = 0; i < masters * 2; i++) {
       const port = await freePort();
       ports.push(port);
-      const child = spawn(
-        'redis-server',
-        [
-          '--port',
-          String(port),
-          '--bind',
-          '127.0.0.1',
-          '--dir',
-          dir,
-          '--save',
-          '',
-          '--appendonly',
-          'no',
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          `nodes-${port}.conf`,
-          '--cluster-node-timeout',
-          '2000',
-          '--loglevel',
-          'warning',
-        ],
-        { stdio: 'ignore' },
-      );
+      const child = spawnRedisServer(port, dir, [
+        '--appendonly',
+        'no',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        `nodes-${port}.conf`,
+        '--cluster-node-timeout',
+        '2000',
+        '--loglevel',
+        'warning',
+      ]);
       processes.push(child);
-      children.add(child);
     }
     for (const port of ports)
       await waitFor(async () => (await cli(port, 'PING')) === 'PONG', `PING ${port}`);

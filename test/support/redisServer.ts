@@ -77,42 +77,48 @@ process.on('exit', () => {
   for (const child of processes) child.kill('SIGKILL');
 });
 
+/**
+ * A redis-server process on 127.0.0.1:`port` with its files in `dir` and no snapshots, plus the
+ * `extra` arguments; killed if the test process exits while it still runs. Shared by the single
+ * servers here and the cluster of redisCluster.ts.
+ */
+export function spawnRedisServer(
+  port: number,
+  dir: string,
+  extra: readonly string[],
+): ChildProcess {
+  const child = spawn(
+    redisServerBinary(),
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...extra],
+    { stdio: 'ignore' },
+  );
+  processes.add(child);
+  child.once('exit', () => processes.delete(child));
+  return child;
+}
+
 export interface StartRedisOptions {
   /** Keep an append-only file, to test restarts that must lose nothing. */
   appendOnly?: boolean;
 }
 
 async function startLocalRedis(options: StartRedisOptions): Promise<TestRedis> {
-  const binary = redisServerBinary();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'keyward-redis-'));
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(
-      binary,
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--dir',
-        dir,
-        '--save',
-        '',
-        '--appendonly',
-        options.appendOnly ? 'yes' : 'no',
-        '--unixsocket',
-        join(dir, 'redis.sock'),
-        '--unixsocketperm',
-        '700',
-        '--daemonize',
-        'no',
-        '--loglevel',
-        'warning',
-      ],
-      { stdio: 'ignore' },
-    );
-    processes.add(child);
+    child = spawnRedisServer(port, dir, [
+      '--appendonly',
+      options.appendOnly ? 'yes' : 'no',
+      '--unixsocket',
+      join(dir, 'redis.sock'),
+      '--unixsocketperm',
+      '700',
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+    ]);
     await waitForPing(port);
   };
   const kill = async (signal: NodeJS.Signals) => {
@@ -122,7 +128,6 @@ async function startLocalRedis(options: StartRedisOptions): Promise<TestRedis> {
       running.once('exit', () => resolve());
       running.kill(signal);
     });
-    processes.delete(running);
   };
   const stop = () => kill('SIGTERM');
   await start();
