@@ -417,16 +417,8 @@ cmd_restart() {
       [ "${sessions:-0}" -eq 0 ] && break
       sleep 0.1
     done
-    # 2. SIGTERM: the node finishes what it has in flight and exits.
-    kill -TERM "$pid"
-    for ((i = 0; i < 300; i++)); do
-      pid_alive "$pid" || break
-      sleep 0.1
-    done
-    if pid_alive "$pid"; then
-      echo "cluster: $name did not exit within 30 s of SIGTERM; sending SIGKILL" >&2
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
+    # 2. SIGTERM: the node finishes what it has in flight and exits (SIGKILL after 30 s).
+    stop_process "$name" 30
     # 3. Start it again and wait for its liveness, then 4. let the load balancer use it again.
     start_node "$name"
     wait_for_node "$name"
