@@ -74,6 +74,11 @@ export interface BenchReport {
     localTransport: 'unix' | 'tcp';
     /** The same pair of requests on a node that reaches the same Redis the other way. */
     other: { transport: 'unix' | 'tcp'; p50DifferenceUs: number; p99DifferenceUs: number };
+    /**
+     * A bare node:http server answering the same two requests, the fast one after the same script
+     * call (ioredis, the measured node's transport): what one round trip costs any Node server.
+     */
+    bare: { p50DifferenceUs: number; p99DifferenceUs: number };
   };
   memory: {
     records: number;
@@ -180,7 +185,8 @@ export function targets(report: BenchReport): Target[] {
       `${report.latency.p50DifferenceUs.toFixed(0)} µs (local Redis over ` +
       `${transportName(report.latency.localTransport)}; ` +
       `${report.latency.other.p50DifferenceUs.toFixed(0)} µs over ` +
-      `${transportName(report.latency.other.transport)})`,
+      `${transportName(report.latency.other.transport)}); a bare node:http server making the ` +
+      `same script call: ${report.latency.bare.p50DifferenceUs.toFixed(0)} µs`,
     met: report.latency.p50DifferenceUs <= 100,
   });
   list.push({
@@ -396,7 +402,10 @@ export function renderMarkdown(report: BenchReport): string {
       '`LOG_LEVEL=warn`. The difference is what the fast check (one EVALSHA on the node-local Redis) adds. ' +
       `The measured node reaches its local Redis over ${transportName(lat.localTransport)}; a second ` +
       `node, measured in the same alternation, reaches the same Redis over ` +
-      `${transportName(lat.other.transport)}.`,
+      `${transportName(lat.other.transport)}. The last two rows are a bare node:http server (read ` +
+      'and JSON.parse the body, answer a small JSON) in the same alternation, answering the fast ' +
+      "key only after the very script call keyward makes (ioredis, over the measured node's " +
+      'transport): what one script round trip per request costs any Node server on this machine.',
   );
   lines.push('');
   lines.push('| key | requests | p50 µs | p90 µs | p99 µs | mean µs | failed |');
@@ -427,7 +436,11 @@ export function renderMarkdown(report: BenchReport): string {
       `${(lat.p50DifferenceUs - lat.redisRoundTrip.p50us).toFixed(0)} µs at p50 over ` +
       `${transportName(lat.localTransport)}, ` +
       `${(lat.other.p50DifferenceUs - lat.otherRedisRoundTrip.p50us).toFixed(0)} µs over ` +
-      `${transportName(lat.other.transport)}.`,
+      `${transportName(lat.other.transport)}. Measured against the bare server in the same ` +
+      `alternation instead, the script call adds ${lat.bare.p50DifferenceUs.toFixed(0)} µs at p50 ` +
+      `there (p99 ${lat.bare.p99DifferenceUs.toFixed(0)} µs) and keyward's share is ` +
+      `${(lat.p50DifferenceUs - lat.bare.p50DifferenceUs).toFixed(0)} µs. ` +
+      'Why a round trip costs this much here: `docs/performance.md`, "The latency floor of this machine".',
   );
   lines.push('');
   lines.push('## Memory: 1,000,000 cached key records');

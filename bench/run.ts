@@ -6,7 +6,7 @@
  *
  * Knobs (environment): BENCH_SECONDS (10 measured per case), BENCH_SLICE_SECONDS (2: cases are
  * measured in interleaved slices of this length), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS
- * (64), BENCH_LATENCY_SECONDS (10, shared by the two keys), BENCH_MEMORY_RECORDS (1000000),
+ * (64), BENCH_LATENCY_SECONDS (15, shared by the six request kinds), BENCH_MEMORY_RECORDS (1000000),
  * BENCH_INFO_CASES (fast,invalid: keyward cases measured again on a node at LOG_LEVEL=info),
  * BENCH_BUDGET_SECONDS (150: fewer rounds are measured, and the report says so, rather than
  * run past it).
@@ -63,7 +63,7 @@ function envNumber(name: string, fallback: number, min: number, max: number): nu
 const SECONDS = envNumber('BENCH_SECONDS', 10, 1, 30);
 const WARMUP = envNumber('BENCH_WARMUP_SECONDS', 1, 0, 10);
 const CONNECTIONS = envNumber('BENCH_CONNECTIONS', 64, 1, 256);
-const LATENCY_SECONDS = envNumber('BENCH_LATENCY_SECONDS', 10, 1, 30);
+const LATENCY_SECONDS = envNumber('BENCH_LATENCY_SECONDS', 15, 1, 30);
 const MEMORY_RECORDS = envNumber('BENCH_MEMORY_RECORDS', 1_000_000, 1000, 2_000_000);
 const INFO_CASES = (process.env.BENCH_INFO_CASES ?? 'fast,invalid')
   .split(',')
@@ -186,7 +186,7 @@ interface Server {
 }
 
 async function startCompareServer(
-  mode: 'http' | 'koa' | 'peer',
+  mode: 'http' | 'koa' | 'peer' | 'script',
   env: Record<string, string> = {},
 ): Promise<Server> {
   const child = start(mode, process.execPath, [join(BUILD, 'servers.js'), mode], {
@@ -722,9 +722,24 @@ async function main(): Promise<void> {
       await stop(server.child);
     }
 
+    // The exact script call keyward makes for the fast key: the bare server of the latency step
+    // and the Redis ceiling below repeat it without keyward.
+    const bucketCall = await captureBucketCall(local, async () => {
+      await probe(
+        targetOf({ server: node, key: fast.key, rootKey: root.key }, '/v1/keys.verifyKey'),
+      );
+    });
+
     // Added latency of a fast check: one connection, one request at a time. A second node that
-    // reaches the same local Redis over the other transport shows what the transport is worth.
+    // reaches the same local Redis over the other transport shows what the transport is worth; a
+    // bare node:http server making the same script call (ioredis, same transport) shows what one
+    // script round trip costs any Node server on this machine.
     const otherNode = await startKeyward('warn', primary, local, OTHER_TRANSPORT);
+    const scriptServer = await startCompareServer('script', {
+      BENCH_REDIS_URL: LOCAL_TRANSPORT === 'unix' ? local.socketUrl : local.url,
+      BENCH_SCRIPT_KEY: fast.key,
+      BENCH_SCRIPT_CALL: JSON.stringify(bucketCall.args),
+    });
     log(`latency: fast vs no-ratelimit, 1 connection, ${LATENCY_SECONDS} s in alternating blocks`);
     // A key without a limit and the fast key on one node: their difference is the fast check.
     const pair = (server: Server, noLimitName: string, transport: Transport) => [
@@ -743,11 +758,19 @@ async function main(): Promise<void> {
       [
         ...pair(node, 'no-ratelimit', LOCAL_TRANSPORT),
         ...pair(otherNode, 'no-ratelimit, other node', OTHER_TRANSPORT),
+        ...[plain.key, fast.key].map((key) => ({
+          name: `bare node:http${key === fast.key ? ` + one EVALSHA over ${LOCAL_TRANSPORT}` : ''}`,
+          target: targetOf({ server: scriptServer, key, rootKey: root.key }, '/v1/keys.verifyKey'),
+          check: (body: string) => valid(JSON.parse(body) as VerifyBody),
+        })),
       ],
       { seconds: LATENCY_SECONDS, warmupRequests: 500, block: 200 },
     );
     await stop(otherNode.child);
-    const [noRl, fastSeq, otherNoRl, otherFast] = seq as [
+    await stop(scriptServer.child);
+    const [noRl, fastSeq, otherNoRl, otherFast, bareNoCall, bareCall] = seq as [
+      (typeof seq)[0],
+      (typeof seq)[0],
       (typeof seq)[0],
       (typeof seq)[0],
       (typeof seq)[0],
@@ -755,11 +778,6 @@ async function main(): Promise<void> {
     ];
 
     // (c) Redis ceiling: the very call keyward makes for the fast key, without keyward.
-    const bucketCall = await captureBucketCall(local, async () => {
-      await probe(
-        targetOf({ server: node, key: fast.key, rootKey: root.key }, '/v1/keys.verifyKey'),
-      );
-    });
     await stop(node.child);
     const redisCeiling = await redisBenchmark(local, bucketCall);
     // The floor under the check: the same script call from a bare client, one at a time, over
@@ -779,10 +797,15 @@ async function main(): Promise<void> {
         p50DifferenceUs: otherFast.p50us - otherNoRl.p50us,
         p99DifferenceUs: otherFast.p99us - otherNoRl.p99us,
       },
+      bare: {
+        p50DifferenceUs: bareCall.p50us - bareNoCall.p50us,
+        p99DifferenceUs: bareCall.p99us - bareNoCall.p99us,
+      },
     };
     log(
       `latency: p50 no-ratelimit ${noRl.p50us.toFixed(0)} µs, fast ${fastSeq.p50us.toFixed(0)} µs ` +
-        `(+${latency.p50DifferenceUs.toFixed(0)} µs); EVALSHA alone p50 ${roundTrip.p50us.toFixed(0)} µs`,
+        `(+${latency.p50DifferenceUs.toFixed(0)} µs); bare node:http +${latency.bare.p50DifferenceUs.toFixed(0)} µs ` +
+        `for the same EVALSHA; EVALSHA alone p50 ${roundTrip.p50us.toFixed(0)} µs`,
     );
 
     const memory = runMemory();

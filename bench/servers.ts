@@ -1,13 +1,18 @@
 /**
  * The comparison servers of `make bench`, each run as its own process so that it never shares an
- * event loop with the load generator: `node servers.js <http|koa|peer>`.
+ * event loop with the load generator: `node servers.js <http|koa|peer|script>`.
  *
  * - http: a bare node:http handler that reads the body, JSON-parses it and answers a small JSON.
  * - koa:  the same in a bare Koa app (the ceiling keyward's own HTTP layer sits on).
  * - peer: what a user would write instead of keyward: Koa, sha256 of the key, HGET of the key's
  *         record from a Redis hash, and rate-limiter-flexible's RateLimiterRedis (ioredis).
+ * - script: the bare node:http handler, plus one EVALSHA (ioredis) before answering when the key
+ *         is BENCH_SCRIPT_KEY: what one script round trip per request costs any Node server on
+ *         this machine, the floor under keyward's fast check.
  *
- * Environment: BENCH_PORT (0 for any), BENCH_REDIS_URL, BENCH_PEER_HASH, BENCH_ROOT_KEY (peer).
+ * Environment: BENCH_PORT (0 for any), BENCH_REDIS_URL (redis:// or unix:///path), BENCH_PEER_HASH,
+ * BENCH_ROOT_KEY (peer), BENCH_SCRIPT_KEY and BENCH_SCRIPT_CALL (script: JSON array
+ * `[sha, numkeys, ...keys, ...args]`).
  * Prints `READY <port>` once listening; SIGTERM closes it.
  */
 import { createHash } from 'node:crypto';
@@ -36,10 +41,23 @@ function keyOf(body: unknown): string | undefined {
   return typeof key === 'string' ? key : undefined;
 }
 
-function bareHttp(): Server {
+function connectRedis(url: string): Redis {
+  const socket = /^unix:\/\/(\/.+)$/.exec(url)?.[1];
+  const redis = socket
+    ? new Redis({ path: socket, maxRetriesPerRequest: 1 })
+    : new Redis(url, { maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+/** Runs before the answer for one body; bareHttp alone runs nothing. */
+type BeforeAnswer = (body: unknown) => Promise<void> | undefined;
+
+function bareHttp(beforeAnswer: BeforeAnswer = () => undefined): Server {
   return createServer((req, res) => {
     readBody(req).then(
-      (body) => {
+      async (body) => {
+        await beforeAnswer(body);
         const json = JSON.stringify({ valid: keyOf(body) !== undefined, code: 'VALID' });
         res.writeHead(200, {
           'content-type': 'application/json; charset=utf-8',
@@ -53,6 +71,19 @@ function bareHttp(): Server {
       },
     );
   });
+}
+
+function bareHttpWithScript(): { server: Server; close: () => Promise<void> } {
+  const redis = connectRedis(process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const scriptKey = process.env.BENCH_SCRIPT_KEY;
+  const [sha, numKeys, ...args] = JSON.parse(process.env.BENCH_SCRIPT_CALL ?? '[]') as string[];
+  if (!scriptKey || !sha || !numKeys) throw new Error('script: BENCH_SCRIPT_KEY/CALL not set');
+  const server = bareHttp((body) =>
+    keyOf(body) === scriptKey
+      ? redis.evalsha(sha, numKeys, ...args).then(() => undefined)
+      : undefined,
+  );
+  return { server, close: async () => void (await redis.quit()) };
 }
 
 function bareKoa(): Server {
@@ -81,10 +112,7 @@ export interface PeerRecord {
 }
 
 function peer(): { server: Server; close: () => Promise<void> } {
-  const redis = new Redis(process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', {
-    maxRetriesPerRequest: 1,
-  });
-  redis.on('error', () => undefined);
+  const redis = connectRedis(process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379');
   const recordsHash = process.env.BENCH_PEER_HASH ?? 'peer:keys';
   const expectedAuth = `Bearer ${process.env.BENCH_ROOT_KEY ?? ''}`;
   const limiters = new Map<string, RateLimiterRedis>();
@@ -165,14 +193,14 @@ async function main(): Promise<void> {
   let closeExtra = async () => undefined;
   if (mode === 'http') server = bareHttp();
   else if (mode === 'koa') server = bareKoa();
-  else if (mode === 'peer') {
-    const built = peer();
+  else if (mode === 'peer' || mode === 'script') {
+    const built = mode === 'peer' ? peer() : bareHttpWithScript();
     server = built.server;
     closeExtra = async () => {
       await built.close();
       return undefined;
     };
-  } else throw new Error(`usage: servers.js <http|koa|peer>, got ${String(mode)}`);
+  } else throw new Error(`usage: servers.js <http|koa|peer|script>, got ${String(mode)}`);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
