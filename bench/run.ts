@@ -422,7 +422,8 @@ async function captureBucketCall(
   local: RedisInstance,
   verifyOnce: () => Promise<void>,
 ): Promise<{ args: string[]; script: string }> {
-  const monitor = await local.client.duplicate().monitor();
+  // monitor() opens a connection of its own, closed below.
+  const monitor = await local.client.monitor();
   try {
     const captured = new Promise<string[]>((resolve) => {
       monitor.on('monitor', (_time: string, args: string[]) => {
