@@ -41,6 +41,7 @@ import {
   stopAll,
   type Child,
 } from './procs';
+import { connectRedis } from './redisClient';
 import { renderMarkdown, renderSvg, type BenchReport, type CaseResult } from './report';
 
 const ROOT = resolve(process.env.KEYWARD_ROOT ?? process.cwd());
@@ -504,11 +505,7 @@ async function evalshaRoundTrip(
   seconds: number,
   transport: Transport,
 ): Promise<{ requests: number; p50us: number; p99us: number; transport: Transport }> {
-  const client =
-    transport === 'unix'
-      ? new Redis({ path: redis.socketUrl.slice('unix://'.length), maxRetriesPerRequest: 1 })
-      : new Redis(redis.url, { maxRetriesPerRequest: 1 });
-  client.on('error', () => undefined);
+  const client = connectRedis(transport === 'unix' ? redis.socketUrl : redis.url);
   const [sha, numKeys, ...args] = call.args as [string, string, ...string[]];
   try {
     for (let i = 0; i < 500; i++) await client.evalsha(sha, numKeys, ...args);

@@ -18,9 +18,9 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Redis from 'ioredis';
 import Koa from 'koa';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { connectRedis } from './redisClient';
 
 const MAX_BODY = 1024 * 1024;
 
@@ -39,15 +39,6 @@ function keyOf(body: unknown): string | undefined {
   if (body === null || typeof body !== 'object') return undefined;
   const key = (body as { key?: unknown }).key;
   return typeof key === 'string' ? key : undefined;
-}
-
-function connectRedis(url: string): Redis {
-  const socket = /^unix:\/\/(\/.+)$/.exec(url)?.[1];
-  const redis = socket
-    ? new Redis({ path: socket, maxRetriesPerRequest: 1 })
-    : new Redis(url, { maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined);
-  return redis;
 }
 
 /**

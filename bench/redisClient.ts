@@ -1,0 +1,16 @@
+import Redis from 'ioredis';
+
+/**
+ * A plain ioredis client for the benchmark's own processes (comparison servers, the round-trip
+ * floor): ioredis defaults, not keyward's client policy, so the baselines stay bare.
+ * `unix:///path` names a unix socket, anything else is a redis:// URL.
+ */
+export function connectRedis(url: string): Redis {
+  const socket = /^unix:\/\/(\/.+)$/.exec(url)?.[1];
+  const redis = socket
+    ? new Redis({ path: socket, maxRetriesPerRequest: 1 })
+    : new Redis(url, { maxRetriesPerRequest: 1 });
+  // A failed call shows up where it is awaited; without a listener ioredis prints every error.
+  redis.on('error', () => undefined);
+  return redis;
+}
