@@ -1,4 +1,5 @@
 import type { ParameterizedContext } from 'koa';
+import type { LogFields } from '../operations/services';
 import type { RootKeyRecord } from '../store/records';
 
 /** What middleware learns about a request and hands on to handlers and the access log. */
@@ -7,7 +8,7 @@ export interface RequestState {
   rootKey?: RootKeyRecord;
   operation?: string;
   /** Ids worth logging with the request (never secrets). */
-  logFields: Record<string, string>;
+  logFields: LogFields;
 }
 
 export type KeywardContext = ParameterizedContext<RequestState>;

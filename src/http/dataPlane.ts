@@ -5,7 +5,7 @@ import type { Services } from '../operations/services';
 import type { RequestState } from './context';
 import { errorResponse } from './errorResponse';
 import { readJsonBody } from './jsonBody';
-import { recordRequest, SECURITY_HEADERS } from './requestLog';
+import { accessLogger, recordRequest, SECURITY_HEADERS } from './requestLog';
 import { invoke, type CompiledRoute, type RpcAnswer } from './rpc';
 
 export interface DataPlaneOptions {
@@ -34,6 +34,7 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  */
 export function createDataPlane(options: DataPlaneOptions): DataPlane {
   const { services, logger, maxBodyBytes, errorDocsUrl } = options;
+  const accessLog = accessLogger(logger);
   const byPath = new Map<string, CompiledRoute>();
   for (const compiled of options.routes) {
     if (compiled.route.plane === 'data' && compiled.route.method === 'POST') {
@@ -95,7 +96,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
         status = answer(res, state, error.status, undefined, error.body);
       } else res.destroy();
     } finally {
-      recordRequest(logger, services.metrics, state, {
+      recordRequest(accessLog, services.metrics, state, {
         method: req.method,
         path: compiled.path,
         status,

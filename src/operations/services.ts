@@ -27,11 +27,21 @@ export interface Services {
   recent: RecentVerifications;
 }
 
+/**
+ * Ids an operation notes for the request's access-log line. A closed set of ids, never a secret:
+ * the access log relies on it to skip the wildcard redaction (src/http/requestLog.ts).
+ */
+export interface LogFields {
+  apiId?: string;
+  keyId?: string;
+  mode?: string;
+}
+
 /** Who is calling: the authenticated root key, and where to note ids for the access log. */
 export interface Caller {
   rootKey: RootKeyRecord;
   requestId: string;
-  logFields: Record<string, string>;
+  logFields: LogFields;
 }
 
 export function requirePermission(caller: Caller, permission: Permission): void {

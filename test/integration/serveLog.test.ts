@@ -48,6 +48,24 @@ test('one request at low traffic shows up in the log without more traffic behind
   expect(seen).toBe(true);
 });
 
+test('a burst of several chunks arrives whole: every line once, none torn, in answer order', async () => {
+  const ids: (string | null)[] = [];
+  // About 170 characters a line: 200 lines make two full 16 KiB chunks and a remainder.
+  for (let i = 0; i < 200; i++) {
+    ids.push((await fetch(`${node.url}/v1/liveness`)).headers.get('x-request-id'));
+  }
+  let logged: unknown[] = [];
+  for (let attempt = 0; attempt < 100; attempt++) {
+    // lines() parses every line: a torn one would throw here.
+    logged = lines()
+      .map((entry) => entry.requestId)
+      .filter((id) => ids.includes(id as string));
+    if (logged.length >= ids.length) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(logged).toEqual(ids);
+});
+
 test('what is buffered when the node stops is written before it exits', async () => {
   const ids: (string | null)[] = [];
   for (let i = 0; i < 20; i++) {

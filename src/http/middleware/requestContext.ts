@@ -3,13 +3,14 @@ import type { Logger } from 'pino';
 import { newId } from '../../keys/ids';
 import type { Metrics } from '../../observability/metrics';
 import type { KeywardContext } from '../context';
-import { recordRequest, SECURITY_HEADERS } from '../requestLog';
+import { accessLogger, recordRequest, SECURITY_HEADERS } from '../requestLog';
 
 /**
  * Outermost middleware: gives the request its id, sets the headers every answer carries, and
  * records the request once it is answered.
  */
 export function requestContext(logger: Logger, metrics: Metrics) {
+  const accessLog = accessLogger(logger);
   return async function requestContextMiddleware(ctx: KeywardContext, next: Next): Promise<void> {
     const started = process.hrtime.bigint();
     const requestId = newId('req');
@@ -20,7 +21,7 @@ export function requestContext(logger: Logger, metrics: Metrics) {
     try {
       await next();
     } finally {
-      recordRequest(logger, metrics, ctx.state, {
+      recordRequest(accessLog, metrics, ctx.state, {
         method: ctx.method,
         path: ctx.path,
         status: ctx.status,
