@@ -11,7 +11,7 @@ const serve: CommandSpec = {
     const { tuneHeapForKeyCache } = await import('../cache/heapTuning');
     tuneHeapForKeyCache();
     const { startNode } = await import('../node');
-    const { createLogger } = await import('../logger');
+    const { createLogger, flushLog } = await import('../logger');
     const config = runtime.config;
     const logger = createLogger(config.logLevel, config.logPretty);
     const node = await startNode(config, logger);
@@ -21,18 +21,27 @@ const serve: CommandSpec = {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'stopping: finishing requests in flight');
-      node.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error({ err: error }, 'unclean stop');
-          process.exit(1);
-        },
-      );
+      node
+        .close()
+        .then(
+          () => 0,
+          (error: unknown) => {
+            logger.error({ err: error }, 'unclean stop');
+            return 1;
+          },
+        )
+        .then(async (code) => {
+          await flushLog(logger, LOG_FLUSH_ON_STOP_MS);
+          process.exit(code);
+        });
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
     return -1;
   },
 };
+
+/** How long a stopping node waits for its last log lines to be written. */
+const LOG_FLUSH_ON_STOP_MS = 2000;
 
 export const serveCommands: readonly CommandSpec[] = [serve];

@@ -50,8 +50,8 @@ test('one request at low traffic shows up in the log without more traffic behind
 
 test('a burst of several chunks arrives whole: every line once, none torn, in answer order', async () => {
   const ids: (string | null)[] = [];
-  // About 170 characters a line: 200 lines make two full 16 KiB chunks and a remainder.
-  for (let i = 0; i < 200; i++) {
+  // About 170 characters a line: 1,000 lines make two full 64 KiB chunks and a remainder.
+  for (let i = 0; i < 1000; i++) {
     ids.push((await fetch(`${node.url}/v1/liveness`)).headers.get('x-request-id'));
   }
   let logged: unknown[] = [];
@@ -75,4 +75,65 @@ test('what is buffered when the node stops is written before it exits', async ()
   const logged = new Set(lines().map((line) => line.requestId));
   expect(ids.filter((id) => !logged.has(id))).toEqual([]);
   expect(lines().at(-1)?.msg).toMatch(/stopping/);
+});
+
+describe('a node whose stdout is not read', () => {
+  let quiet: KeywardProcess;
+  beforeAll(async () => {
+    quiet = await keywardProcess({
+      env: { KEYWARD_REDIS_URL: redis.url, LOG_LEVEL: 'info' },
+      stdout: 'pipe',
+    });
+    await quiet.start();
+  }, 30_000);
+  afterAll(async () => {
+    await quiet?.dispose();
+  });
+
+  test('keeps answering, and writes every line once its stdout is read again', async () => {
+    // 3,000 access-log lines are about 500 KB: several times what a pipe and the reader's
+    // buffer hold, so a node that waited on its log would stop answering part way.
+    const ids = new Set<string>();
+    for (let i = 0; i < 3000; i++) {
+      const response = await fetch(`${quiet.url}/v1/liveness`, {
+        signal: AbortSignal.timeout(2_000),
+      });
+      await response.arrayBuffer();
+      expect(response.status).toBe(200);
+      ids.add(response.headers.get('x-request-id') as string);
+    }
+    const stdout = quiet.stdout();
+    if (!stdout) throw new Error('no stdout pipe');
+    let text = '';
+    stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    stdout.resume();
+    const missing = () => {
+      const logged = new Set(
+        text
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => (JSON.parse(line) as { requestId?: string }).requestId),
+      );
+      return [...ids].filter((id) => !logged.has(id)).length;
+    };
+    for (let attempt = 0; attempt < 100 && missing() > 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(missing()).toBe(0);
+  }, 60_000);
+
+  test('stops on SIGTERM while its log cannot be written', async () => {
+    quiet.stdout()?.pause();
+    for (let i = 0; i < 3000; i++) {
+      const response = await fetch(`${quiet.url}/v1/liveness`, {
+        signal: AbortSignal.timeout(2_000),
+      });
+      await response.arrayBuffer();
+      expect(response.status).toBe(200);
+    }
+    // A node that waited for its log forever would hang here until jest gives up.
+    expect(await quiet.stop('SIGTERM')).toBe(0);
+  }, 60_000);
 });

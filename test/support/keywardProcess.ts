@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './redisServer';
@@ -24,6 +25,8 @@ export interface KeywardProcess {
   dispose(): Promise<void>;
   /** What the process wrote on stderr, when it has no log file. */
   output(): string;
+  /** The process's stdout, when started with `stdout: 'pipe'` (paused until the test reads it). */
+  stdout(): Readable | null;
 }
 
 export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
@@ -65,6 +68,8 @@ export async function keywardProcess(options: {
   name?: string;
   env: Record<string, string>;
   logFile?: string;
+  /** Keep stdout as a pipe for the test to read (or not read), instead of a log file. */
+  stdout?: 'pipe';
 }): Promise<KeywardProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
   const port = await freePort();
@@ -90,8 +95,12 @@ export async function keywardProcess(options: {
           LOG_LEVEL: 'silent',
           ...options.env,
         },
-        stdio: log === undefined ? ['ignore', 'ignore', 'pipe'] : ['ignore', log, log],
+        stdio:
+          log !== undefined
+            ? ['ignore', log, log]
+            : ['ignore', options.stdout === 'pipe' ? 'pipe' : 'ignore', 'pipe'],
       });
+      started.stdout?.pause();
       if (log !== undefined) closeSync(log);
       started.stderr?.on('data', (chunk: Buffer) => {
         errors += chunk.toString();
@@ -119,5 +128,6 @@ export async function keywardProcess(options: {
       }
     },
     output: () => errors,
+    stdout: () => child?.stdout ?? null,
   };
 }

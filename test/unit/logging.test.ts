@@ -1,53 +1,86 @@
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { accessLogger } from '../../src/http/requestLog';
 import { REDACTED_PATHS, REDACTION_CENSOR } from '../../src/logger';
-import { LineBatcher } from '../../src/observability/logSink';
+import { LogSink } from '../../src/observability/logSink';
 
 const line = (n: number) => `{"n":${n}}\n`;
 
-describe('LineBatcher', () => {
-  test('holds lines until a chunk is full, then hands them on as one write, in order', () => {
-    const writes: string[] = [];
-    const batcher = new LineBatcher({ write: (chunk: string) => writes.push(chunk) }, 30);
-    batcher.write(line(1)); // 9 characters each
-    batcher.write(line(2));
-    batcher.write(line(3));
-    expect(writes).toEqual([]);
-    batcher.write(line(4)); // 36 >= 30
-    expect(writes).toEqual([line(1) + line(2) + line(3) + line(4)]);
-    batcher.write(line(5));
-    expect(writes).toHaveLength(1);
+describe('LogSink', () => {
+  let dir: string;
+  let file: string;
+  let fd: number;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'keyward-log-sink-'));
+    file = join(dir, 'out.log');
+    fd = openSync(file, 'w');
+  });
+  afterEach(() => {
+    closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const flushed = (sink: LogSink) => new Promise<void>((resolve) => sink.flush(() => resolve()));
+  const written = () => readFileSync(file, 'utf8');
+
+  test('holds lines below a chunk until flushed, then writes them in order', async () => {
+    const sink = new LogSink(fd, { chunkChars: 1 << 20, maxPendingChars: 1 << 22 });
+    sink.write(line(1));
+    sink.write(line(2));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(written()).toBe('');
+    await flushed(sink);
+    expect(written()).toBe(line(1) + line(2));
   });
 
-  test('release writes what is pending, and nothing when nothing is', () => {
-    const writes: string[] = [];
-    const batcher = new LineBatcher({ write: (chunk: string) => writes.push(chunk) }, 1 << 20);
-    batcher.release();
-    expect(writes).toEqual([]);
-    batcher.write(line(1));
-    batcher.release();
-    batcher.release();
-    expect(writes).toEqual([line(1)]);
+  test('a full chunk leaves on its own, and lines written meanwhile follow it in order', async () => {
+    const sink = new LogSink(fd, { chunkChars: 30, maxPendingChars: 1 << 20 });
+    const lines = Array.from({ length: 1000 }, (_, n) => line(n));
+    for (const text of lines) sink.write(text);
+    await flushed(sink);
+    expect(written()).toBe(lines.join(''));
+    expect(sink.takeDropped()).toBe(0);
   });
 
-  test("pino's flush writes the pending lines and then calls back", () => {
-    const writes: string[] = [];
-    const batcher = new LineBatcher({ write: (chunk: string) => writes.push(chunk) }, 1 << 20);
-    const logger = pino({ base: undefined, timestamp: false }, batcher);
+  test('while a write is in flight, lines past the limit are dropped and counted', async () => {
+    const sink = new LogSink(fd, { chunkChars: 8, maxPendingChars: 24 });
+    sink.write(line(0)); // 8 characters: a chunk, now in flight
+    for (let n = 1; n <= 10; n++) sink.write(line(n)); // 3 fit in 24 characters, 7 do not
+    expect(sink.takeDropped()).toBe(7);
+    expect(sink.takeDropped()).toBe(0);
+    await flushed(sink);
+    expect(written()).toBe(line(0) + line(1) + line(2) + line(3));
+  });
+
+  test('a write that fails counts its lines as dropped instead of throwing', async () => {
+    const readOnly = openSync(file, 'r');
+    const sink = new LogSink(readOnly, { chunkChars: 1, maxPendingChars: 1 << 20 });
+    sink.write(line(1) + line(2));
+    await flushed(sink);
+    closeSync(readOnly);
+    expect(sink.takeDropped()).toBe(2);
+    expect(written()).toBe('');
+  });
+
+  test('flushSync writes what is pending at once', () => {
+    const sink = new LogSink(fd, { chunkChars: 1 << 20, maxPendingChars: 1 << 22 });
+    sink.write(line(1));
+    sink.flushSync();
+    expect(written()).toBe(line(1));
+  });
+
+  test("pino's flush calls back once the lines are written", async () => {
+    const sink = new LogSink(fd, { chunkChars: 1 << 20, maxPendingChars: 1 << 22 });
+    const logger = pino({ base: undefined, timestamp: false }, sink);
     logger.info('one');
     logger.info('two');
-    expect(writes).toEqual([]);
-    let flushed = false;
-    logger.flush(() => {
-      flushed = true;
-    });
-    expect(flushed).toBe(true);
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     expect(
-      writes
-        .join('')
+      written()
         .trim()
         .split('\n')
-        .map((text) => JSON.parse(text).msg),
+        .map((text) => (JSON.parse(text) as { msg: string }).msg),
     ).toEqual(['one', 'two']);
   });
 });
