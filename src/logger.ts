@@ -60,7 +60,7 @@ export function flushLog(logger: Logger, timeoutMs: number): Promise<void> {
 
 /** About 250 access-log lines: under a hundred writes a second at full load. */
 const CHUNK_CHARS = 64 * 1024;
-/** About 30,000 access-log lines: 1.5–2 s of a saturated node whose stdout is not read. */
+/** About 30,000 access-log lines: 1–2 s of a saturated node whose stdout is not read. */
 const LOG_BUFFER_CHARS = 8 * 1024 * 1024;
 /** The longest a log line waits in the buffer. */
 const FLUSH_INTERVAL_MS = 100;
