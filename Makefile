@@ -5,14 +5,14 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps redis chromium build run test test-containers lint fmt typecheck unit integration bench cluster cluster-stop clean
+.PHONY: help deps redis chromium build run test test-containers lint fmt typecheck unit integration bench profile cluster cluster-stop clean
 
 help:
 	@echo "make run    start Redis and a keyward node; prints the base URL and a root key"
 	@echo "make test   lint, typecheck and run every test (unit + integration on real Redis)"
 	@echo "make cluster | cluster-stop   two regions of local processes behind HAProxy"
 	@echo "make test-containers   integration tests with Redis in containers (root; local dockerd, no pulls)"
-	@echo "make lint | fmt | build | bench | clean"
+	@echo "make lint | fmt | build | bench | profile | clean"
 
 $(NPM_STAMP): package.json package-lock.json
 	@# npm ci refuses this lock file: npm 11 leaves the optional per-platform bindings of
@@ -62,6 +62,9 @@ integration: deps redis chromium build
 
 bench: deps redis build
 	@scripts/bench.sh
+
+profile: deps redis build
+	@scripts/bench.sh profile
 
 cluster: deps redis build
 	@scripts/cluster.sh start

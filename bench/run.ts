@@ -23,7 +23,6 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { connect } from 'node:net';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
@@ -39,9 +38,20 @@ import {
   start,
   stop,
   stopAll,
-  type Child,
 } from './procs';
 import { connectRedis } from './redisClient';
+import {
+  envNumber,
+  HOST,
+  HUGE,
+  rpc,
+  sleep,
+  startKeyward as startKeywardNode,
+  startRedis as startRedisIn,
+  type RedisInstance,
+  type Server,
+  type Transport,
+} from './setup';
 import { renderMarkdown, renderSvg, type BenchReport, type CaseResult } from './report';
 
 const ROOT = resolve(process.env.KEYWARD_ROOT ?? process.cwd());
@@ -49,17 +59,6 @@ const OUT = join(ROOT, '.run', 'bench');
 const BUILD = join(ROOT, '.run', 'bench-build', 'bench');
 /** A copy of dist/, lua/ and package.json taken when the run starts: one build for the whole run. */
 const APP = join(OUT, 'app');
-const HOST = '127.0.0.1';
-
-function envNumber(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) {
-    throw new Error(`${name}: must be a number between ${min} and ${max}`);
-  }
-  return value;
-}
 
 const SECONDS = envNumber('BENCH_SECONDS', 10, 1, 30);
 const WARMUP = envNumber('BENCH_WARMUP_SECONDS', 1, 0, 10);
@@ -71,7 +70,6 @@ const INFO_CASES = (process.env.BENCH_INFO_CASES ?? 'fast,invalid')
   .map((s) => s.trim())
   .filter(Boolean);
 
-type Transport = 'unix' | 'tcp';
 /**
  * How the measured node reaches its node-local Redis. A unix socket by default, as a node-local
  * Redis is deployed; the latency step measures the other transport too.
@@ -88,73 +86,11 @@ const RESERVE_SECONDS = LATENCY_SECONDS + 24;
 const STARTED = Date.now();
 const secondsLeft = () => BUDGET_SECONDS - (Date.now() - STARTED) / 1000;
 
-const HUGE = { limit: 1_000_000_000, refillRate: 1_000_000_000, refillInterval: 1000 };
-
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------------------------- Redis
 
-interface RedisInstance {
-  name: string;
-  port: number;
-  url: string;
-  /** The same server over its unix socket. */
-  socketUrl: string;
-  child: Child;
-  client: Redis;
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: HOST, port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-async function startRedis(name: string, port: number): Promise<RedisInstance> {
-  const dir = join(OUT, name);
-  mkdirSync(dir, { recursive: true });
-  const child = start(
-    name,
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      HOST,
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--daemonize',
-      'no',
-      '--loglevel',
-      'warning',
-      '--dir',
-      dir,
-      '--unixsocket',
-      join(dir, 'redis.sock'),
-      '--unixsocketperm',
-      '700',
-    ],
-    { logFile: join(OUT, `${name}.log`) },
-  );
-  for (let attempt = 0; !(await canConnect(port)); attempt++) {
-    if (!isRunning(child)) throw new Error(`${name} exited; see ${child.logFile}`);
-    if (attempt > 200) throw new Error(`${name} not listening after 10 s; see ${child.logFile}`);
-    await sleep(50);
-  }
-  const url = `redis://${HOST}:${port}`;
-  const client = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
-  client.on('error', () => undefined);
-  await client.ping();
-  return { name, port, url, socketUrl: `unix://${join(dir, 'redis.sock')}`, child, client };
-}
+const startRedis = (name: string, port: number) => startRedisIn(OUT, name, port);
 
 /** Calls per command since the last CONFIG RESETSTAT (our own INFO and CONFIG left out). */
 async function commandCounts(redis: Redis): Promise<Record<string, number>> {
@@ -180,12 +116,6 @@ function perRequest(counts: Record<string, number>, requests: number): Record<st
 
 // ---------------------------------------------------------------------------------- servers
 
-interface Server {
-  name: string;
-  url: string;
-  child: Child;
-}
-
 async function startCompareServer(
   mode: 'http' | 'koa' | 'peer' | 'script',
   env: Record<string, string> = {},
@@ -204,49 +134,21 @@ async function startKeyward(
   logLevel: 'warn' | 'info',
   primary: RedisInstance,
   local: RedisInstance,
-  localTransport: Transport = LOCAL_TRANSPORT,
+  transport: Transport = LOCAL_TRANSPORT,
 ): Promise<Server & { logFile: string }> {
   const [port] = (await freePorts(1)) as [number];
-  const name = `keyward-${logLevel}${localTransport === LOCAL_TRANSPORT ? '' : `-${localTransport}`}`;
-  const logFile = join(OUT, `${name}.log`);
-  rmSync(logFile, { force: true });
-  const child = start(name, process.execPath, [join(APP, 'dist/cli.js'), 'serve'], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      KEYWARD_REDIS_URL: primary.url,
-      KEYWARD_LOCAL_REDIS_URL: localTransport === 'unix' ? local.socketUrl : local.url,
-      KEYWARD_PORT: String(port),
-      KEYWARD_HOST: HOST,
-      LOG_LEVEL: logLevel,
-    },
+  const name = `keyward-${logLevel}${transport === LOCAL_TRANSPORT ? '' : `-${transport}`}`;
+  return startKeywardNode({
+    app: APP,
+    outDir: OUT,
     cwd: ROOT,
-    logFile,
+    name,
+    port,
+    logLevel,
+    primary,
+    local,
+    transport,
   });
-  const url = `http://${HOST}:${port}`;
-  for (let attempt = 0; ; attempt++) {
-    if (!isRunning(child)) throw new Error(`keyward exited at start; see ${logFile}`);
-    try {
-      const res = await fetch(`${url}/v1/liveness`);
-      if (res.ok) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (attempt > 200) throw new Error(`keyward not live after 10 s; see ${logFile}`);
-    await sleep(50);
-  }
-  return { name, url, child, logFile };
-}
-
-async function rpc<T>(url: string, rootKey: string, method: string, body: object): Promise<T> {
-  const res = await fetch(`${url}/v1/${method}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method}: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
 }
 
 // ---------------------------------------------------------------------------------- cases

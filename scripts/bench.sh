@@ -3,10 +3,18 @@
 # which starts its own Redis servers, keyward node and comparison servers on 127.0.0.1 and stops
 # them all when it ends. Bounded: the whole run is killed after BENCH_TIMEOUT seconds (170), and
 # anything the driver started that is still alive then is stopped here by its recorded pid.
+#
+# `make profile` runs the same way with the argument `profile` (bench/profile.ts, output in
+# .run/profile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
-OUT="$ROOT/.run/bench"
+DRIVER_NAME="${1:-run}"
+case "$DRIVER_NAME" in
+  run) OUT="$ROOT/.run/bench" ;;
+  profile) OUT="$ROOT/.run/profile" ;;
+  *) echo "bench: unknown driver $DRIVER_NAME (run or profile)" >&2; exit 2 ;;
+esac
 PIDS="$OUT/pids"
 mkdir -p "$OUT"
 rm -f "$PIDS"
@@ -36,7 +44,7 @@ npx tsc -p bench/tsconfig.json
 # The driver handles SIGINT/SIGTERM by stopping every process it started; timeout sends SIGTERM
 # and, 10 s later, SIGKILL.
 KEYWARD_ROOT="$ROOT" timeout --kill-after=10 "${BENCH_TIMEOUT:-170}" \
-  node .run/bench-build/bench/run.js &
+  node ".run/bench-build/bench/$DRIVER_NAME.js" &
 DRIVER=$!
 trap 'kill -TERM $DRIVER 2>/dev/null || true' INT TERM
 status=0

@@ -1,0 +1,171 @@
+/**
+ * Processes the benchmark and the profile both start: Redis servers, keyward nodes, and the RPC
+ * calls that give them keys. Every process goes through procs.ts, so it is stopped with the run.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { isRunning, start, type Child } from './procs';
+
+export const HOST = '127.0.0.1';
+
+export type Transport = 'unix' | 'tcp';
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A knob from the environment: `fallback` when unset, an error when outside [min, max]. */
+export function envNumber(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new Error(`${name}: must be a number between ${min} and ${max}`);
+  }
+  return value;
+}
+
+/** A rate limit no load here can exhaust: every verification is admitted and runs the script. */
+export const HUGE = { limit: 1_000_000_000, refillRate: 1_000_000_000, refillInterval: 1000 };
+
+export interface RedisInstance {
+  name: string;
+  port: number;
+  url: string;
+  /** The same server over its unix socket. */
+  socketUrl: string;
+  child: Child;
+  client: Redis;
+}
+
+export interface Server {
+  name: string;
+  url: string;
+  child: Child;
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: HOST, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** A redis-server without persistence, its files and log under `outDir`. */
+export async function startRedis(
+  outDir: string,
+  name: string,
+  port: number,
+): Promise<RedisInstance> {
+  const dir = join(outDir, name);
+  mkdirSync(dir, { recursive: true });
+  const child = start(
+    name,
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      HOST,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+      '--dir',
+      dir,
+      '--unixsocket',
+      join(dir, 'redis.sock'),
+      '--unixsocketperm',
+      '700',
+    ],
+    { logFile: join(outDir, `${name}.log`) },
+  );
+  for (let attempt = 0; !(await canConnect(port)); attempt++) {
+    if (!isRunning(child)) throw new Error(`${name} exited; see ${child.logFile}`);
+    if (attempt > 200) throw new Error(`${name} not listening after 10 s; see ${child.logFile}`);
+    await sleep(50);
+  }
+  const url = `redis://${HOST}:${port}`;
+  const client = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  client.on('error', () => undefined);
+  await client.ping();
+  return { name, port, url, socketUrl: `unix://${join(dir, 'redis.sock')}`, child, client };
+}
+
+export interface KeywardOptions {
+  /** The folder holding dist/ (and lua/, package.json). */
+  app: string;
+  /** Where the node's log goes. */
+  outDir: string;
+  cwd: string;
+  name: string;
+  port: number;
+  logLevel: 'warn' | 'info';
+  primary: RedisInstance;
+  local: RedisInstance;
+  transport: Transport;
+  /** Flags for node itself, before the script (e.g. --cpu-prof). */
+  nodeArgs?: string[];
+}
+
+/** `node dist/cli.js serve`, resolved once GET /v1/liveness answers. */
+export async function startKeyward(options: KeywardOptions): Promise<Server & { logFile: string }> {
+  const { name, port, local } = options;
+  const logFile = join(options.outDir, `${name}.log`);
+  rmSync(logFile, { force: true });
+  const child = start(
+    name,
+    process.execPath,
+    [...(options.nodeArgs ?? []), join(options.app, 'dist/cli.js'), 'serve'],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        KEYWARD_REDIS_URL: options.primary.url,
+        KEYWARD_LOCAL_REDIS_URL: options.transport === 'unix' ? local.socketUrl : local.url,
+        KEYWARD_PORT: String(port),
+        KEYWARD_HOST: HOST,
+        LOG_LEVEL: options.logLevel,
+      },
+      cwd: options.cwd,
+      logFile,
+    },
+  );
+  const url = `http://${HOST}:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    if (!isRunning(child)) throw new Error(`keyward exited at start; see ${logFile}`);
+    try {
+      const res = await fetch(`${url}/v1/liveness`);
+      if (res.ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (attempt > 200) throw new Error(`keyward not live after 10 s; see ${logFile}`);
+    await sleep(50);
+  }
+  return { name, url, child, logFile };
+}
+
+export async function rpc<T>(
+  url: string,
+  rootKey: string,
+  method: string,
+  body: object,
+): Promise<T> {
+  const res = await fetch(`${url}/v1/${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
