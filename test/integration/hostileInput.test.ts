@@ -925,43 +925,45 @@ describe('routing', () => {
 
   test('odd paths are 404 in the envelope', async () => {
     const routeNames = new Set(ALL_PATHS.map((p) => p.path));
-    const odd = fc.oneof(
-      fc
-        .string({ unit: fc.constantFrom(...'abcXYZ019._-~:@!$'.split('')), maxLength: 40 })
-        .map((s) => `/v1/${s}`)
-        .filter((path) => !routeNames.has(path)),
-      fc
-        .constantFrom(...ALL_PATHS)
-        .chain(({ path }) =>
-          fc.constantFrom(
-            path.toUpperCase(),
-            `${path}/`,
-            `/${path}`,
-            path.replace('/v1/', '/v1//'),
-            path.replace('/v1/', '/V1/'),
-            path.replace('/v1/', '/v2/'),
-            path.replace('/v1/', '/v1/../v1/'),
-            path.replace('/v1/', '/v1/./'),
-            `${path}/..`,
-            `${path}.json`,
-            `${path};x`,
-            `${path}%00`,
-            `${path}%`,
-            path.replace('.', '%2E'),
-            path.replace('/v1/', '/v1/%2e%2e/v1/'),
-            path.slice(0, -1),
+    const odd = fc
+      .oneof(
+        fc
+          .string({ unit: fc.constantFrom(...'abcXYZ019._-~:@!$'.split('')), maxLength: 40 })
+          .map((s) => `/v1/${s}`),
+        fc
+          .constantFrom(...ALL_PATHS)
+          .chain(({ path }) =>
+            fc.constantFrom(
+              path.toUpperCase(),
+              `${path}/`,
+              `/${path}`,
+              path.replace('/v1/', '/v1//'),
+              path.replace('/v1/', '/V1/'),
+              path.replace('/v1/', '/v2/'),
+              path.replace('/v1/', '/v1/../v1/'),
+              path.replace('/v1/', '/v1/./'),
+              `${path}/..`,
+              `${path}.json`,
+              `${path};x`,
+              `${path}%00`,
+              `${path}%`,
+              path.replace('.', '%2E'),
+              path.replace('/v1/', '/v1/%2e%2e/v1/'),
+              path.slice(0, -1),
+            ),
           ),
+        fc.constantFrom(
+          '/',
+          '/v1',
+          '/v1/',
+          '/v1/%',
+          '/v1/%zz',
+          '/v1/%E0%A4%A',
+          `/v1/${'a'.repeat(8000)}`,
         ),
-      fc.constantFrom(
-        '/',
-        '/v1',
-        '/v1/',
-        '/v1/%',
-        '/v1/%zz',
-        '/v1/%E0%A4%A',
-        `/v1/${'a'.repeat(8000)}`,
-      ),
-    );
+      )
+      // A mangling can leave a path as it was (no '.' in /v1/liveness to escape): that is a route.
+      .filter((path) => !routeNames.has(path));
     const wires = fc
       .tuple(odd, fc.constantFrom('GET', 'POST'), fc.boolean())
       .map(([path, method, authenticated]) =>
