@@ -33,6 +33,14 @@ async function waitFor(check: () => Promise<boolean>, attempts = 200): Promise<v
   throw new Error('condition not reached');
 }
 
+/** How many key invalidations the node has received, from its metrics. */
+async function keyInvalidationsSeen(nodeUrl: string): Promise<number> {
+  const text = await (await fetch(`${nodeUrl}/metrics`)).text();
+  const line = /^keyward_cache_events\{cache="keys",event="invalidation"\} (\d+)$/m.exec(text);
+  if (!line) throw new Error('no key invalidation count in /metrics');
+  return Number(line[1]);
+}
+
 describe('closed policy (the default)', () => {
   let topology: Topology;
   let api: ReturnType<typeof client>;
@@ -161,8 +169,13 @@ describe('open policy', () => {
   test('a key with credits and no rate limit says it was not evaluated when the primary is away', async () => {
     const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'open credits' }))
       .body.apiId;
+    const before = await keyInvalidationsSeen(topology.nodes[0]!.url);
     const { key } = (await api.post<{ key: string }>('keys.createKey', { apiId, remaining: 5 }))
       .body;
+    // createKey announces the new key (to clear a "not found" entry). Had that message arrived
+    // after the verification below cached the key, it would drop the entry the node needs once
+    // the primary is gone.
+    await waitFor(async () => (await keyInvalidationsSeen(topology.nodes[0]!.url)) > before);
     expect((await api.post<Verdict>('keys.verifyKey', { key })).body.remaining).toBe(4);
     await topology.primary.stop();
     const verdict = await api.post<Verdict & { evaluated?: boolean }>('keys.verifyKey', { key });
