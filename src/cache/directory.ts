@@ -221,7 +221,12 @@ export class Directory implements InvalidationTarget {
         this.rootKeys.invalidate(message.hash);
         break;
       case 'key':
-        this.keys.invalidate(message.hash);
+        if (message.created) {
+          this.keys.invalidateUnless(
+            message.hash,
+            (lookup) => lookup !== undefined && !('missing' in lookup),
+          );
+        } else this.keys.invalidate(message.hash);
         break;
       case 'api':
         this.apis.invalidate(`${message.workspaceId} ${message.apiId}`);

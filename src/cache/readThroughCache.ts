@@ -128,6 +128,17 @@ export class ReadThroughCache<V extends object> {
     this.abandon(key);
   }
 
+  /**
+   * Like `invalidate`, but a stored value that `keep` accepts stays. A load under way is still
+   * abandoned: it may have read the state from before the change.
+   */
+  invalidateUnless(key: string, keep: (value: V | undefined) => boolean): void {
+    this.invalidations++;
+    const entry = this.entries.get(key);
+    if (entry !== undefined && !keep(entry.value)) this.entries.delete(key);
+    this.abandon(key);
+  }
+
   private abandon(key: string): void {
     const pending = this.inFlight.get(key);
     if (!pending) return;

@@ -158,7 +158,7 @@ export async function createKey(
   if (outcome === 'api_not_found') throw new NotFoundError(`api ${input.apiId} not found`);
   // 2^-128 for generated keys; reachable only by importing a known key.
   if (outcome === 'hash_exists') throw new ConflictError('a key with this hash exists already');
-  services.directory.apply({ kind: 'key', workspaceId: ws, hash: material.hash });
+  services.directory.apply({ kind: 'key', workspaceId: ws, hash: material.hash, created: true });
   caller.logFields.keyId = keyId;
   return { keyId, key: material.plaintext };
 }
@@ -206,7 +206,12 @@ export async function updateKey(
   const updated = await services.keys.update(key.workspaceId, key.id, fields, now);
   if (!updated) throw new NotFoundError(`key ${input.keyId} not found`);
   if (input.remaining === null) await services.keys.deleteCredits(key.id);
-  services.directory.apply({ kind: 'key', workspaceId: key.workspaceId, hash: key.hash });
+  services.directory.apply({
+    kind: 'key',
+    workspaceId: key.workspaceId,
+    hash: key.hash,
+    created: false,
+  });
   return {};
 }
 
@@ -235,7 +240,12 @@ export async function updateRemaining(
     ) {
       throw new NotFoundError(`key ${key.id} not found`);
     }
-    services.directory.apply({ kind: 'key', workspaceId: key.workspaceId, hash: key.hash });
+    services.directory.apply({
+      kind: 'key',
+      workspaceId: key.workspaceId,
+      hash: key.hash,
+      created: false,
+    });
     return { remaining: input.value };
   }
   const result = await services.keys.updateCredits(
@@ -260,7 +270,12 @@ export async function deleteKey(
   if (!(await services.keys.delete(key.workspaceId, key.id))) {
     throw new NotFoundError(`key ${input.keyId} not found`);
   }
-  services.directory.apply({ kind: 'key', workspaceId: key.workspaceId, hash: key.hash });
+  services.directory.apply({
+    kind: 'key',
+    workspaceId: key.workspaceId,
+    hash: key.hash,
+    created: false,
+  });
   return {};
 }
 

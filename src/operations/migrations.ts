@@ -78,6 +78,6 @@ export async function createKeys(
     throw new ConflictError(`[${outcome.index}]: a key with this hash exists already`);
   }
   for (const key of keys)
-    services.directory.apply({ kind: 'key', workspaceId: ws, hash: key.hash });
+    services.directory.apply({ kind: 'key', workspaceId: ws, hash: key.hash, created: true });
   return { keyIds: keys.map((key) => key.keyId) };
 }

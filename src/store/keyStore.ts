@@ -85,7 +85,7 @@ export class KeyStore {
       hash,
       names.invalidationChannel,
       ownerId === undefined ? '0' : '1',
-      invalidation.key(ws, hash),
+      invalidation.keyCreated(ws, hash),
       ...recordFields(key),
     );
     if (result > 0) return 'created';
@@ -117,7 +117,7 @@ export class KeyStore {
         key.keyId,
         key.hash,
         ownerId === undefined ? '0' : '1',
-        invalidation.key(ws, key.hash),
+        invalidation.keyCreated(ws, key.hash),
         fields.length / 2,
         ...fields,
       );

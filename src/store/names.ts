@@ -47,20 +47,26 @@ export function isStorableId(id: string): boolean {
 /** Messages on the invalidation channel: what a node must drop from its caches. */
 export const invalidation = {
   key: (ws: string, hash: string) => `key ${ws} ${hash}`,
+  /**
+   * A key was created with this hash: only a "not found" entry is wrong now. A node that cached
+   * the new key before this message arrived keeps it (and so keeps its fallback should the
+   * primary go away). Nodes that do not know the trailing word read a plain key invalidation.
+   */
+  keyCreated: (ws: string, hash: string) => `key ${ws} ${hash} created`,
   api: (ws: string, apiId: string) => `api ${ws} ${apiId}`,
   rootKey: (hash: string) => `root ${hash}`,
   namespace: (ws: string, name: string) => `ns ${ws} ${name}`,
 } as const;
 
 export type Invalidation =
-  | { kind: 'key'; workspaceId: string; hash: string }
+  | { kind: 'key'; workspaceId: string; hash: string; created: boolean }
   | { kind: 'api'; workspaceId: string; apiId: string }
   | { kind: 'root'; hash: string }
   | { kind: 'ns'; workspaceId: string; name: string };
 
 export function parseInvalidation(message: string): Invalidation | undefined {
-  const [kind, a, b] = message.split(' ');
-  if (kind === 'key' && a && b) return { kind, workspaceId: a, hash: b };
+  const [kind, a, b, c] = message.split(' ');
+  if (kind === 'key' && a && b) return { kind, workspaceId: a, hash: b, created: c === 'created' };
   if (kind === 'api' && a && b) return { kind, workspaceId: a, apiId: b };
   if (kind === 'root' && a) return { kind, hash: a };
   if (kind === 'ns' && a && b) return { kind, workspaceId: a, name: b };

@@ -255,6 +255,65 @@ describe('ReadThroughCache', () => {
     expect(await cache.get('a', load)).toEqual({ id: 'a', version: 1 });
   });
 
+  describe('invalidateUnless (a key created: only "absent" is wrong now)', () => {
+    const isPresent = (value: Record | undefined) => value !== undefined;
+
+    test('keeps a stored value it accepts, served from memory as before', async () => {
+      const cache = newCache();
+      cache.reset(true);
+      const { load } = counter();
+      await cache.get('a', load);
+      await settle();
+      cache.invalidateUnless('a', isPresent);
+      expect(cache.size).toBe(1);
+      expect(await cache.get('a', load)).toEqual({ id: 'a', version: 1 });
+      expect(load).toHaveBeenCalledTimes(1);
+      expect(cache.invalidations).toBe(1);
+    });
+
+    test('drops a stored value it does not accept', async () => {
+      const cache = newCache();
+      cache.reset(true);
+      await cache.get('a', async () => undefined);
+      await settle();
+      cache.invalidateUnless('a', isPresent);
+      expect(cache.size).toBe(0);
+      const { load } = counter();
+      expect(await cache.get('a', load)).toEqual({ id: 'a', version: 1 });
+    });
+
+    test('abandons a load under way, whatever it will return', async () => {
+      const cache = newCache();
+      cache.reset(true);
+      const pending = deferred<Record | undefined>();
+      const read = cache.get('a', () => pending.promise);
+      cache.invalidateUnless('a', isPresent);
+      pending.resolve(undefined); // read before the key existed
+      expect(await read).toBeUndefined();
+      await settle();
+      expect(cache.size).toBe(0);
+    });
+
+    test('a kept value still serves as the fallback when the store is unreachable', async () => {
+      const unreachable = new Error('down');
+      const cache = new ReadThroughCache<Record>(
+        { maxEntries: 10, ttlMs: 60_000, negativeTtlMs: 60_000 },
+        (error) => error === unreachable,
+      );
+      cache.reset(true);
+      await cache.get('a', async () => ({ id: 'a', version: 1 }));
+      await settle();
+      cache.invalidateUnless('a', isPresent);
+      cache.reset(false); // the primary went away: no trust, fallback only
+      expect(
+        await cache.get('a', async () => {
+          throw unreachable;
+        }),
+      ).toEqual({ id: 'a', version: 1 });
+      expect(cache.staleServed).toBe(1);
+    });
+  });
+
   test('"absent" expires after negativeTtlMs while values are kept for ttlMs', async () => {
     const cache = newCache({ ttlMs: 60_000, negativeTtlMs: 1 });
     cache.reset(true);
