@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keywardProcess, type KeywardProcess } from '../support/keywardProcess';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { sleep } from '../support/rpc';
 
 /**
  * `keyward serve` writes its log in buffered chunks (src/logger.ts): a line still reaches stdout
@@ -31,46 +32,52 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const lines = () =>
-  readFileSync(logFile, 'utf8')
+const lines = () => parseLines(readFileSync(logFile, 'utf8'));
+
+/** JSON lines; a torn line throws. */
+const parseLines = (text: string) =>
+  text
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
-test('one request at low traffic shows up in the log without more traffic behind it', async () => {
-  const response = await fetch(`${node.url}/v1/liveness`);
-  const requestId = response.headers.get('x-request-id');
-  let seen = false;
-  for (let attempt = 0; attempt < 100 && !seen; attempt++) {
-    seen = lines().some((line) => line.requestId === requestId && line.msg === 'request');
-    if (!seen) await new Promise((resolve) => setTimeout(resolve, 50));
+/** `count` liveness requests one after another, each answered 200; their request ids in order. */
+async function livenessIds(url: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`${url}/v1/liveness`, { signal: AbortSignal.timeout(2_000) });
+    await response.arrayBuffer();
+    expect(response.status).toBe(200);
+    ids.push(response.headers.get('x-request-id') as string);
   }
-  expect(seen).toBe(true);
+  return ids;
+}
+
+/** Polls `check` every 50 ms for up to 5 s; the log reaches its file or pipe within 100 ms. */
+async function eventually(check: () => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 100 && !check(); attempt++) await sleep(50);
+}
+
+test('one request at low traffic shows up in the log without more traffic behind it', async () => {
+  const [requestId] = await livenessIds(node.url, 1);
+  const seen = () => lines().some((line) => line.requestId === requestId && line.msg === 'request');
+  await eventually(seen);
+  expect(seen()).toBe(true);
 });
 
 test('a burst of several chunks arrives whole: every line once, none torn, in answer order', async () => {
-  const ids: (string | null)[] = [];
   // About 170 characters a line: 1,000 lines make two full 64 KiB chunks and a remainder.
-  for (let i = 0; i < 1000; i++) {
-    ids.push((await fetch(`${node.url}/v1/liveness`)).headers.get('x-request-id'));
-  }
-  let logged: unknown[] = [];
-  for (let attempt = 0; attempt < 100; attempt++) {
-    // lines() parses every line: a torn one would throw here.
-    logged = lines()
+  const ids = await livenessIds(node.url, 1000);
+  const logged = () =>
+    lines()
       .map((entry) => entry.requestId)
       .filter((id) => ids.includes(id as string));
-    if (logged.length >= ids.length) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  expect(logged).toEqual(ids);
+  await eventually(() => logged().length >= ids.length);
+  expect(logged()).toEqual(ids);
 });
 
 test('what is buffered when the node stops is written before it exits', async () => {
-  const ids: (string | null)[] = [];
-  for (let i = 0; i < 20; i++) {
-    ids.push((await fetch(`${node.url}/v1/liveness`)).headers.get('x-request-id'));
-  }
+  const ids = await livenessIds(node.url, 20);
   expect(await node.stop('SIGTERM')).toBe(0);
   const logged = new Set(lines().map((line) => line.requestId));
   expect(ids.filter((id) => !logged.has(id))).toEqual([]);
@@ -93,15 +100,7 @@ describe('a node whose stdout is not read', () => {
   test('keeps answering, and writes every line once its stdout is read again', async () => {
     // 3,000 access-log lines are about 500 KB: several times what a pipe and the reader's
     // buffer hold, so a node that waited on its log would stop answering part way.
-    const ids = new Set<string>();
-    for (let i = 0; i < 3000; i++) {
-      const response = await fetch(`${quiet.url}/v1/liveness`, {
-        signal: AbortSignal.timeout(2_000),
-      });
-      await response.arrayBuffer();
-      expect(response.status).toBe(200);
-      ids.add(response.headers.get('x-request-id') as string);
-    }
+    const ids = await livenessIds(quiet.url, 3000);
     const stdout = quiet.stdout();
     if (!stdout) throw new Error('no stdout pipe');
     let text = '';
@@ -110,29 +109,16 @@ describe('a node whose stdout is not read', () => {
     });
     stdout.resume();
     const missing = () => {
-      const logged = new Set(
-        text
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => (JSON.parse(line) as { requestId?: string }).requestId),
-      );
-      return [...ids].filter((id) => !logged.has(id)).length;
+      const logged = new Set(parseLines(text).map((line) => line.requestId));
+      return ids.filter((id) => !logged.has(id)).length;
     };
-    for (let attempt = 0; attempt < 100 && missing() > 0; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(() => missing() === 0);
     expect(missing()).toBe(0);
   }, 60_000);
 
   test('stops on SIGTERM while its log cannot be written', async () => {
     quiet.stdout()?.pause();
-    for (let i = 0; i < 3000; i++) {
-      const response = await fetch(`${quiet.url}/v1/liveness`, {
-        signal: AbortSignal.timeout(2_000),
-      });
-      await response.arrayBuffer();
-      expect(response.status).toBe(200);
-    }
+    await livenessIds(quiet.url, 3000);
     // A node that waited for its log forever would hang here until jest gives up.
     expect(await quiet.stop('SIGTERM')).toBe(0);
   }, 60_000);
