@@ -7,7 +7,6 @@
  *
  * Knobs (environment): PROFILE_SECONDS (8 measured, after 2 of warm-up), PROFILE_CONNECTIONS (64).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
@@ -22,7 +21,7 @@ import {
 } from './flame';
 import { Measurement, warmUp, type LoadTarget } from './load';
 import { cpuSeconds, freePorts, installCleanup, setPidFile, stop, stopAll } from './procs';
-import { envNumber, HUGE, rpc, startKeyward, startRedis } from './setup';
+import { createRootKey, envNumber, HUGE, provenance, rpc, startKeyward, startRedis } from './setup';
 
 const ROOT = resolve(process.env.KEYWARD_ROOT ?? process.cwd());
 const OUT = join(ROOT, '.run', 'profile');
@@ -33,20 +32,10 @@ const CONNECTIONS = envNumber('PROFILE_CONNECTIONS', 64, 1, 256);
 
 const log = (message: string) => console.log(`profile: ${message}`);
 
-function commit(): string {
-  try {
-    const hash = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'lua'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    return `${hash.trim()}${dirty.trim() ? ' (with uncommitted changes to src/ or lua/)' : ''}`;
-  } catch {
-    return 'unknown';
-  }
+/** The commit, marked when src/ or lua/ differ from it. */
+function describeSource(): string {
+  const { commit, uncommitted } = provenance(ROOT);
+  return uncommitted.length === 0 ? commit : `${commit} (with uncommitted changes to src/ or lua/)`;
 }
 
 async function main(): Promise<void> {
@@ -59,12 +48,7 @@ async function main(): Promise<void> {
   const primary = await startRedis(OUT, 'redis-primary', primaryPort);
   const local = await startRedis(OUT, 'redis-local', localPort);
   try {
-    const root = JSON.parse(
-      execFileSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'root', 'create'], {
-        encoding: 'utf8',
-        env: { ...process.env, KEYWARD_REDIS_URL: primary.url },
-      }),
-    ) as { key: string };
+    const root = createRootKey(ROOT, primary, 'profile');
     const node = await startKeyward({
       app: ROOT,
       outDir: OUT,
@@ -107,7 +91,7 @@ async function main(): Promise<void> {
     const profile = JSON.parse(readFileSync(join(PROFILE_DIR, file), 'utf8')) as CpuProfile;
     const { root: tree, busy, idle } = callTree(profile, window);
     const when = new Date().toISOString();
-    const source = commit();
+    const source = describeSource();
     const subtitle = [
       `keyward ${source}, ${when}: keys.verifyKey with a fast key, ${CONNECTIONS} connections, ` +
         `LOG_LEVEL=info, ${Math.round(result.requestsPerSecond).toLocaleString('en-US')} req/s.`,

@@ -41,9 +41,11 @@ import {
 } from './procs';
 import { connectRedis } from './redisClient';
 import {
+  createRootKey,
   envNumber,
   HOST,
   HUGE,
+  provenance,
   rpc,
   sleep,
   startKeyward as startKeywardNode,
@@ -430,22 +432,6 @@ async function evalshaRoundTrip(
   }
 }
 
-/** Which code was measured: the commit, and whether src/ or lua/ differed from it. */
-function provenance(): BenchReport['source'] {
-  const git = (...args: string[]) => {
-    try {
-      return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-    } catch {
-      return '';
-    }
-  };
-  const changed = git('status', '--porcelain', '--', 'src', 'lua')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => line.slice(3));
-  return { commit: git('rev-parse', '--short', 'HEAD') || 'unknown', uncommitted: changed };
-}
-
 function redisVersion(): string {
   try {
     return execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).trim();
@@ -485,7 +471,7 @@ async function main(): Promise<void> {
       cpSync(join(ROOT, entry), join(APP, entry), { recursive: true });
     }
   }
-  const source = provenance();
+  const source = provenance(ROOT);
 
   const [primaryPort, localPort] = (await freePorts(2)) as [number, number];
   const primary = await startRedis('redis-primary', primaryPort);
@@ -498,13 +484,7 @@ async function main(): Promise<void> {
     const http = await startCompareServer('http');
     const koa = await startCompareServer('koa');
 
-    const root = JSON.parse(
-      execFileSync(
-        process.execPath,
-        [join(APP, 'dist/cli.js'), 'root', 'create', '--name', 'bench'],
-        { encoding: 'utf8', env: { ...process.env, KEYWARD_REDIS_URL: primary.url } },
-      ),
-    ) as { workspaceId: string; keyId: string; key: string };
+    const root = createRootKey(APP, primary, 'bench');
     const node = await startKeyward('warn', primary, local);
     const infoNode = INFO_CASES.length > 0 ? await startKeyward('info', primary, local) : undefined;
 

@@ -2,6 +2,7 @@
  * Processes the benchmark and the profile both start: Redis servers, keyward nodes, and the RPC
  * calls that give them keys. Every process goes through procs.ts, so it is stopped with the run.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -168,4 +169,30 @@ export async function rpc<T>(
   const text = await res.text();
   if (!res.ok) throw new Error(`${method}: ${res.status} ${text}`);
   return JSON.parse(text) as T;
+}
+
+/** Which code is measured: the commit, and the files of src/ or lua/ that differ from it. */
+export function provenance(root: string): { commit: string; uncommitted: string[] } {
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+    } catch {
+      return '';
+    }
+  };
+  const changed = git('status', '--porcelain', '--', 'src', 'lua')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.slice(3));
+  return { commit: git('rev-parse', '--short', 'HEAD') || 'unknown', uncommitted: changed };
+}
+
+/** A root key holding every permission (`keyward root create` from the `app` folder's dist/). */
+export function createRootKey(app: string, primary: RedisInstance, name: string): { key: string } {
+  return JSON.parse(
+    execFileSync(process.execPath, [join(app, 'dist/cli.js'), 'root', 'create', '--name', name], {
+      encoding: 'utf8',
+      env: { ...process.env, KEYWARD_REDIS_URL: primary.url },
+    }),
+  ) as { key: string };
 }
