@@ -6,6 +6,7 @@ import { InvalidationListener } from './cache/invalidationListener';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { createDataPlane } from './http/dataPlane';
+import { defaultSteps, Lifecycle, type LifecycleStep } from './http/lifecycle';
 import { compileRoutes } from './http/rpc';
 import { closeRedis, connectRedis, createPrimary, createRedis } from './redis/clients';
 import { RedisClock } from './redis/clock';
@@ -41,6 +42,10 @@ const SHUTDOWN_GRACE_MS = 10_000;
 export interface NodeOptions {
   /** The node's own clock; tests pass a wrong one to show that decisions do not depend on it. */
   localClock?: () => number;
+  /** Steps run after the default ones, for every request through either door (tests). */
+  extraSteps?: readonly LifecycleStep[];
+  /** false: every request goes through the Koa app, the data plane's door stays shut (tests). */
+  dataPlane?: boolean;
 }
 
 /** Starts one stateless node: Redis clients, caches and their invalidation, the HTTP server. */
@@ -90,15 +95,18 @@ export async function startNode(
     const dependencies: Dependency[] = [{ name: 'primary', redis: primary }];
     if (local !== primary) dependencies.push({ name: 'local', redis: local });
 
-    const routes = compileRoutes();
+    const routes = compileRoutes(services);
+    const lifecycle = new Lifecycle(
+      [...defaultSteps(logger, services.metrics), ...(options.extraSteps ?? [])],
+      { docsUrl: config.errorDocsUrl, logger },
+    );
     const app = createApp({
       services,
       routes,
-      logger,
+      lifecycle,
       version: VERSION,
       ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),
       maxBodyBytes: config.maxBodyBytes,
-      errorDocsUrl: config.errorDocsUrl,
       liveness: async () => {
         if (draining)
           return { healthy: false, body: { status: 'draining', region: config.region } };
@@ -119,13 +127,16 @@ export async function startNode(
     });
 
     const handle = app.callback();
-    const dataPlane = createDataPlane({
-      services,
-      logger,
-      routes,
-      maxBodyBytes: config.maxBodyBytes,
-      errorDocsUrl: config.errorDocsUrl,
-    });
+    const dataPlane =
+      options.dataPlane === false
+        ? () => false
+        : createDataPlane({
+            services,
+            logger,
+            routes,
+            lifecycle,
+            maxBodyBytes: config.maxBodyBytes,
+          });
     // Once stopping, every answer not yet sent ends its connection: a keep-alive client must not
     // hold the node open or send it new requests. (On the prototype: no closure per request.)
     class NodeResponse extends ServerResponse {

@@ -9,6 +9,7 @@ import type { Services } from './operations/services';
 import type { RedisClient } from './redis/clients';
 import { ApiStore } from './store/apiStore';
 import { KeyStore } from './store/keyStore';
+import type { Announce } from './store/names';
 import { RatelimitStore } from './store/ratelimitStore';
 import { RootKeyStore } from './store/rootKeyStore';
 
@@ -26,17 +27,24 @@ export function assembleServices(parts: {
   observeLimiter?: (metrics: Metrics) => LimiterObserver;
 }): Services {
   const { config, primary } = parts;
+  // Every write a store makes is applied to this node's caches here, and only here.
+  const announce: Announce = (message) => directory.apply(message);
   const stores = {
-    apis: new ApiStore(primary),
-    keys: new KeyStore(primary),
+    apis: new ApiStore(primary, announce),
+    keys: new KeyStore(primary, announce),
     rootKeys: new RootKeyStore(primary),
-    ratelimits: new RatelimitStore(primary),
+    ratelimits: new RatelimitStore(primary, announce),
   };
   const directory = new Directory(stores, {
     ...config.cache,
     maxEntries: parts.maxCacheEntries ?? config.cache.maxEntries,
   });
-  const metrics = new Metrics(directory);
+  const metrics = new Metrics({
+    root_keys: directory.rootKeys,
+    keys: directory.keys,
+    apis: directory.apis,
+    namespaces: directory.namespaces,
+  });
   const limiter = new Limiter({ local: parts.local, primary }, parts.observeLimiter?.(metrics));
   return {
     ...stores,

@@ -5,53 +5,35 @@ import { isRedisUnavailable } from '../redis/failures';
 import type { ApiStore } from '../store/apiStore';
 import type { KeyStore } from '../store/keyStore';
 import type { Invalidation } from '../store/names';
-import type { ApiRecord, KeyRecord, RootKeyRecord } from '../store/records';
+import { VERDICT_DETAIL_NAMES, type KeyRecord, type VerifiableKey } from '../domain/key';
+import type { NamespaceOverrides } from '../domain/overrides';
+import type { ApiRecord, RootKeyRecord } from '../domain/records';
 import type { RootKeyStore } from '../store/rootKeyStore';
-import type { NamespaceOverrides, RatelimitStore } from '../store/ratelimitStore';
+import type { RatelimitStore } from '../store/ratelimitStore';
 import { OverrideMatcher } from '../limiter/overrides';
 
 export interface CachedNamespace extends NamespaceOverrides {
   matcher: OverrideMatcher;
 }
 
-/** What a verification needs of a key: the record without what only management reads. */
-export type VerifiableKey = Pick<
-  KeyRecord,
-  | 'id'
-  | 'workspaceId'
-  | 'apiId'
-  | 'enabled'
-  | 'name'
-  | 'ownerId'
-  | 'meta'
-  | 'expires'
-  | 'ratelimit'
-  | 'credits'
->;
-
-/** The fields of a key that many keys do without: kept apart, and only when one is set. */
-interface KeyDetails {
-  readonly name: string | undefined;
-  readonly ownerId: string | undefined;
-  readonly meta: KeyRecord['meta'];
-  readonly expires: number | undefined;
-  readonly credits: KeyRecord['credits'];
-}
+type CachedDetails = Pick<KeyRecord, (typeof VERDICT_DETAIL_NAMES)[number] | 'credits'>;
 
 /**
  * A cached key, which is also its own cache entry (`value`, `generation`, `until`). A node holds
  * up to a million of these, so the layout is chosen for size: one fixed shape for all (every
  * field assigned in the constructor), the common fields inline, the optional ones in a second
  * object only when a key has any, and no separate entry object. For a key without optional
- * fields that is about 90 bytes instead of about 145 (docs/performance.md).
+ * fields that is about 90 bytes instead of about 145 (docs/performance.md). The optional fields'
+ * getters are made from the key's one definition (src/domain/key.ts), below the class.
  */
-class CachedKey implements VerifiableKey, CacheEntry<KeyLookup> {
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+class CachedKey implements CacheEntry<KeyLookup> {
   readonly id: string;
   readonly workspaceId: string;
   readonly apiId: string;
   readonly enabled: boolean;
   readonly ratelimit: KeyRecord['ratelimit'];
-  private readonly details: KeyDetails | undefined;
+  readonly details: Readonly<CachedDetails> | undefined;
   generation = 0;
   until = 0;
 
@@ -66,35 +48,35 @@ class CachedKey implements VerifiableKey, CacheEntry<KeyLookup> {
     this.apiId = apiId;
     this.enabled = record.enabled;
     this.ratelimit = ratelimit;
-    const { name, ownerId, meta, expires, credits } = record;
-    this.details =
-      name === undefined &&
-      ownerId === undefined &&
-      meta === undefined &&
-      expires === undefined &&
-      credits === undefined
-        ? undefined
-        : { name, ownerId, meta, expires, credits };
+    let details: CachedDetails | undefined;
+    for (const name of CACHED_DETAIL_NAMES) {
+      if (record[name] === undefined) continue;
+      details ??= {};
+      (details as Record<string, unknown>)[name] = record[name];
+    }
+    this.details = details;
   }
 
-  get name(): string | undefined {
-    return this.details?.name;
-  }
-  get ownerId(): string | undefined {
-    return this.details?.ownerId;
-  }
-  get meta(): KeyRecord['meta'] {
-    return this.details?.meta;
-  }
-  get expires(): number | undefined {
-    return this.details?.expires;
-  }
   get credits(): KeyRecord['credits'] {
     return this.details?.credits;
   }
   get value(): this {
     return this;
   }
+}
+
+// The getters of VerifiableKey's details are defined on the prototype just below.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+interface CachedKey extends VerifiableKey {}
+
+const CACHED_DETAIL_NAMES = [...VERDICT_DETAIL_NAMES, 'credits'] as const;
+
+for (const name of VERDICT_DETAIL_NAMES) {
+  Object.defineProperty(CachedKey.prototype, name, {
+    get(this: CachedKey) {
+      return this.details?.[name];
+    },
+  });
 }
 
 /**

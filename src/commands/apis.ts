@@ -1,4 +1,5 @@
-import { createApi } from '../operations/apis';
+import { createApi } from '../operations/apis/createApi';
+import { runOperation } from '../operations/operation';
 import { ApiStore } from '../store/apiStore';
 import { names } from '../store/names';
 import type { CommandSpec } from './framework';
@@ -23,13 +24,18 @@ const create: CommandSpec = {
   async run(invocation, runtime) {
     const ws = invocation.required('workspace');
     const input = validateAs<{ name: string }>(
-      'apis.createApi',
+      createApi,
       { name: invocation.required('name') },
       { name: '--name' },
       create,
     );
     await requireWorkspace(runtime, ws);
-    const created = await createApi(await operatorServices(runtime), operatorCaller(ws), input);
+    const created = await runOperation(
+      createApi,
+      await operatorServices(runtime),
+      operatorCaller(ws),
+      input,
+    );
     emit(invocation, created, () => [`created api ${created.apiId} (${created.name})`]);
     return 0;
   },
@@ -54,7 +60,7 @@ const list: CommandSpec = {
     const ws = invocation.required('workspace');
     await requireWorkspace(runtime, ws);
     const redis = await runtime.redis('primary');
-    const store = new ApiStore(redis);
+    const store = new ApiStore(redis, () => undefined);
     // The same live-API listing as apis.listApis, page by page, with each API's key count.
     const apis: ApiListItem[] = [];
     let afterId: string | undefined;

@@ -1,4 +1,4 @@
-import type { RatelimitConfig } from '../limiter/ratelimitConfig';
+import type { RatelimitConfig } from '../domain/ratelimit';
 import { decide } from '../limiter/tokenBucket';
 import type { RedisClient } from '../redis/clients';
 import { execResults } from '../redis/results';

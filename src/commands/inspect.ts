@@ -1,4 +1,5 @@
-import { getKey } from '../operations/keys';
+import { getKey } from '../operations/keys/getKey';
+import { runOperation } from '../operations/operation';
 import type { KeyView } from '../operations/views';
 import type { CommandSpec } from './framework';
 import { probeBucket, type BucketState } from './bucketProbe';
@@ -99,7 +100,9 @@ const key: CommandSpec = {
     const ws = invocation.required('workspace');
     await requireWorkspace(runtime, ws);
     const services = await operatorServices(runtime);
-    const view = await getKey(services, operatorCaller(ws), { keyId: invocation.args[0] ?? '' });
+    const view = await runOperation(getKey, services, operatorCaller(ws), {
+      keyId: invocation.args[0] ?? '',
+    });
     const [stored, buckets] = await Promise.all([
       view.remaining !== undefined ? services.keys.readCredits(view.id) : undefined,
       readBuckets(runtime, view),

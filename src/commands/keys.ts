@@ -1,13 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { RatelimitInput } from '../limiter/ratelimitConfig';
-import {
-  createKey,
-  deleteKey,
-  getKey,
-  verifyKey,
-  type CreateKeyInput,
-  type VerifyKeyInput,
-} from '../operations/keys';
+import { createKey, type CreateKeyInput } from '../operations/keys/createKey';
+import { deleteKey } from '../operations/keys/deleteKey';
+import { getKey } from '../operations/keys/getKey';
+import { verifyKey, type VerifyKeyInput } from '../operations/keys/verifyKey';
+import { runOperation } from '../operations/operation';
 import { UsageError, type CommandSpec } from './framework';
 import { emit, fieldLines } from './output';
 import { operatorCaller, operatorServices, requireWorkspace, workspaceOption } from './services';
@@ -83,7 +80,7 @@ const create: CommandSpec = {
     const remaining = integerFlag(invocation.string('remaining'), '--remaining', create);
     if (remaining !== undefined) raw.remaining = remaining;
     const input = validateAs<CreateKeyInput>(
-      'keys.createKey',
+      createKey,
       raw,
       {
         apiId: '--api',
@@ -96,7 +93,12 @@ const create: CommandSpec = {
       create,
     );
     await requireWorkspace(runtime, ws);
-    const created = await createKey(await operatorServices(runtime), operatorCaller(ws), input);
+    const created = await runOperation(
+      createKey,
+      await operatorServices(runtime),
+      operatorCaller(ws),
+      input,
+    );
     emit(invocation, created, () => [
       ...fieldLines(created),
       'The key is shown this once: keyward stores only its hash.',
@@ -115,7 +117,7 @@ const get: CommandSpec = {
   async run(invocation, runtime) {
     const ws = invocation.required('workspace');
     await requireWorkspace(runtime, ws);
-    const key = await getKey(await operatorServices(runtime), operatorCaller(ws), {
+    const key = await runOperation(getKey, await operatorServices(runtime), operatorCaller(ws), {
       keyId: invocation.args[0] ?? '',
     });
     emit(invocation, key, () => fieldLines(key));
@@ -159,13 +161,18 @@ const verify: CommandSpec = {
       raw.remaining = { cost };
     }
     const input = validateAs<VerifyKeyInput>(
-      'keys.verifyKey',
+      verifyKey,
       raw,
       { key: '<key>', apiId: '--api', 'ratelimit.cost': '--cost', 'remaining.cost': '--cost' },
       verify,
     );
     await requireWorkspace(runtime, ws);
-    const verdict = await verifyKey(await operatorServices(runtime), operatorCaller(ws), input);
+    const verdict = await runOperation(
+      verifyKey,
+      await operatorServices(runtime),
+      operatorCaller(ws),
+      input,
+    );
     emit(invocation, verdict, () => fieldLines(verdict));
     return 0;
   },
@@ -183,7 +190,9 @@ const revoke: CommandSpec = {
     const ws = invocation.required('workspace');
     const keyId = invocation.args[0] ?? '';
     await requireWorkspace(runtime, ws);
-    await deleteKey(await operatorServices(runtime), operatorCaller(ws), { keyId });
+    await runOperation(deleteKey, await operatorServices(runtime), operatorCaller(ws), {
+      keyId,
+    });
     emit(invocation, { keyId, deleted: true }, () => [`deleted key ${keyId}`]);
     return 0;
   },

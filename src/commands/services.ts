@@ -1,7 +1,8 @@
 import { NotFoundError } from '../errors';
 import { looksLikeId, newId } from '../keys/ids';
 import type { BucketRedis } from '../limiter/tokenBucket';
-import type { Caller, Services } from '../operations/services';
+import type { Caller } from '../operations/operation';
+import type { Services } from '../operations/services';
 import { RedisClock } from '../redis/clock';
 import { RootKeyStore } from '../store/rootKeyStore';
 import type { OptionSpec } from './framework';

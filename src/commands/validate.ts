@@ -1,6 +1,6 @@
 import { BadRequestError } from '../errors';
-import { schemas } from '../http/schemas';
 import { compile } from '../http/validation';
+import type { Operation } from '../operations/operation';
 import { UsageError, type CommandSpec } from './framework';
 
 /**
@@ -9,13 +9,13 @@ import { UsageError, type CommandSpec } from './framework';
  * `ratelimit.limit: must be <= 1000000000` becomes `--ratelimit (limit): must be <= 1000000000`.
  */
 export function validateAs<T>(
-  operation: keyof typeof schemas,
+  operation: Pick<Operation, 'input'>,
   input: object,
   flags: Readonly<Record<string, string>>,
   command: CommandSpec,
 ): T {
   try {
-    return compile<T>(schemas[operation])(input, 'input');
+    return compile<T>(operation.input)(input, 'input');
   } catch (error) {
     if (!(error instanceof BadRequestError)) throw error;
     const match = /^([A-Za-z]+)((?:\.[A-Za-z]+)*): (.*)$/.exec(error.message);

@@ -1,26 +1,24 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import type { Logger } from 'pino';
 import { timingSafeEqual } from 'node:crypto';
 import { MethodNotAllowedError, NotFoundError, UnauthorizedError } from '../errors';
 import { DASHBOARD_CSP, loadDashboardAssets } from './dashboardAssets';
 import { openApiDocument } from './openapi';
 import { errorsHtml, referenceHtml } from './referencePages';
-import type { Services } from '../operations/services';
-import type { KeywardContext, RequestState } from './context';
+import type { Metrics } from '../observability/metrics';
+import type { KeywardContext, KoaState } from './context';
 import { readJsonBody } from './jsonBody';
-import { errorEnvelope } from './middleware/errorEnvelope';
-import { requestContext } from './middleware/requestContext';
-import { invoke, type CompiledRoute } from './rpc';
+import type { Lifecycle } from './lifecycle';
+import { invoke, type CompiledRoute, type RpcServices } from './rpc';
 import { decodeQuery } from './validation';
 
 export interface AppOptions {
-  services: Services;
+  services: RpcServices & { metrics: Metrics };
   /** The RPC routes, compiled once and shared with the data plane. */
   routes: readonly CompiledRoute[];
-  logger: Logger;
+  /** The request lifecycle, shared with the data plane. */
+  lifecycle: Lifecycle;
   maxBodyBytes: number;
-  errorDocsUrl: string;
   liveness: () => Promise<{ healthy: boolean; body: object }>;
   /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string;
@@ -30,30 +28,29 @@ export interface AppOptions {
 /** HTML pages may style themselves inline; nothing else is loosened. */
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
 
-export function createApp(options: AppOptions): Koa<RequestState> {
-  const { services, logger } = options;
-  const app = new Koa<RequestState>();
-  // Errors are answered by errorEnvelope; Koa's own handler would only print them again.
+export function createApp(options: AppOptions): Koa<KoaState> {
+  const { services, lifecycle } = options;
+  const app = new Koa<KoaState>();
+  // Errors are answered by the lifecycle; Koa's own handler would only print them again.
   app.silent = true;
-  const router = new Router<RequestState>({ sensitive: true, strict: true });
+  const router = new Router<KoaState>({ sensitive: true, strict: true });
   const methodsByPath = new Map<string, string>();
 
   for (const compiled of options.routes) {
     const { route, path, queryProperties } = compiled;
     methodsByPath.set(path, route.method);
     const handler = async (ctx: KeywardContext) => {
-      ctx.state.operation = route.name;
-      const { output, headers } = await invoke(
+      const { state } = ctx.state.exchange;
+      state.operation = route.name;
+      ctx.state.answer = await invoke(
         services,
         compiled,
-        ctx.state,
+        state,
         ctx.get('authorization'),
         route.method === 'GET'
           ? () => decodeQuery(ctx.query, queryProperties)
           : () => readJsonBody(ctx.req, options.maxBodyBytes),
       );
-      if (headers) ctx.set(headers);
-      ctx.body = output;
     };
     if (route.method === 'GET') router.get(path, handler);
     else router.post(path, handler);
@@ -61,7 +58,7 @@ export function createApp(options: AppOptions): Koa<RequestState> {
 
   methodsByPath.set('/v1/liveness', 'GET');
   router.get('/v1/liveness', async (ctx) => {
-    ctx.state.operation = 'liveness';
+    ctx.state.exchange.state.operation = 'liveness';
     const { healthy, body } = await options.liveness();
     ctx.status = healthy ? 200 : 503;
     ctx.body = body;
@@ -73,7 +70,7 @@ export function createApp(options: AppOptions): Koa<RequestState> {
   const page = (path: string, operation: string, type: string, body: () => string | object) => {
     methodsByPath.set(path, 'GET');
     router.get(path, (ctx) => {
-      ctx.state.operation = operation;
+      ctx.state.exchange.state.operation = operation;
       ctx.type = type;
       if (type === 'html') ctx.set('Content-Security-Policy', PAGE_CSP);
       ctx.body = body();
@@ -85,7 +82,7 @@ export function createApp(options: AppOptions): Koa<RequestState> {
   for (const [path, asset] of Object.entries(loadDashboardAssets())) {
     methodsByPath.set(path, 'GET');
     router.get(path, (ctx) => {
-      ctx.state.operation = 'dashboard';
+      ctx.state.exchange.state.operation = 'dashboard';
       ctx.type = asset.type;
       ctx.set('Content-Security-Policy', DASHBOARD_CSP);
       ctx.body = asset.body;
@@ -94,7 +91,7 @@ export function createApp(options: AppOptions): Koa<RequestState> {
 
   methodsByPath.set('/metrics', 'GET');
   router.get('/metrics', async (ctx) => {
-    ctx.state.operation = 'metrics';
+    ctx.state.exchange.state.operation = 'metrics';
     if (options.metricsToken !== undefined) {
       const presented = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1];
       if (!presented || !sameSecret(presented, options.metricsToken))
@@ -106,8 +103,26 @@ export function createApp(options: AppOptions): Koa<RequestState> {
     ctx.body = await services.metrics.registry.metrics();
   });
 
-  app.use(requestContext(logger, services.metrics));
-  app.use(errorEnvelope(logger, options.errorDocsUrl));
+  // The one lifecycle, as the data plane runs it: the headers every answer carries are set before
+  // the routes (a page may override its Content-Security-Policy), a JSON answer after them.
+  app.use(async (ctx, next) => {
+    const exchange = lifecycle.begin(ctx.method, ctx.path);
+    ctx.state.exchange = exchange;
+    ctx.set(exchange.headers);
+    try {
+      const answer = await lifecycle.run(exchange, async () => {
+        await next();
+        return ctx.state.answer;
+      });
+      if (answer) {
+        ctx.status = answer.status;
+        if (answer.headers) ctx.set(answer.headers);
+        ctx.body = answer.body;
+      }
+    } finally {
+      lifecycle.finish(exchange, ctx.status);
+    }
+  });
   app.use(router.routes());
   app.use(async (ctx) => {
     const allowed = methodsByPath.get(ctx.path);

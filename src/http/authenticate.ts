@@ -1,7 +1,7 @@
 import { UnauthorizedError } from '../errors';
 import { hashKey } from '../keys/keyMaterial';
 import type { Directory } from '../cache/directory';
-import type { RootKeyRecord } from '../store/records';
+import type { RootKeyRecord } from '../domain/records';
 
 const BEARER = /^Bearer +([^\s]{1,512})$/i;
 

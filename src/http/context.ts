@@ -1,14 +1,21 @@
 import type { ParameterizedContext } from 'koa';
-import type { LogFields } from '../operations/services';
-import type { RootKeyRecord } from '../store/records';
+import type { RootKeyRecord } from '../domain/records';
+import type { LogFields } from '../operations/operation';
+import type { Answer, Exchange } from './lifecycle';
 
-/** What middleware learns about a request and hands on to handlers and the access log. */
+/** What the lifecycle learns about a request and hands on to the operation and the access log. */
 export interface RequestState {
   requestId: string;
   rootKey?: RootKeyRecord;
-  operation?: string;
+  operation?: string | undefined;
   /** Ids worth logging with the request (never secrets). */
   logFields: LogFields;
 }
 
-export type KeywardContext = ParameterizedContext<RequestState>;
+/** Koa's per-request state: the lifecycle's exchange, and the answer of an RPC route. */
+export interface KoaState {
+  exchange: Exchange;
+  answer?: Answer;
+}
+
+export type KeywardContext = ParameterizedContext<KoaState>;

@@ -1,19 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { newId } from '../keys/ids';
-import type { Services } from '../operations/services';
-import type { RequestState } from './context';
-import { errorResponse } from './errorResponse';
 import { readJsonBody } from './jsonBody';
-import { accessLogger, recordRequest, SECURITY_HEADERS } from './requestLog';
-import { invoke, type CompiledRoute, type RpcAnswer } from './rpc';
+import type { Answer, Exchange, Lifecycle } from './lifecycle';
+import { invoke, type CompiledRoute, type RpcServices } from './rpc';
 
 export interface DataPlaneOptions {
-  services: Services;
+  services: RpcServices;
   logger: Logger;
   routes: readonly CompiledRoute[];
+  /** The request lifecycle, shared with the Koa app. */
+  lifecycle: Lifecycle;
   maxBodyBytes: number;
-  errorDocsUrl: string;
 }
 
 /** Serves the request and answers true, or answers false and leaves it to the Koa app. */
@@ -27,14 +24,13 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * about as much CPU as everything keyward itself does (docs/performance.md), so the data-plane
  * RPCs (`keys.verifyKey`, `ratelimits.limit`) are answered straight from node:http.
  *
- * Only the answer is written differently: authentication, body reading, validation, the
- * operation, the error envelope, the headers, metrics and the access log are the very functions
- * the Koa app calls. Anything that is not exactly `POST /v1/<data-plane rpc>` (another method,
- * another spelling of the path) goes to the Koa app, which answers it as it always has.
+ * Only the answer is written differently: the lifecycle (request id, steps, error envelope) and
+ * the RPC itself are the very ones the Koa app runs. Anything that is not exactly
+ * `POST /v1/<data-plane rpc>` (another method, another spelling of the path) goes to the Koa
+ * app, which answers it as it always has.
  */
 export function createDataPlane(options: DataPlaneOptions): DataPlane {
-  const { services, logger, maxBodyBytes, errorDocsUrl } = options;
-  const accessLog = accessLogger(logger);
+  const { services, logger, lifecycle, maxBodyBytes } = options;
   const byPath = new Map<string, CompiledRoute>();
   for (const compiled of options.routes) {
     if (compiled.route.plane === 'data' && compiled.route.method === 'POST') {
@@ -42,25 +38,18 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     }
   }
 
-  const answer = (
-    res: ServerResponse,
-    state: RequestState,
-    status: number,
-    headers: Readonly<Record<string, string>> | undefined,
-    payload: object,
-  ): number => {
-    const body = JSON.stringify(payload);
+  const write = (res: ServerResponse, exchange: Exchange, answer: Answer): number => {
+    const body = JSON.stringify(answer.body);
     // One writeHead with every header, in the order the Koa app sends them: node validates and
     // serialises them once instead of header by header.
-    res.writeHead(status, {
-      'X-Request-Id': state.requestId,
-      ...SECURITY_HEADERS,
-      ...headers,
+    res.writeHead(answer.status, {
+      ...exchange.headers,
+      ...answer.headers,
       'Content-Type': JSON_CONTENT_TYPE,
       'Content-Length': Buffer.byteLength(body),
     });
     res.end(body);
-    return status;
+    return answer.status;
   };
 
   const serve = async (
@@ -68,40 +57,28 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     req: IncomingMessage,
     res: ServerResponse,
   ): Promise<void> => {
-    const started = process.hrtime.bigint();
-    const state: RequestState = {
-      requestId: newId('req'),
-      operation: compiled.route.name,
-      logFields: {},
-    };
+    const exchange = lifecycle.begin('POST', compiled.path, compiled.route.name);
     let status = 500;
     try {
-      let result: RpcAnswer;
-      try {
-        result = await invoke(services, compiled, state, req.headers.authorization, () =>
+      const answer = (await lifecycle.run(exchange, () =>
+        invoke(services, compiled, exchange.state, req.headers.authorization, () =>
           readJsonBody(req, maxBodyBytes),
-        );
-      } catch (thrown) {
-        const error = errorResponse(thrown, state.requestId, errorDocsUrl, logger);
-        status = answer(res, state, error.status, error.headers, error.body);
-        return;
-      }
-      status = answer(res, state, 200, result.headers, result.output);
+        ),
+      )) as Answer;
+      status = write(res, exchange, answer);
     } catch (thrown) {
       // Only writing the answer can get here (e.g. a header value node refuses): a bug, never a
       // hang. The client gets whatever node can still send, the log gets the cause.
-      logger.error({ requestId: state.requestId, err: thrown }, 'could not write an answer');
+      logger.error(
+        { requestId: exchange.state.requestId, err: thrown },
+        'could not write an answer',
+      );
       if (!res.headersSent) {
-        const error = errorResponse(thrown, state.requestId, errorDocsUrl, logger);
-        status = answer(res, state, error.status, undefined, error.body);
+        const { status: failed, body } = lifecycle.fail(exchange, thrown);
+        status = write(res, exchange, { status: failed, body });
       } else res.destroy();
     } finally {
-      recordRequest(accessLog, services.metrics, state, {
-        method: req.method,
-        path: compiled.path,
-        status,
-        started,
-      });
+      lifecycle.finish(exchange, status);
     }
   };
 

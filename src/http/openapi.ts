@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../errors';
-import { routes } from './routes';
-import { schemas } from './schemas';
+import type { PermissionRule } from '../operations/operation';
+import { pathOf, routes } from './routes';
 
 /** Every error code with its status and when it happens: the envelope's `docs` links here. */
 export const ERROR_CODES: Readonly<Record<ErrorCode, { status: number; when: string }>> = {
@@ -75,6 +75,19 @@ function plain(schema: unknown): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 }
 
+/** How the reference states a declared permission. */
+function permissionText(rule: PermissionRule<never>): string {
+  const { resource, action } = rule;
+  switch (rule.scope) {
+    case 'any':
+      return `\`${resource}.*.${action}\``;
+    case 'input':
+      return `\`${resource}.*.${action}\`, or \`${resource}.<id>.${action}\` for each id the input names`;
+    case 'resource':
+      return `\`${resource}.*.${action}\`, or \`${resource}.<id>.${action}\` for the ${resource} of the resource it acts on`;
+  }
+}
+
 /**
  * The OpenAPI 3.1 document, built from the very schemas that validate requests, so the two can
  * never drift.
@@ -82,7 +95,7 @@ function plain(schema: unknown): Record<string, unknown> {
 export function openApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const route of routes) {
-    const schema = plain(schemas[route.name]);
+    const schema = plain(route.input);
     const errors = Object.fromEntries(
       ERROR_STATUSES.map((status) => [
         String(status),
@@ -99,12 +112,15 @@ export function openApiDocument(version: string): Record<string, unknown> {
     );
     const operation: Record<string, unknown> = {
       operationId: route.name,
+      summary: route.summary,
+      description: `Needs the root-key permission ${permissionText(route.permission)}.`,
       tags: [route.name.split('.')[0]],
       security: [{ rootKey: [] }],
+      'x-keyward-permission': plain(route.permission),
       responses: {
         '200': {
           description: 'OK',
-          content: { 'application/json': { schema: { type: 'object' } } },
+          content: { 'application/json': { schema: plain(route.output) } },
         },
         ...errors,
       },
@@ -121,7 +137,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     } else {
       operation.requestBody = { required: true, content: { 'application/json': { schema } } };
     }
-    paths[`/v1/${route.name}`] = { [route.method.toLowerCase()]: operation };
+    paths[pathOf(route)] = { [route.method.toLowerCase()]: operation };
   }
   paths['/v1/liveness'] = {
     get: {

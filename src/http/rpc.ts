@@ -1,57 +1,55 @@
+import { bindOperation, type BoundOperation, type Operation } from '../operations/operation';
 import type { Services } from '../operations/services';
-import type { RequestState } from './context';
 import { authenticate } from './authenticate';
-import { routes, schemaOf, type Route } from './routes';
+import type { RequestState } from './context';
+import type { Answer } from './lifecycle';
+import { pathOf, routes } from './routes';
 import { compile, type Validator } from './validation';
 
-/** A route with its path and its ajv validator, compiled once at start-up. */
+/** A route with its path, its ajv validator and its bound operation, made once at start-up. */
 export interface CompiledRoute {
-  route: Route;
+  route: Operation;
   path: string;
   validate: Validator<never>;
   /** The query parameters a GET route reads (decoded by their schema types). */
   queryProperties: Readonly<Record<string, { type?: unknown }>>;
+  run: BoundOperation;
 }
 
-export function compileRoutes(): CompiledRoute[] {
-  return routes.map((route) => {
-    const schema = schemaOf(route);
-    return {
-      route,
-      path: `/v1/${route.name}`,
-      validate: compile<never>(schema),
-      queryProperties: 'properties' in schema ? schema.properties : {},
-    };
-  });
+export function compileRoutes(services: Services): CompiledRoute[] {
+  return routes.map((route) => ({
+    route,
+    path: pathOf(route),
+    validate: compile<never>(route.input),
+    queryProperties: (route.input.properties ?? {}) as Record<string, { type?: unknown }>,
+    run: bindOperation(route, services),
+  }));
 }
 
-export interface RpcAnswer {
-  output: object;
-  headers?: Record<string, string>;
-}
+/** What every RPC needs before its operation runs. */
+export type RpcServices = Pick<Services, 'directory' | 'management' | 'now'>;
 
 /**
- * One RPC, whichever HTTP layer carries it: authentication first (an unauthenticated caller
+ * One RPC, whichever HTTP door carries it: authentication first (an unauthenticated caller
  * learns nothing, not even about its input), then the management request limit, then the input
  * is read, validated and handed to the operation. Throws what the envelope answers.
  */
 export async function invoke(
-  services: Services,
+  services: RpcServices,
   compiled: CompiledRoute,
   state: RequestState,
   authorization: string | undefined,
   readInput: () => unknown,
-): Promise<RpcAnswer> {
+): Promise<Answer> {
   const { route } = compiled;
   const rootKey = await authenticate(authorization, services.directory);
   state.rootKey = rootKey;
   if (route.plane === 'management') await services.management.check(rootKey.id);
   const input = compiled.validate(await readInput(), route.method === 'GET' ? 'query' : 'body');
-  const output = await route.run(
-    services,
+  const output = await compiled.run(
     { rootKey, requestId: state.requestId, logFields: state.logFields },
     input,
   );
-  if (!route.headers) return { output };
-  return { output, headers: route.headers(output as never, services.now()) };
+  if (!route.headers) return { status: 200, body: output };
+  return { status: 200, headers: route.headers(output as never, services.now()), body: output };
 }

@@ -3,14 +3,7 @@
  * or on `refillDay` of every month (the month's last day when it is shorter). Refills are applied
  * lazily, the next time the key is read or verified, so no background job is needed.
  */
-export type RefillInterval = 'daily' | 'monthly';
-
-export interface RefillConfig {
-  interval: RefillInterval;
-  amount: number;
-  /** Monthly refills only: 1–31, default 1. */
-  refillDay?: number;
-}
+import type { RefillConfig } from '../domain/credits';
 
 const DAY_MS = 86_400_000;
 

@@ -1,4 +1,4 @@
-import type { RatelimitConfig } from './ratelimitConfig';
+import type { RatelimitConfig } from '../domain/ratelimit';
 import { decide, type BucketDecision, type BucketRedis, type CreditSpend } from './tokenBucket';
 import { names } from '../store/names';
 

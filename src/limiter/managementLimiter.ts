@@ -1,7 +1,7 @@
 import { RateLimitedError } from '../errors';
 import { isRedisUnavailable } from '../redis/failures';
 import type { Limiter } from './limiter';
-import type { RatelimitConfig } from './ratelimitConfig';
+import type { RatelimitConfig } from '../domain/ratelimit';
 
 /**
  * Protects keyward's own management API from a runaway or abusive caller: one fast bucket per

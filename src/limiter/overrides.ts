@@ -1,4 +1,4 @@
-import type { Override } from '../store/ratelimitStore';
+import type { Override } from '../domain/overrides';
 
 /**
  * The override that applies to an identifier: an exact match beats any wildcard, and among

@@ -1,14 +1,5 @@
+import type { RatelimitConfig, RatelimitType } from '../domain/ratelimit';
 import { BadRequestError } from '../errors';
-
-export type RatelimitType = 'fast' | 'consistent';
-
-/** The stored, canonical form of a key's rate limit. */
-export interface RatelimitConfig {
-  type: RatelimitType;
-  limit: number;
-  refillRate: number;
-  refillInterval: number;
-}
 
 /**
  * What clients may send: the original v1 vocabulary `{ type, limit, refillRate, refillInterval }`

@@ -1,4 +1,5 @@
-import type { RatelimitConfig } from './ratelimitConfig';
+import type { CreditReset } from '../domain/credits';
+import type { RatelimitConfig } from '../domain/ratelimit';
 
 /**
  * Where an answer carries the clock reading of the Redis that decided it: header arithmetic
@@ -15,13 +16,6 @@ export const DECIDED_AT: unique symbol = Symbol('decidedAt');
  */
 export interface BucketRedis {
   tokenBucketV1Buffer(bucketKey: string, ...args: (string | number)[]): Promise<number[]>;
-}
-
-/** The latest "set remaining" of a key record: its version (the nonce), value and time. */
-export interface CreditReset {
-  nonce: string;
-  value: number;
-  at: number;
 }
 
 export type BucketShape = Pick<RatelimitConfig, 'limit' | 'refillRate' | 'refillInterval'>;

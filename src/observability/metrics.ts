@@ -1,8 +1,16 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { HotCounter, HotHistogram } from './hotMetrics';
-import type { Directory } from '../cache/directory';
 
 export type RedisRole = 'primary' | 'local';
+
+/** What a cache reports about itself; metrics read these numbers and nothing else of a cache. */
+export interface CacheStats {
+  readonly hits: number;
+  readonly misses: number;
+  readonly invalidations: number;
+  readonly staleServed: number;
+  readonly size: number;
+}
 
 /**
  * A node's Prometheus metrics, in a registry of its own (several nodes may share a process in
@@ -17,7 +25,8 @@ export class Metrics {
   private readonly redisSeconds: HotHistogram;
   private readonly limiterFailures: Counter<'role'>;
 
-  constructor(directory?: Directory) {
+  /** `caches`: the node's caches by the name they are reported under. */
+  constructor(caches?: Readonly<Record<string, CacheStats>>) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'keyward_' });
     this.requests = new HotCounter(
@@ -52,13 +61,7 @@ export class Metrics {
       labelNames: ['role'],
       registers,
     });
-    if (directory) {
-      const caches = {
-        root_keys: directory.rootKeys,
-        keys: directory.keys,
-        apis: directory.apis,
-        namespaces: directory.namespaces,
-      };
+    if (caches) {
       new Gauge({
         name: 'keyward_cache_events',
         help: 'Cache hits, misses, invalidations and stale fallbacks since start, by cache',

@@ -1,19 +1,15 @@
-import type { RefillConfig } from '../limiter/credits';
+import type { RefillConfig } from '../domain/credits';
+import { copyDetails, KEY_DETAIL_NAMES, type KeyDetails, type KeyRecord } from '../domain/key';
+import type { ApiRecord } from '../domain/records';
 import { ratelimitOutput, type RatelimitOutput } from '../limiter/ratelimitConfig';
-import type { ApiRecord, KeyRecord } from '../store/records';
 
 /** A key as clients see it: never the hash, never the plaintext. */
-export interface KeyView {
+export interface KeyView extends KeyDetails {
   id: string;
   start: string;
   workspaceId: string;
   apiId: string;
-  name?: string;
-  ownerId?: string;
-  meta?: Record<string, unknown>;
   createdAt: number;
-  updatedAt?: number;
-  expires?: number;
   ratelimit?: RatelimitOutput;
   /** Usage credits left; absent for unlimited usage. */
   remaining?: number;
@@ -30,11 +26,7 @@ export function keyView(key: KeyRecord): KeyView {
     createdAt: key.createdAt,
     enabled: key.enabled,
   };
-  if (key.name !== undefined) view.name = key.name;
-  if (key.ownerId !== undefined) view.ownerId = key.ownerId;
-  if (key.meta !== undefined) view.meta = key.meta;
-  if (key.updatedAt !== undefined) view.updatedAt = key.updatedAt;
-  if (key.expires !== undefined) view.expires = key.expires;
+  copyDetails(view, key, KEY_DETAIL_NAMES);
   if (key.ratelimit !== undefined) view.ratelimit = ratelimitOutput(key.ratelimit);
   return view;
 }

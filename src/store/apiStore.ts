@@ -1,11 +1,15 @@
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
-import { invalidation, isStorableId, names } from './names';
-import { apiFromHash, type ApiRecord } from './records';
+import { invalidation, isStorableId, names, type Announce } from './names';
+import type { ApiRecord } from '../domain/records';
+import { apiFromHash } from './records';
 
 /** API records on the primary. */
 export class ApiStore {
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly announce: Announce,
+  ) {}
 
   async create(api: ApiRecord): Promise<void> {
     const ws = api.workspaceId;
@@ -68,7 +72,9 @@ export class ApiStore {
       names.invalidationChannel,
       invalidation.api(ws, apiId),
     );
-    return result === 1;
+    if (result !== 1) return false;
+    this.announce({ kind: 'api', workspaceId: ws, apiId });
+    return true;
   }
 
   /** The last step of a deletion, once no key is left. */

@@ -1,8 +1,9 @@
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
-import { invalidation, isStorableId, names } from './names';
-import type { CreditReset } from '../limiter/tokenBucket';
-import { keyFieldChanges, keyFromHash, type KeyFields, type KeyRecord } from './records';
+import { invalidation, isStorableId, names, type Announce } from './names';
+import type { CreditReset } from '../domain/credits';
+import type { KeyFields, KeyRecord } from '../domain/key';
+import { keyFieldChanges, keyFromHash } from './records';
 
 export interface NewKey {
   workspaceId: string;
@@ -69,7 +70,10 @@ function recordFields(key: NewKey): string[] {
 
 /** Key records and their indexes on the primary. */
 export class KeyStore {
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly announce: Announce,
+  ) {}
 
   async create(key: NewKey): Promise<CreateKeyOutcome> {
     const { workspaceId: ws, apiId, keyId, hash } = key;
@@ -88,7 +92,10 @@ export class KeyStore {
       invalidation.keyCreated(ws, hash),
       ...recordFields(key),
     );
-    if (result > 0) return 'created';
+    if (result > 0) {
+      this.announce({ kind: 'key', workspaceId: ws, hash, created: true });
+      return 'created';
+    }
     return result === -1 ? 'api_not_found' : 'hash_exists';
   }
 
@@ -123,7 +130,12 @@ export class KeyStore {
       );
     }
     const [status, item] = await this.redis.importKeysV1(keyNames.length, ...keyNames, ...args);
-    if (status === 1) return 'imported';
+    if (status === 1) {
+      for (const key of keys) {
+        this.announce({ kind: 'key', workspaceId: ws, hash: key.hash, created: true });
+      }
+      return 'imported';
+    }
     return {
       failure: status === -1 ? 'api_not_found' : 'hash_exists',
       index: (item as number) - 1,
@@ -216,7 +228,10 @@ export class KeyStore {
         ...args,
       );
       if (result === -1) return undefined;
-      if (result === 1) return this.get(ws, keyId);
+      if (result === 1) {
+        this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
+        return this.get(ws, keyId);
+      }
     }
     throw new Error(`updateKey ${keyId}: version kept changing over ${MAX_CAS_ATTEMPTS} attempts`);
   }
@@ -238,6 +253,7 @@ export class KeyStore {
       );
       if (result === -1) return false;
       if (result === 1) {
+        this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
         if (current.credits) await this.deleteCredits(keyId);
         return true;
       }

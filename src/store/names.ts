@@ -64,6 +64,13 @@ export type Invalidation =
   | { kind: 'root'; hash: string }
   | { kind: 'ns'; workspaceId: string; name: string };
 
+/**
+ * Told of every invalidation a store write has published (or, for a namespace's creation, that
+ * this node alone must apply): the node applies it to its own caches at once, so a write is
+ * read back on the node that made it without waiting for its own message to come round.
+ */
+export type Announce = (message: Invalidation) => void;
+
 export function parseInvalidation(message: string): Invalidation | undefined {
   const [kind, a, b, c] = message.split(' ');
   if (kind === 'key' && a && b) return { kind, workspaceId: a, hash: b, created: c === 'created' };

@@ -1,28 +1,14 @@
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
-import { invalidation, isStorableId, names } from './names';
-
-export interface Namespace {
-  id: string;
-  name: string;
-}
-
-export interface Override {
-  id: string;
-  identifier: string;
-  limit: number;
-  duration: number;
-  async?: boolean;
-}
-
-/** A namespace with all its overrides, as a node keeps it in memory. */
-export interface NamespaceOverrides extends Namespace {
-  overrides: Override[];
-}
+import type { Namespace, NamespaceOverrides, Override } from '../domain/overrides';
+import { invalidation, isStorableId, names, type Announce } from './names';
 
 /** Rate-limit namespaces and their overrides on the primary, all under the workspace's tag. */
 export class RatelimitStore {
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly announce: Announce,
+  ) {}
 
   /** The namespace's id, creating the namespace on first use. */
   async ensureNamespace(ws: string, name: string, newId: string, now: number): Promise<Namespace> {
@@ -33,6 +19,9 @@ export class RatelimitStore {
       name,
       now,
     );
+    // Nothing is published: other nodes may go on believing the namespace unused until their
+    // entry expires, which only costs them an idempotent ensureNamespace of their own.
+    this.announce({ kind: 'ns', workspaceId: ws, name });
     return { id, name };
   }
 
@@ -76,7 +65,9 @@ export class RatelimitStore {
       names.invalidationChannel,
       invalidation.namespace(ws, namespace.name),
     );
-    return id === '' ? undefined : id;
+    if (id === '') return undefined;
+    this.announce({ kind: 'ns', workspaceId: ws, name: namespace.name });
+    return id;
   }
 
   async getOverride(
@@ -98,7 +89,9 @@ export class RatelimitStore {
         .publish(names.invalidationChannel, invalidation.namespace(ws, namespace.name))
         .exec(),
     ) as [number];
-    return deleted === 1;
+    if (deleted !== 1) return false;
+    this.announce({ kind: 'ns', workspaceId: ws, name: namespace.name });
+    return true;
   }
 
   /** A page of overrides ordered by identifier, after `after`, with the exact total. */

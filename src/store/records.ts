@@ -1,65 +1,20 @@
-import type { RefillConfig, RefillInterval } from '../limiter/credits';
-import type { RatelimitConfig, RatelimitType } from '../limiter/ratelimitConfig';
+import type { RefillInterval } from '../domain/credits';
+import {
+  KEY_DETAIL_NAMES,
+  KEY_DETAIL_RULES,
+  type KeyDetailName,
+  type KeyDetails,
+  type KeyFields,
+  type KeyRecord,
+} from '../domain/key';
+import type { RatelimitType } from '../domain/ratelimit';
+import type { ApiRecord, RootKeyRecord } from '../domain/records';
 
 /**
- * Records as the code sees them, and their Redis hash form. Hash fields are flat strings so that
- * `redis-cli HGETALL` shows a record as it is; absent optional fields are absent from the hash.
+ * Records in their Redis hash form. Hash fields are flat strings so that `redis-cli HGETALL`
+ * shows a record as it is; absent optional fields are absent from the hash.
  */
-export interface KeyRecord {
-  id: string;
-  workspaceId: string;
-  apiId: string;
-  hash: string;
-  start: string;
-  name?: string;
-  ownerId?: string;
-  meta?: Record<string, unknown>;
-  createdAt: number;
-  updatedAt?: number;
-  expires?: number;
-  enabled: boolean;
-  ratelimit?: RatelimitConfig;
-  /**
-   * Present when the key has usage credits. Their count lives in its own hash (names.credits);
-   * `reset` is the latest "set remaining to N" (createKey, updateKey), kept here so that such a
-   * write is one atomic write of the record, applied to the hash the next time it is used.
-   */
-  credits?: { refill?: RefillConfig; reset: { nonce: string; value: number; at: number } };
-  /** Bumped by every write; updates and deletes compare-and-set on it. */
-  version: number;
-  /** Position in the API's creation order. */
-  seq: number;
-}
-
-export interface ApiRecord {
-  id: string;
-  workspaceId: string;
-  name: string;
-  createdAt: number;
-  deletedAt?: number;
-}
-
-export interface RootKeyRecord {
-  id: string;
-  workspaceId: string;
-  name?: string;
-  permissions: string[];
-  createdAt: number;
-}
-
 type Hash = Record<string, string>;
-
-/** The mutable part of a key: what createKey sets and updateKey may change or clear. */
-export interface KeyFields {
-  name?: string | null;
-  ownerId?: string | null;
-  meta?: Record<string, unknown> | null;
-  expires?: number | null;
-  enabled?: boolean;
-  ratelimit?: RatelimitConfig | null;
-  /** null: unlimited usage; refill null: credits that never refill; resetTo: set remaining. */
-  credits?: { refill?: RefillConfig | null; resetTo?: number } | null;
-}
 
 export interface FieldChanges {
   set: [string, string][];
@@ -87,18 +42,11 @@ export function keyFieldChanges(fields: KeyFields, resetNonce = '', now = 0): Fi
     if (value === null) changes.del.push(field);
     else changes.set.push([field, value]);
   };
-  put('name', fields.name);
-  put('ownerId', fields.ownerId);
-  put(
-    'meta',
-    fields.meta === undefined || fields.meta === null ? fields.meta : JSON.stringify(fields.meta),
-  );
-  put(
-    'expires',
-    fields.expires === undefined || fields.expires === null
-      ? fields.expires
-      : String(fields.expires),
-  );
+  for (const name of KEY_DETAIL_NAMES) {
+    if (!KEY_DETAIL_RULES[name].input) continue;
+    const value = fields[name as Exclude<KeyDetailName, 'updatedAt'>];
+    put(name, value === undefined || value === null ? value : storedDetail(name, value));
+  }
   put('enabled', fields.enabled === undefined ? undefined : fields.enabled ? '1' : '0');
   if (fields.ratelimit === null) changes.del.push(...RATELIMIT_FIELDS);
   else if (fields.ratelimit) {
@@ -134,6 +82,16 @@ export function keyFieldChanges(fields: KeyFields, resetNonce = '', now = 0): Fi
   return changes;
 }
 
+function storedDetail(name: KeyDetailName, value: NonNullable<KeyDetails[KeyDetailName]>): string {
+  return KEY_DETAIL_RULES[name].stored === 'json' ? JSON.stringify(value) : String(value);
+}
+
+function setDetail(record: KeyDetails, name: KeyDetailName, stored: string): void {
+  const rule = KEY_DETAIL_RULES[name].stored;
+  const value = rule === 'json' ? JSON.parse(stored) : rule === 'number' ? Number(stored) : stored;
+  (record as Record<KeyDetailName, unknown>)[name] = value;
+}
+
 function optionalNumber(value: string | undefined): number | undefined {
   return value === undefined ? undefined : Number(value);
 }
@@ -151,13 +109,10 @@ export function keyFromHash(hash: Hash): KeyRecord | undefined {
     version: Number(hash.version),
     seq: Number(hash.seq),
   };
-  if (hash.name !== undefined) record.name = hash.name;
-  if (hash.ownerId !== undefined) record.ownerId = hash.ownerId;
-  if (hash.meta !== undefined) record.meta = JSON.parse(hash.meta) as Record<string, unknown>;
-  const updatedAt = optionalNumber(hash.updatedAt);
-  if (updatedAt !== undefined) record.updatedAt = updatedAt;
-  const expires = optionalNumber(hash.expires);
-  if (expires !== undefined) record.expires = expires;
+  for (const name of KEY_DETAIL_NAMES) {
+    const stored = hash[name];
+    if (stored !== undefined) setDetail(record, name, stored);
+  }
   if (hash.rlType !== undefined) {
     record.ratelimit = {
       type: hash.rlType as RatelimitType,

@@ -1,7 +1,8 @@
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
 import { invalidation, names } from './names';
-import { rootKeyFromHash, type RootKeyRecord } from './records';
+import type { RootKeyRecord } from '../domain/records';
+import { rootKeyFromHash } from './records';
 
 /**
  * Root keys live under their hash (`keyward:rootkey:{<sha256>}`), since a request presents the key

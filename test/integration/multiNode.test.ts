@@ -157,7 +157,7 @@ describe('changes reach every node within 100 ms', () => {
     });
     try {
       await connectRedis(redis);
-      const outcome = await new KeyStore(redis).create({
+      const outcome = await new KeyStore(redis, () => undefined).create({
         workspaceId: topology.workspaceId,
         apiId,
         keyId: newId('key'),

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { BadRequestError } from '../../src/errors';
+import type { RatelimitConfig } from '../../src/domain/ratelimit';
 import {
   normalizeRatelimit,
   ratelimitOutput,
-  type RatelimitConfig,
   type RatelimitInput,
 } from '../../src/limiter/ratelimitConfig';
 

@@ -1,6 +1,19 @@
 import type { ErrorObject } from 'ajv';
 import { BadRequestError } from '../../src/errors';
-import { schemas } from '../../src/http/schemas';
+import { getApi as getApiOperation } from '../../src/operations/apis/getApi';
+import { listKeys as listKeysOperation } from '../../src/operations/apis/listKeys';
+import { createKey as createKeyOperation } from '../../src/operations/keys/createKey';
+import { updateKey as updateKeyOperation } from '../../src/operations/keys/updateKey';
+import { verifyKey as verifyKeyOperation } from '../../src/operations/keys/verifyKey';
+
+type QuerySchema = { properties: Readonly<Record<string, { type?: unknown }>> };
+const schemas = {
+  'keys.createKey': createKeyOperation.input,
+  'keys.updateKey': updateKeyOperation.input,
+  'keys.verifyKey': verifyKeyOperation.input,
+  'apis.getApi': getApiOperation.input as QuerySchema,
+  'apis.listKeys': listKeysOperation.input as QuerySchema,
+};
 import { compile, decodeQuery, describe as describeError } from '../../src/http/validation';
 
 const createKey = compile<Record<string, unknown>>(schemas['keys.createKey']);

@@ -1,0 +1,111 @@
+import type { Logger } from 'pino';
+import { newId } from '../keys/ids';
+import type { Metrics } from '../observability/metrics';
+import type { RequestState } from './context';
+import { errorResponse } from './errorResponse';
+import { accessLogger, recordRequest, SECURITY_HEADERS } from './requestLog';
+
+/** A JSON answer: what an operation returned, or the error envelope of what it threw. */
+export interface Answer {
+  status: number;
+  headers?: Readonly<Record<string, string>>;
+  body: object;
+}
+
+/** One request on its way through the lifecycle, whichever door took it. */
+export interface Exchange {
+  readonly method: string;
+  readonly path: string;
+  readonly started: bigint;
+  readonly state: RequestState;
+  /** Headers every answer to this request carries, in the order they go out. */
+  readonly headers: Record<string, string>;
+  /** The status that went out, set by the door once it has answered. */
+  status: number;
+}
+
+/**
+ * A cross-cutting step of every request, through either door. Steps are synchronous hooks, not
+ * an onion of async middleware: the verification path runs them on every request, and each
+ * awaited layer would cost it a promise and a turn of the microtask queue.
+ */
+export interface LifecycleStep {
+  /** Before the route runs: may add headers that every answer carries. */
+  enter?(exchange: Exchange): void;
+  /** Once the answer has gone out: logs and metrics. */
+  finish?(exchange: Exchange): void;
+}
+
+/**
+ * The one request lifecycle of a node: a request id, the steps (security headers, access log
+ * and metrics by default), and errors turned into the envelope. The Koa app and the data plane
+ * both run every request through it, so a step added here reaches both.
+ */
+export class Lifecycle {
+  private readonly enters: readonly ((exchange: Exchange) => void)[];
+  private readonly finishes: readonly ((exchange: Exchange) => void)[];
+
+  constructor(
+    steps: readonly LifecycleStep[],
+    private readonly errors: { docsUrl: string; logger: Logger },
+  ) {
+    this.enters = steps.flatMap((step) => (step.enter ? [step.enter.bind(step)] : []));
+    this.finishes = steps.flatMap((step) => (step.finish ? [step.finish.bind(step)] : []));
+  }
+
+  begin(method: string, path: string, operation?: string): Exchange {
+    const requestId = newId('req');
+    const exchange: Exchange = {
+      method,
+      path,
+      started: process.hrtime.bigint(),
+      state: { requestId, operation, logFields: {} },
+      headers: { 'X-Request-Id': requestId },
+      status: 500,
+    };
+    for (const enter of this.enters) enter(exchange);
+    return exchange;
+  }
+
+  /**
+   * Runs the route. Whatever it throws becomes the error envelope; `undefined` means the route
+   * wrote its own answer (a page of the Koa app).
+   */
+  async run(
+    exchange: Exchange,
+    route: () => Promise<Answer | undefined>,
+  ): Promise<Answer | undefined> {
+    try {
+      return await route();
+    } catch (thrown) {
+      return this.fail(exchange, thrown);
+    }
+  }
+
+  fail(exchange: Exchange, thrown: unknown): Answer {
+    const { docsUrl, logger } = this.errors;
+    return errorResponse(thrown, exchange.state.requestId, docsUrl, logger);
+  }
+
+  finish(exchange: Exchange, status: number): void {
+    exchange.status = status;
+    for (const finish of this.finishes) finish(exchange);
+  }
+}
+
+/** What every node runs for every request, in this order. */
+export function defaultSteps(logger: Logger, metrics: Metrics): LifecycleStep[] {
+  const accessLog = accessLogger(logger);
+  return [
+    {
+      enter(exchange) {
+        Object.assign(exchange.headers, SECURITY_HEADERS);
+      },
+    },
+    {
+      finish(exchange) {
+        recordRequest(accessLog, metrics, exchange.state, exchange);
+      },
+    },
+  ];
+}

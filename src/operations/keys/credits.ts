@@ -1,0 +1,55 @@
+import type { KeyRecord } from '../../domain/key';
+import { creditsAt, latestRefillPoint } from '../../limiter/credits';
+import type { CreditSpend } from '../../limiter/tokenBucket';
+import type { Services } from '../services';
+import { keyView, type KeyView } from '../views';
+
+/**
+ * What the credits are worth now: the record's latest "set remaining" if the hash has not
+ * applied it yet, then any refill point that passed since.
+ */
+async function currentCredits(
+  deps: Pick<Services, 'keys' | 'now'>,
+  key: KeyRecord,
+): Promise<{ remaining: number; lastRefillAt: number } | undefined> {
+  if (!key.credits) return undefined;
+  const { reset, refill } = key.credits;
+  const stored = await deps.keys.readCredits(key.id);
+  const applied =
+    stored && stored.appliedReset === reset.nonce
+      ? stored
+      : { remaining: reset.value, lastRefillAt: reset.at };
+  return creditsAt(deps.now(), applied, refill);
+}
+
+/** The credits a verification (or a zero-cost look) spends, with what the script must apply. */
+export function creditSpend(
+  now: number,
+  key: Pick<KeyRecord, 'credits'>,
+  cost: number,
+): CreditSpend | undefined {
+  if (!key.credits) return undefined;
+  const { refill, reset } = key.credits;
+  return {
+    cost,
+    reset,
+    ...(refill
+      ? { refill: { boundary: latestRefillPoint(now, refill), amount: refill.amount } }
+      : {}),
+  };
+}
+
+/** A key as clients see it, with its credits as they stand now. */
+export async function viewWithCredits(
+  deps: Pick<Services, 'keys' | 'now'>,
+  key: KeyRecord,
+): Promise<KeyView> {
+  const view = keyView(key);
+  const credits = await currentCredits(deps, key);
+  if (credits) {
+    view.remaining = credits.remaining;
+    if (key.credits?.refill)
+      view.refill = { ...key.credits.refill, lastRefillAt: credits.lastRefillAt };
+  }
+  return view;
+}

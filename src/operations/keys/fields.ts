@@ -1,0 +1,83 @@
+import type { RefillConfig } from '../../domain/credits';
+import type { KeyFields } from '../../domain/key';
+import { BadRequestError } from '../../errors';
+import { normalizeRatelimit, type RatelimitInput } from '../../limiter/ratelimitConfig';
+import { checkMeta } from '../limits';
+
+/** The key fields a client may send, to createKey, updateKey or migrations.createKeys. */
+export interface KeyFieldsInput {
+  name?: string | null;
+  ownerId?: string | null;
+  /** v1's newer name for ownerId. */
+  externalId?: string | null;
+  meta?: Record<string, unknown> | null;
+  expires?: number | null;
+  enabled?: boolean;
+  ratelimit?: RatelimitInput | null;
+  /** Usage credits; null (on update) makes usage unlimited. */
+  remaining?: number | null;
+  refill?: RefillConfig | null;
+}
+
+/** `ownerId` or its newer v1 name `externalId`; both at once must agree. */
+export function ownerIdOf(input: {
+  ownerId?: string | null;
+  externalId?: string | null;
+}): string | null | undefined {
+  if (input.externalId === undefined) return input.ownerId;
+  if (input.ownerId !== undefined && input.ownerId !== input.externalId) {
+    throw new BadRequestError('externalId: must equal ownerId when both are given');
+  }
+  return input.externalId;
+}
+
+function checkRefill(refill: RefillConfig | null | undefined): void {
+  if (refill && refill.refillDay !== undefined && refill.interval !== 'monthly') {
+    throw new BadRequestError('refill.refillDay: only allowed with interval monthly');
+  }
+}
+
+/**
+ * The key fields an input sets. `hadCredits` says whether the key has usage credits already, since
+ * a refill needs credits to refill (as in Unkey v1).
+ */
+export function toKeyFields(input: KeyFieldsInput, now: number, hadCredits: boolean): KeyFields {
+  if (input.expires !== undefined && input.expires !== null && input.expires <= now) {
+    throw new BadRequestError('expires: must be in the future');
+  }
+  const fields: KeyFields = {};
+  if (input.name !== undefined) fields.name = input.name;
+  const ownerId = ownerIdOf(input);
+  if (ownerId !== undefined) fields.ownerId = ownerId;
+  if (input.meta !== undefined && input.meta !== null) checkMeta(input.meta);
+  if (input.meta !== undefined) fields.meta = input.meta;
+  if (input.expires !== undefined) fields.expires = input.expires;
+  if (input.enabled !== undefined) fields.enabled = input.enabled;
+  if (input.ratelimit !== undefined) {
+    fields.ratelimit = input.ratelimit === null ? null : normalizeRatelimit(input.ratelimit);
+  }
+  checkRefill(input.refill);
+  if (input.remaining === null) {
+    if (input.refill) throw new BadRequestError('refill: requires remaining');
+    fields.credits = null;
+  } else if (input.remaining !== undefined || input.refill !== undefined) {
+    if (input.remaining === undefined && !hadCredits && input.refill) {
+      throw new BadRequestError('refill: requires remaining');
+    }
+    if (input.remaining !== undefined || hadCredits) {
+      fields.credits = {
+        ...(input.refill !== undefined ? { refill: input.refill } : {}),
+        ...(input.remaining !== undefined ? { resetTo: input.remaining } : {}),
+      };
+    }
+  }
+  return fields;
+}
+
+/** The fields of a new key (created or imported): enabled unless it says otherwise. */
+export function newKeyFields(input: KeyFieldsInput, now: number, path = 'remaining'): KeyFields {
+  if (input.remaining === null) throw new BadRequestError(`${path}: must be integer`);
+  const fields = toKeyFields(input, now, false);
+  fields.enabled = input.enabled ?? true;
+  return fields;
+}

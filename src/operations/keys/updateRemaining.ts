@@ -1,0 +1,59 @@
+import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../errors';
+import { defineOperation } from '../operation';
+import { id, LIMIT_MAX, object } from '../schemas';
+import { creditSpend } from './credits';
+import { loadKey } from './loadKey';
+
+interface UpdateRemainingInput {
+  keyId: string;
+  op: 'increment' | 'decrement' | 'set';
+  value: number;
+}
+
+export const updateRemaining = defineOperation({
+  name: 'keys.updateRemaining',
+  method: 'POST',
+  plane: 'management',
+  summary: "Sets, increments or decrements a key's usage credits, atomically with verifications.",
+  permission: { resource: 'api', action: 'update_key', scope: 'resource' },
+  input: {
+    type: 'object',
+    required: ['keyId', 'op', 'value'],
+    properties: {
+      keyId: id,
+      op: { type: 'string', enum: ['increment', 'decrement', 'set'] },
+      value: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
+    },
+  },
+  output: object({ remaining: { type: 'integer' } }, ['remaining']),
+  uses: ['keys', 'directory', 'now'],
+  async handle(deps, caller, input: UpdateRemainingInput): Promise<{ remaining: number }> {
+    const key = await loadKey(deps, caller, input.keyId, 'update_key');
+    const now = deps.now();
+    const spend = creditSpend(now, key, 0);
+    if (!spend) {
+      if (input.op !== 'set') {
+        throw new PreconditionFailedError(
+          `key ${key.id} has unlimited usage: set remaining before incrementing or decrementing it`,
+        );
+      }
+      // "set" gives a key with unlimited usage its credits: one record write, as updateKey does.
+      const fields = { credits: { resetTo: input.value } };
+      if (!(await deps.keys.update(key.workspaceId, key.id, fields, now))) {
+        throw new NotFoundError(`key ${key.id} not found`);
+      }
+      return { remaining: input.value };
+    }
+    const result = await deps.keys.updateCredits(
+      key.id,
+      input.op,
+      input.value,
+      spend.refill,
+      spend.reset,
+    );
+    if (result === 'would_go_negative') {
+      throw new BadRequestError('value: decrementing by this much would make remaining negative');
+    }
+    return { remaining: result };
+  },
+});

@@ -1,0 +1,65 @@
+import { copyDetails, VERDICT_DETAIL_NAMES, type VerifiableKey } from '../../domain/key';
+import { DECIDED_AT } from '../../limiter/tokenBucket';
+import { rateLimitHeaders } from '../rateLimitHeaders';
+
+export type VerificationCode =
+  | 'VALID'
+  | 'NOT_FOUND'
+  | 'FORBIDDEN'
+  | 'DISABLED'
+  | 'EXPIRED'
+  | 'RATE_LIMITED'
+  | 'INSUFFICIENT_PERMISSIONS'
+  | 'USAGE_EXCEEDED'
+  | 'LIMITER_UNAVAILABLE';
+
+/** verifyKey's answer: always a 200, whatever the verdict. */
+export interface Verification extends Partial<
+  Pick<VerifiableKey, (typeof VERDICT_DETAIL_NAMES)[number]>
+> {
+  valid: boolean;
+  code: VerificationCode;
+  keyId?: string;
+  /** Usage credits left after this verification. */
+  remaining?: number;
+  /** false: the rate limit and credits could not be checked (their Redis was unreachable). */
+  evaluated?: false;
+  [DECIDED_AT]?: number;
+  ratelimit?:
+    | { limit: number; remaining: number; reset: number }
+    /** The bucket could not be reached: nothing was counted. */
+    | { limit: number; evaluated: false };
+  enabled?: boolean;
+  requestId: string;
+}
+
+/** The verdict on a found key: its identity and details, in the order the answer shows them. */
+export function verdict(
+  key: VerifiableKey,
+  code: VerificationCode,
+  requestId: string,
+): Verification {
+  const result: Verification = {
+    valid: code === 'VALID',
+    code,
+    keyId: key.id,
+    enabled: key.enabled,
+    requestId,
+  };
+  copyDetails(result, key, VERDICT_DETAIL_NAMES);
+  return result;
+}
+
+/** RateLimit-* headers of a verification that carried a rate limit. */
+export function verificationHeaders(
+  verification: Verification,
+  now: number,
+): Record<string, string> {
+  const { ratelimit } = verification;
+  if (!ratelimit || !('remaining' in ratelimit)) return {};
+  return rateLimitHeaders(
+    ratelimit,
+    verification.code === 'RATE_LIMITED',
+    verification[DECIDED_AT] ?? now,
+  );
+}

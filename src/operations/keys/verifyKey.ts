@@ -1,0 +1,147 @@
+import { isGranted, permissionFor } from '../../auth/permissions';
+import { BadRequestError } from '../../errors';
+import { hashKey } from '../../keys/keyMaterial';
+import type { BucketDecision } from '../../limiter/tokenBucket';
+import { DECIDED_AT } from '../../limiter/tokenBucket';
+import { isRedisUnavailable } from '../../redis/failures';
+import { defineOperation, requirePermission, type Caller } from '../operation';
+import { cost, id, plaintextKey } from '../schemas';
+import type { Services } from '../services';
+import { creditSpend } from './credits';
+import { permissionQuerySchema, satisfies, type PermissionQuery } from './permissionQuery';
+import { verdict, verificationHeaders, type Verification } from './verification';
+
+export interface VerifyKeyInput {
+  key: string;
+  apiId?: string;
+  ratelimit?: { cost?: number };
+  remaining?: { cost?: number };
+  authorization?: { permissions: PermissionQuery };
+}
+
+type VerifyDeps = Pick<Services, 'directory' | 'limiter' | 'limiterFailure' | 'now'>;
+
+/**
+ * The hot path. Checks run in the contract's order and the first failure decides; the rate limit
+ * runs last, so a key refused for any other reason spends no token.
+ */
+export async function decideVerification(
+  deps: VerifyDeps,
+  caller: Caller,
+  input: VerifyKeyInput,
+): Promise<Verification> {
+  if ('ratelimits' in input) {
+    throw new BadRequestError('ratelimits: named rate limits are not supported by this server');
+  }
+  if (input.apiId !== undefined)
+    requirePermission(caller, permissionFor('api', input.apiId, 'verify_key'));
+  // Judged before the lookup: a malformed query is a 400 whether or not the key exists, and the
+  // answer does not depend on the key (keys hold no permissions yet).
+  const permissionsHeld = input.authorization ? satisfies(input.authorization.permissions) : true;
+  const key = await deps.directory.keyByHash(caller.rootKey.workspaceId, hashKey(input.key));
+  if (!key) return { valid: false, code: 'NOT_FOUND', requestId: caller.requestId };
+  if (input.apiId === undefined)
+    requirePermission(caller, permissionFor('api', key.apiId, 'verify_key'));
+  caller.logFields.keyId = key.id;
+  if (key.ratelimit) caller.logFields.mode = key.ratelimit.type;
+  if (
+    input.apiId !== undefined &&
+    input.apiId !== key.apiId &&
+    !isGranted(caller.rootKey.permissions, permissionFor('api', key.apiId, 'verify_key'))
+  ) {
+    // A root key scoped to other APIs learns nothing about this key, not even its state.
+    return { valid: false, code: 'FORBIDDEN', requestId: caller.requestId };
+  }
+
+  const { requestId } = caller;
+  if (!key.enabled) return verdict(key, 'DISABLED', requestId);
+  if (input.apiId !== undefined && input.apiId !== key.apiId)
+    return verdict(key, 'FORBIDDEN', requestId);
+  if (key.expires !== undefined && key.expires <= deps.now())
+    return verdict(key, 'EXPIRED', requestId);
+  if (!permissionsHeld) return verdict(key, 'INSUFFICIENT_PERMISSIONS', requestId);
+  if (!key.ratelimit && !key.credits) return verdict(key, 'VALID', requestId);
+
+  const credits = creditSpend(deps.now(), key, input.remaining?.cost ?? 1);
+  let decision: BucketDecision;
+  try {
+    decision = await deps.limiter.check(key.id, key.ratelimit, input.ratelimit?.cost ?? 1, credits);
+  } catch (error) {
+    if (!isRedisUnavailable(error)) throw error;
+    // Never an ordinary VALID: the caller learns the limit was not evaluated, whatever the policy.
+    const result = verdict(
+      key,
+      deps.limiterFailure === 'open' ? 'VALID' : 'LIMITER_UNAVAILABLE',
+      requestId,
+    );
+    result.evaluated = false;
+    if (key.ratelimit) result.ratelimit = { limit: key.ratelimit.limit, evaluated: false };
+    return result;
+  }
+  const code = decision.allowed
+    ? 'VALID'
+    : decision.usageExceeded
+      ? 'USAGE_EXCEEDED'
+      : 'RATE_LIMITED';
+  const result = verdict(key, code, requestId);
+  if (key.ratelimit) {
+    result.ratelimit = {
+      limit: decision.limit,
+      remaining: decision.remaining,
+      reset: decision.reset,
+    };
+  }
+  if (decision.creditsRemaining !== undefined) result.remaining = decision.creditsRemaining;
+  result[DECIDED_AT] = decision.now;
+  return result;
+}
+
+export const verifyKey = defineOperation({
+  name: 'keys.verifyKey',
+  method: 'POST',
+  plane: 'data',
+  summary:
+    "Verifies a key and spends its rate limit and credits: always a 200 with the verdict's code.",
+  permission: { resource: 'api', action: 'verify_key', scope: 'resource' },
+  input: {
+    type: 'object',
+    required: ['key'],
+    properties: {
+      key: plaintextKey,
+      apiId: id,
+      ratelimit: cost,
+      remaining: cost,
+      authorization: {
+        type: 'object',
+        required: ['permissions'],
+        properties: { permissions: permissionQuerySchema },
+      },
+    },
+  },
+  output: {
+    type: 'object',
+    required: ['valid', 'code', 'requestId'],
+    properties: {
+      valid: { type: 'boolean' },
+      code: { type: 'string' },
+      keyId: { type: 'string' },
+      name: { type: 'string' },
+      ownerId: { type: 'string' },
+      meta: { type: 'object' },
+      expires: { type: 'integer' },
+      remaining: { type: 'integer' },
+      ratelimit: { type: 'object' },
+      enabled: { type: 'boolean' },
+      evaluated: { const: false },
+      requestId: { type: 'string' },
+    },
+  },
+  uses: ['directory', 'limiter', 'limiterFailure', 'now', 'metrics', 'recent'],
+  async handle(deps, caller, input: VerifyKeyInput): Promise<Verification> {
+    const verification = await decideVerification(deps, caller, input);
+    deps.metrics.verification(verification.code, caller.logFields.mode ?? 'none');
+    if (verification.keyId) deps.recent.record(verification.keyId, verification.code, deps.now());
+    return verification;
+  },
+  headers: verificationHeaders,
+});

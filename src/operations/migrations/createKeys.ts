@@ -1,0 +1,108 @@
+import { BadRequestError, ConflictError, NotFoundError } from '../../errors';
+import { newId } from '../../keys/ids';
+import { hashKey, startOf } from '../../keys/keyMaterial';
+import type { NewKey } from '../../store/keyStore';
+import { newKeyFields, type KeyFieldsInput } from '../keys/fields';
+import { defineOperation } from '../operation';
+import { id, newKeyFields as newKeyFieldsSchema, object, plaintextKey } from '../schemas';
+
+export interface ImportedKey extends KeyFieldsInput {
+  apiId: string;
+  /** The key as users hold it; or, when only its hash is known, `hash`. */
+  plaintext?: string;
+  hash?: { value: string; variant: 'sha256_base64' };
+  prefix?: string;
+  /** How to show the key when only its hash is imported. */
+  start?: string;
+}
+
+const SHA256_BASE64 = /^[A-Za-z0-9+/]{43}=$/;
+
+function material(item: ImportedKey, index: number): { hash: string; start: string } {
+  if ((item.plaintext === undefined) === (item.hash === undefined)) {
+    throw new BadRequestError(`[${index}]: give either plaintext or hash`);
+  }
+  if (item.hash) {
+    if (!SHA256_BASE64.test(item.hash.value)) {
+      throw new BadRequestError(`[${index}].hash.value: must be a base64 SHA-256 (44 characters)`);
+    }
+    return { hash: item.hash.value, start: item.start ?? '' };
+  }
+  const plaintext = item.plaintext!;
+  const marker = item.prefix ? `${item.prefix}_` : undefined;
+  const start =
+    item.start ??
+    (marker && plaintext.startsWith(marker)
+      ? startOf(item.prefix, plaintext.slice(marker.length))
+      : startOf(undefined, plaintext));
+  return { hash: hashKey(plaintext), start };
+}
+
+/**
+ * Moves existing keys in without their users changing them: up to 100 keys, by plaintext or by
+ * hash, all created or none (a hash seen twice in the batch, or already stored, is 409).
+ */
+export const createKeys = defineOperation({
+  name: 'migrations.createKeys',
+  method: 'POST',
+  plane: 'management',
+  summary: 'Imports up to 100 existing keys, by plaintext or by hash: all of them or none.',
+  permission: {
+    resource: 'api',
+    action: 'create_key',
+    scope: 'input',
+    ids: (input: ImportedKey[]) => input.map((item) => item.apiId),
+  },
+  input: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 100,
+    items: {
+      type: 'object',
+      required: ['apiId'],
+      properties: {
+        plaintext: plaintextKey,
+        hash: {
+          type: 'object',
+          required: ['value', 'variant'],
+          properties: {
+            value: { type: 'string', minLength: 1, maxLength: 64 },
+            variant: { type: 'string', enum: ['sha256_base64'] },
+          },
+        },
+        start: { type: 'string', maxLength: 32 },
+        ...newKeyFieldsSchema,
+      },
+    },
+  },
+  output: object({ keyIds: { type: 'array', items: id } }, ['keyIds']),
+  uses: ['keys', 'now'],
+  async handle(deps, caller, input: ImportedKey[]): Promise<{ keyIds: string[] }> {
+    const ws = caller.rootKey.workspaceId;
+    const now = deps.now();
+    const seen = new Set<string>();
+    const keys: NewKey[] = input.map((item, index) => {
+      const { hash, start } = material(item, index);
+      if (seen.has(hash))
+        throw new ConflictError(`[${index}]: the same key appears twice in this batch`);
+      seen.add(hash);
+      return {
+        workspaceId: ws,
+        apiId: item.apiId,
+        keyId: newId('key', now),
+        hash,
+        start,
+        createdAt: now,
+        fields: newKeyFields(item, now, `[${index}].remaining`),
+      };
+    });
+    const outcome = await deps.keys.importKeys(ws, keys);
+    if (outcome !== 'imported') {
+      const item = input[outcome.index]!;
+      if (outcome.failure === 'api_not_found')
+        throw new NotFoundError(`[${outcome.index}]: api ${item.apiId} not found`);
+      throw new ConflictError(`[${outcome.index}]: a key with this hash exists already`);
+    }
+    return { keyIds: keys.map((key) => key.keyId) };
+  },
+});

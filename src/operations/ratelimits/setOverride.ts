@@ -1,0 +1,50 @@
+import { NotFoundError } from '../../errors';
+import { newId } from '../../keys/ids';
+import { defineOperation } from '../operation';
+import { duration, id, identifier, namespaceRef, object, tokens } from '../schemas';
+import { exactlyOneNamespace, resolveNamespace, type NamespaceRef } from './namespaces';
+
+type SetOverrideInput = NamespaceRef & {
+  identifier: string;
+  limit: number;
+  duration: number;
+  async?: boolean;
+};
+
+export const setOverride = defineOperation({
+  name: 'ratelimits.setOverride',
+  method: 'POST',
+  plane: 'management',
+  summary: 'Creates or replaces the limit of an identifier (or an identifier prefix ending in *).',
+  permission: { resource: 'ratelimit', action: 'set_override', scope: 'resource' },
+  input: {
+    type: 'object',
+    required: ['identifier', 'limit', 'duration'],
+    properties: {
+      ...namespaceRef,
+      identifier,
+      limit: tokens,
+      duration,
+      async: { type: 'boolean' },
+    },
+  },
+  check: exactlyOneNamespace,
+  output: object({ overrideId: id }, ['overrideId']),
+  uses: ['ratelimits', 'now'],
+  async handle(deps, caller, input: SetOverrideInput): Promise<{ overrideId: string }> {
+    const namespace = await resolveNamespace(deps, caller, input, 'set_override', true);
+    const overrideId = await deps.ratelimits.setOverride(
+      caller.rootKey.workspaceId,
+      namespace,
+      {
+        identifier: input.identifier,
+        limit: input.limit,
+        duration: input.duration,
+        ...(input.async !== undefined ? { async: input.async } : {}),
+      },
+      newId('rlor'),
+    );
+    if (overrideId === undefined) throw new NotFoundError(`namespace ${namespace.name} not found`);
+    return { overrideId };
+  },
+});

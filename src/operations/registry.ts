@@ -1,0 +1,48 @@
+import { createApi } from './apis/createApi';
+import { deleteApi } from './apis/deleteApi';
+import { getApi } from './apis/getApi';
+import { listApis } from './apis/listApis';
+import { listKeys } from './apis/listKeys';
+import { createKey } from './keys/createKey';
+import { deleteKey } from './keys/deleteKey';
+import { getBucket } from './keys/getBucket';
+import { getKey } from './keys/getKey';
+import { getVerifications } from './keys/getVerifications';
+import { updateKey } from './keys/updateKey';
+import { updateRemaining } from './keys/updateRemaining';
+import { verifyKey } from './keys/verifyKey';
+import { createKeys } from './migrations/createKeys';
+import type { Operation } from './operation';
+import { deleteOverride } from './ratelimits/deleteOverride';
+import { getOverride } from './ratelimits/getOverride';
+import { limit } from './ratelimits/limit';
+import { listOverrides } from './ratelimits/listOverrides';
+import { setOverride } from './ratelimits/setOverride';
+
+/**
+ * Every RPC, in the order the reference lists them: the one table the HTTP routes, the OpenAPI
+ * document and the reference pages are derived from. A new operation is a module of its own,
+ * declared with defineOperation, and one line here.
+ */
+export const operations: readonly Operation[] = [
+  createApi,
+  getApi,
+  deleteApi,
+  listKeys,
+  createKey,
+  getKey,
+  verifyKey,
+  updateKey,
+  updateRemaining,
+  limit,
+  setOverride,
+  getOverride,
+  listOverrides,
+  deleteOverride,
+  createKeys,
+  // keyward's own additions, for the dashboard.
+  listApis,
+  getVerifications,
+  getBucket,
+  deleteKey,
+];
