@@ -1,6 +1,7 @@
 import type { RatelimitConfig } from '../domain/ratelimit';
 import { decide } from '../limiter/tokenBucket';
 import type { RedisClient } from '../redis/clients';
+import { redisTimeMs } from '../redis/clock';
 import { execResults } from '../redis/results';
 import { names } from '../store/names';
 
@@ -46,7 +47,7 @@ export async function probeBucket(
   ) as [(string | null)[], number, [string, string]];
   const [tokens, last] = fields;
   const exists = tokens !== null && tokens !== undefined && last !== null && last !== undefined;
-  const now = decision?.now ?? Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
+  const now = decision?.now ?? redisTimeMs(time);
   const full =
     decision !== undefined && ratelimit !== undefined && decision.remaining >= ratelimit.limit;
   return {

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { redisTimeMsExact } from '../redis/clock';
 import { loadScripts } from '../redis/scripts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -135,9 +136,9 @@ async function scriptsCheck(redis: Redis): Promise<{ status: CheckStatus; detail
 
 async function clockCheck(redis: Redis): Promise<{ status: CheckStatus; detail: string }> {
   const before = Date.now();
-  const [seconds, micros] = await redis.time();
+  const reply = await redis.time();
   const after = Date.now();
-  const redisMs = Number(seconds) * 1000 + Number(micros) / 1000;
+  const redisMs = redisTimeMsExact(reply);
   // The reading was taken somewhere within the round trip: its middle is the best guess.
   const skew = redisMs - (before + after) / 2;
   const detail = `TIME is ${skew >= 0 ? '+' : ''}${skew.toFixed(0)} ms from this machine's clock (±${((after - before) / 2).toFixed(0)} ms)`;

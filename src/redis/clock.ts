@@ -1,6 +1,24 @@
 import type { RedisClient as Redis } from './clients';
 
 /**
+ * TIME's reply: seconds and microseconds. They arrive as two strings, while ioredis declares
+ * `time()` as number[], so either is accepted; Number() reads both.
+ */
+export type RedisTimeReply = readonly (string | number)[];
+
+/** TIME as unix ms, in whole ms like Date.now() and the token-bucket script's own `now`. */
+export function redisTimeMs(reply: RedisTimeReply): number {
+  const [seconds, micros] = reply;
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+/** TIME as unix ms with the microseconds kept as a fraction: for measuring a clock's skew. */
+export function redisTimeMsExact(reply: RedisTimeReply): number {
+  const [seconds, micros] = reply;
+  return Number(seconds) * 1000 + Number(micros) / 1000;
+}
+
+/**
  * The primary's clock, as seen from this node: node clocks drift and may be wrong by minutes,
  * while every bucket already runs on Redis `TIME`. Expiry checks and timestamps use this clock too,
  * so every node reaches the same decision. The offset is re-measured in the background; the hot
@@ -33,9 +51,9 @@ export class RedisClock {
 
   async sync(): Promise<void> {
     const before = this.localClock();
-    const [seconds, micros] = await this.redis.time();
+    const reply = await this.redis.time();
     const after = this.localClock();
-    const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const redisNow = redisTimeMs(reply);
     // The reading was taken somewhere within the round trip; its middle is the best guess.
     this.offsetMs = redisNow - Math.round((before + after) / 2);
   }
