@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Cluster, Redis, Result } from 'ioredis';
+import { expandIncludes, luaFolder } from './luaIncludes';
 
 export const LUA_DIR = join(__dirname, '..', '..', 'lua');
 
@@ -33,14 +34,17 @@ interface ScriptFile {
   command: string;
   /** Undefined for variadic scripts (`-n.lua`), whose callers pass the count first. */
   numberOfKeys: number | undefined;
+  /** The text sent to Redis: the file with its includes expanded. */
   lua: string;
 }
 
 /**
  * `token-bucket-2.lua` → command `tokenBucketV1`, 2 keys (BullMQ's naming convention);
- * `import-keys-n.lua` → `importKeysV1`, with the number of keys given per call.
+ * `import-keys-n.lua` → `importKeysV1`, with the number of keys given per call. Includes are
+ * expanded here, once at start-up: a missing include or a cycle stops the node before it serves.
  */
 export function loadScripts(dir: string = LUA_DIR): ScriptFile[] {
+  const source = luaFolder(dir);
   return readdirSync(dir)
     .filter((file) => file.endsWith('.lua'))
     .map((file) => {
@@ -51,7 +55,7 @@ export function loadScripts(dir: string = LUA_DIR): ScriptFile[] {
       return {
         command: `${camel}V1`,
         numberOfKeys: keys === 'n' ? undefined : Number(keys),
-        lua: readFileSync(join(dir, file), 'utf8'),
+        lua: expandIncludes(file, source),
       };
     });
 }
