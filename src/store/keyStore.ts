@@ -163,9 +163,9 @@ export class KeyStore {
       value,
       refill?.boundary ?? '',
       refill?.amount ?? '',
-      reset.at,
       reset.nonce,
       reset.value,
+      reset.at,
     );
     return result === -1 ? 'would_go_negative' : result;
   }
