@@ -1,7 +1,10 @@
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
+import { resultDecoder } from '../redis/scriptTable';
 import { invalidation, isStorableId, names } from './names';
 import { apiFromHash, type ApiRecord } from './records';
+
+const tombstoneApiOutcome = resultDecoder('tombstoneApi');
 
 /** API records on the primary. */
 export class ApiStore {
@@ -68,7 +71,7 @@ export class ApiStore {
       names.invalidationChannel,
       invalidation.api(ws, apiId),
     );
-    return result === 1;
+    return tombstoneApiOutcome(result) === 'deleted';
   }
 
   /** The last step of a deletion, once no key is left. */

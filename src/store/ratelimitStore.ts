@@ -1,5 +1,6 @@
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
+import { resultDecoder } from '../redis/scriptTable';
 import { invalidation, isStorableId, names } from './names';
 
 export interface Namespace {
@@ -19,6 +20,8 @@ export interface Override {
 export interface NamespaceOverrides extends Namespace {
   overrides: Override[];
 }
+
+const setOverrideOutcome = resultDecoder('setOverride');
 
 /** Rate-limit namespaces and their overrides on the primary, all under the workspace's tag. */
 export class RatelimitStore {
@@ -76,7 +79,8 @@ export class RatelimitStore {
       names.invalidationChannel,
       invalidation.namespace(ws, namespace.name),
     );
-    return id === '' ? undefined : id;
+    // Any other answer is the override's id.
+    return setOverrideOutcome(id) === 'namespace_not_found' ? undefined : id;
   }
 
   async getOverride(
