@@ -9,7 +9,43 @@ import {
   type ScriptSpec,
 } from '../../src/redis/scriptTable';
 
+/**
+ * The SHA-1 of every script as sent to Redis (includes expanded). During a rolling upgrade old and
+ * new nodes share one Redis, each running the script text it shipped with on the same keys; a
+ * script that changes must do so on purpose, writing only what the previous release's scripts
+ * still read correctly. Change a pin only together with the script change it stands for.
+ */
+const PINNED_SHA1: Record<ScriptName, string> = {
+  tokenBucket: '52df3cf3df294af86bba93cf65d228f8c972858a',
+  updateCredits: 'a1fea2d1e024cc3e82b6f626d4728c22b9d6a634',
+  createKey: 'e29883a98ec1967abb50417dbca60616a0aa6a81',
+  importKeys: 'bec9a85cfdef6f6db36dd7ca504776f00ac87dec',
+  updateKey: 'd329bd3d4f69fdcb173f4389bc2b0f80e7699c1d',
+  deleteKey: '333cf262d8b182f0960e27be281d9de55db5d621',
+  tombstoneApi: 'c7fc6c9bb64d37baec9a87f3b0595d6abfb0f23e',
+  ensureNamespace: '253721fd84c089f96f30fd4721b599695a437d8e',
+  setOverride: 'd87513a82ed3fe011367eab83f7e4a5d9aad73f6',
+};
+
 const scripts = loadScripts();
+
+describe('pinned script SHA-1s', () => {
+  test.each(scripts.map((script) => [script.name, script] as const))('%s', (name, script) => {
+    const pinned = PINNED_SHA1[name];
+    if (script.sha1 !== pinned) {
+      throw new Error(
+        `lua/${SCRIPTS[name].file} (with its includes) now has SHA-1 ${script.sha1}, pinned ` +
+          `${pinned}. Nodes of the previous release keep running the old text on the same Redis ` +
+          'and keys: if the change is meant, check that they still read what it writes, then ' +
+          'update PINNED_SHA1 in test/unit/scriptTable.test.ts deliberately.',
+      );
+    }
+  });
+
+  test('every script of the table has a pin, and only those', () => {
+    expect(Object.keys(PINNED_SHA1).sort()).toEqual(Object.keys(SCRIPTS).sort());
+  });
+});
 
 describe('the script table', () => {
   const entries = Object.entries(SCRIPTS) as [ScriptName, ScriptSpec][];
