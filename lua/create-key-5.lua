@@ -17,22 +17,13 @@
     -1  the API does not exist or is being deleted
     -2  a key with this hash exists already
 ]]
-if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'deletedAt') == 1 then
-  return -1
-end
-if redis.call('HEXISTS', KEYS[3], ARGV[2]) == 1 then
-  return -2
-end
-local seq = redis.call('HINCRBY', KEYS[1], 'keySeq', 1)
-local fields = { 'seq', seq, 'version', 1 }
+--- @include "includes/insertKey"
+
+local key = {
+  api = KEYS[1], record = KEYS[2], apiKeys = KEYS[4], owner = KEYS[5],
+  keyId = ARGV[1], hash = ARGV[2], hasOwner = ARGV[4], message = ARGV[5], fields = {},
+}
 for i = 6, #ARGV do
-  fields[#fields + 1] = ARGV[i]
+  key.fields[i - 5] = ARGV[i]
 end
-redis.call('HSET', KEYS[2], unpack(fields))
-redis.call('HSET', KEYS[3], ARGV[2], ARGV[1])
-redis.call('ZADD', KEYS[4], seq, ARGV[1])
-if ARGV[4] == '1' then
-  redis.call('ZADD', KEYS[5], seq, ARGV[1])
-end
-redis.call('PUBLISH', ARGV[3], ARGV[5])
-return seq
+return keyRefusal(key, KEYS[3]) or insertKey(key, KEYS[3], ARGV[3])

@@ -10,22 +10,20 @@
   ARGV[3]  invalidation message
   ARGV[4]  "1" when the key has an owner index entry
 
-  Returns 1 on success, -1 when the key does not exist, -2 when its version moved on (read again).
+  Returns 1 when the key and its index entries are gone, -1 when the key does not exist, -2 when
+  its version moved on (read again).
 ]]
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return -1
-end
-if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then
-  return -2
-end
-local record = redis.call('HMGET', KEYS[1], 'id', 'hash')
-redis.call('DEL', KEYS[1])
-if redis.call('HGET', KEYS[2], record[2]) == record[1] then
-  redis.call('HDEL', KEYS[2], record[2])
-end
-redis.call('ZREM', KEYS[3], record[1])
-if ARGV[4] == '1' then
-  redis.call('ZREM', KEYS[4], record[1])
-end
-redis.call('PUBLISH', ARGV[2], ARGV[3])
-return 1
+--- @include "includes/recordVersion"
+
+return changeAtVersion(KEYS[1], ARGV[1], function()
+  local record = redis.call('HMGET', KEYS[1], 'id', 'hash')
+  redis.call('DEL', KEYS[1])
+  if redis.call('HGET', KEYS[2], record[2]) == record[1] then
+    redis.call('HDEL', KEYS[2], record[2])
+  end
+  redis.call('ZREM', KEYS[3], record[1])
+  if ARGV[4] == '1' then
+    redis.call('ZREM', KEYS[4], record[1])
+  end
+  redis.call('PUBLISH', ARGV[2], ARGV[3])
+end)

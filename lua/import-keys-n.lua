@@ -15,11 +15,15 @@
   Returns { 1 } on success, or { -1, i } (item i's API is missing or being deleted), or
   { -2, i } (item i's hash exists already).
 ]]
+--- @include "includes/insertKey"
+
 local count = tonumber(ARGV[2])
 local items = {}
 local at = 3
 for i = 1, count do
-  local item = { keyId = ARGV[at], hash = ARGV[at + 1], hasOwner = ARGV[at + 2], message = ARGV[at + 3] }
+  local item = {
+    keyId = ARGV[at], hash = ARGV[at + 1], hasOwner = ARGV[at + 2], message = ARGV[at + 3],
+  }
   local n = tonumber(ARGV[at + 4])
   item.fields = {}
   for j = 1, 2 * n do
@@ -32,22 +36,13 @@ for i = 1, count do
 end
 
 for i, item in ipairs(items) do
-  if redis.call('EXISTS', item.api) == 0 or redis.call('HEXISTS', item.api, 'deletedAt') == 1 then
-    return { -1, i }
-  end
-  if redis.call('HEXISTS', KEYS[1], item.hash) == 1 then
-    return { -2, i }
+  local refusal = keyRefusal(item, KEYS[1])
+  if refusal then
+    return { refusal, i }
   end
 end
 
 for _, item in ipairs(items) do
-  local seq = redis.call('HINCRBY', item.api, 'keySeq', 1)
-  redis.call('HSET', item.record, 'seq', seq, 'version', 1, unpack(item.fields))
-  redis.call('HSET', KEYS[1], item.hash, item.keyId)
-  redis.call('ZADD', item.apiKeys, seq, item.keyId)
-  if item.hasOwner == '1' then
-    redis.call('ZADD', item.owner, seq, item.keyId)
-  end
-  redis.call('PUBLISH', ARGV[1], item.message)
+  insertKey(item, KEYS[1], ARGV[1])
 end
 return { 1 }

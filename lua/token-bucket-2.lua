@@ -18,12 +18,10 @@
   ARGV[8]  refillBoundary  unix ms of the latest credit refill point; "" when credits never refill
   ARGV[9]  refillAmount    what `remaining` is reset to at a refill point not yet applied
   ARGV[10] resetNonce      the key record's latest "set remaining" (createKey, updateKey): the
-                           record is the source of truth, so such a write is one atomic record
-                           write; the credits hash applies it here, once, when it first sees it
+                           version that wrote it; applied once, if newer than the last applied
   ARGV[11] resetValue      what that write set `remaining` to
   ARGV[12] resetAt         unix ms of that write: refills are counted from it
-  A reset is applied only when its nonce (the record version that wrote it) is newer than the one
-  the hash applied last: a node still holding an older record cannot roll the credits back.
+  ARGV[8…12] are the credit arguments of includes/credits.lua, in its order.
   Trailing arguments a call does not use may be left off (a bucket-only call sends ARGV[1..4]):
   a missing argument reads as nil, which the script treats like "".
 
@@ -38,6 +36,8 @@
   admitted requests, so an expired hash (dropped when it would be full) is the same as a fresh one,
   and a refusal or a zero-cost read can skip the write without changing any later answer.
 ]]
+--- @include "includes/credits"
+
 local bucketKey = KEYS[1]
 local creditsKey = KEYS[2]
 local hasBucket = ARGV[1] ~= ''
@@ -90,30 +90,14 @@ local reset = hasBucket and last + refillInterval or now
 -- 2. Credits, with a refill point passed since the last one applied first.
 local credits = -1
 if useCredits then
-  local state = redis.call('HMGET', creditsKey, 'remaining', 'lastRefillAt', 'appliedReset')
-  credits = tonumber(state[1]) or 0
-  local lastRefillAt = tonumber(state[2]) or 0
-  local refilled = false
-  local applied = tonumber(state[3]) or 0
-  local resetNonce = tonumber(ARGV[10]) or 0
-  if resetNonce > applied then
-    credits = tonumber(ARGV[11])
-    lastRefillAt = tonumber(ARGV[12])
-    applied = resetNonce
-    refilled = true
-  end
-  if ARGV[8] ~= '' and lastRefillAt < tonumber(ARGV[8]) then
-    credits = tonumber(ARGV[9])
-    lastRefillAt = tonumber(ARGV[8])
-    refilled = true
-  end
+  local lastRefillAt, applied, changed
+  credits, lastRefillAt, applied, changed = readCredits(creditsKey, 8)
   if creditCost > credits then
     return { 2, tokens, reset, now, credits }
   end
-  if creditCost > 0 or refilled then
+  if creditCost > 0 or changed then
     credits = credits - creditCost
-    redis.call('HSET', creditsKey, 'remaining', credits, 'lastRefillAt', lastRefillAt,
-      'appliedReset', applied)
+    writeCredits(creditsKey, credits, lastRefillAt, applied)
   end
 end
 

@@ -14,29 +14,27 @@
   ARGV[7 … 6+2n]  field, value pairs to set
   ARGV[7+2n …]    fields to delete
 
-  Returns 1 on success, -1 when the key does not exist, -2 when its version moved on (read again).
+  Returns 1 when the record is updated, -1 when the key does not exist, -2 when its version moved
+  on (read again).
 ]]
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return -1
-end
-if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then
-  return -2
-end
-local n = tonumber(ARGV[6])
-local set = { 'version', tonumber(ARGV[1]) + 1 }
-for i = 7, 6 + 2 * n do
-  set[#set + 1] = ARGV[i]
-end
-redis.call('HSET', KEYS[1], unpack(set))
-if #ARGV >= 7 + 2 * n then
-  redis.call('HDEL', KEYS[1], unpack(ARGV, 7 + 2 * n))
-end
-local id = redis.call('HGET', KEYS[1], 'id')
-if ARGV[4] == '1' then
-  redis.call('ZREM', KEYS[2], id)
-end
-if ARGV[5] == '1' then
-  redis.call('ZADD', KEYS[3], redis.call('HGET', KEYS[1], 'seq'), id)
-end
-redis.call('PUBLISH', ARGV[2], ARGV[3])
-return 1
+--- @include "includes/recordVersion"
+
+return changeAtVersion(KEYS[1], ARGV[1], function()
+  local n = tonumber(ARGV[6])
+  local set = { 'version', tonumber(ARGV[1]) + 1 }
+  for i = 7, 6 + 2 * n do
+    set[#set + 1] = ARGV[i]
+  end
+  redis.call('HSET', KEYS[1], unpack(set))
+  if #ARGV >= 7 + 2 * n then
+    redis.call('HDEL', KEYS[1], unpack(ARGV, 7 + 2 * n))
+  end
+  local id = redis.call('HGET', KEYS[1], 'id')
+  if ARGV[4] == '1' then
+    redis.call('ZREM', KEYS[2], id)
+  end
+  if ARGV[5] == '1' then
+    redis.call('ZADD', KEYS[3], redis.call('HGET', KEYS[1], 'seq'), id)
+  end
+  redis.call('PUBLISH', ARGV[2], ARGV[3])
+end)

@@ -1,5 +1,6 @@
 import type { CreditReset } from '../domain/credits';
 import type { RatelimitConfig } from '../domain/ratelimit';
+import { resultDecoder } from '../redis/scriptTable';
 
 /**
  * Where an answer carries the clock reading of the Redis that decided it: header arithmetic
@@ -44,6 +45,8 @@ export interface BucketDecision {
   creditsRemaining?: number;
 }
 
+const tokenBucketOutcome = resultDecoder('tokenBucket');
+
 /**
  * Runs the script on one Redis: tokens from `bucket` (if any) and credits (if any), both or
  * neither. `creditsKey` must share the bucket key's hash tag. `nowOverride` is for tests only.
@@ -81,9 +84,10 @@ export async function decide(
     keys.bucket,
     ...args,
   );
+  const outcome = tokenBucketOutcome(status as number);
   const decision: BucketDecision = {
-    allowed: status === 1,
-    usageExceeded: status === 2,
+    allowed: outcome === 'admitted',
+    usageExceeded: outcome === 'out_of_credits',
     limit: bucket?.limit ?? 0,
     remaining: remaining as number,
     reset: reset as number,

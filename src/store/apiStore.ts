@@ -1,8 +1,11 @@
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
-import { invalidation, isStorableId, names, type Announce } from './names';
+import { resultDecoder } from '../redis/scriptTable';
 import type { ApiRecord } from '../domain/records';
+import { invalidation, isStorableId, names, type Announce } from './names';
 import { apiFromHash } from './records';
+
+const tombstoneApiOutcome = resultDecoder('tombstoneApi');
 
 /** API records on the primary. */
 export class ApiStore {
@@ -72,7 +75,7 @@ export class ApiStore {
       names.invalidationChannel,
       invalidation.api(ws, apiId),
     );
-    if (result !== 1) return false;
+    if (tombstoneApiOutcome(result) !== 'deleted') return false;
     this.announce({ kind: 'api', workspaceId: ws, apiId });
     return true;
   }

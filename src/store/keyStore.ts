@@ -1,8 +1,9 @@
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
-import { invalidation, isStorableId, names, type Announce } from './names';
 import type { CreditReset } from '../domain/credits';
 import type { KeyFields, KeyRecord } from '../domain/key';
+import { resultDecoder } from '../redis/scriptTable';
+import { invalidation, isStorableId, names, type Announce } from './names';
 import { keyFieldChanges, keyFromHash } from './records';
 
 export interface NewKey {
@@ -38,6 +39,12 @@ export interface KeyPage {
   /** Keys follow this page. */
   more: boolean;
 }
+
+const createKeyOutcome = resultDecoder('createKey');
+const importKeysOutcome = resultDecoder('importKeys');
+const updateCreditsOutcome = resultDecoder('updateCredits');
+const updateKeyOutcome = resultDecoder('updateKey');
+const deleteKeyOutcome = resultDecoder('deleteKey');
 
 /** Compare-and-set writes retry this often when concurrent writers keep moving the version. */
 const MAX_CAS_ATTEMPTS = 8;
@@ -92,11 +99,10 @@ export class KeyStore {
       invalidation.keyCreated(ws, hash),
       ...recordFields(key),
     );
-    if (result > 0) {
-      this.announce({ kind: 'key', workspaceId: ws, hash, created: true });
-      return 'created';
-    }
-    return result === -1 ? 'api_not_found' : 'hash_exists';
+    // Any other answer is the new key's sequence number.
+    const outcome = createKeyOutcome(result) ?? 'created';
+    if (outcome === 'created') this.announce({ kind: 'key', workspaceId: ws, hash, created: true });
+    return outcome;
   }
 
   /**
@@ -129,17 +135,15 @@ export class KeyStore {
         ...fields,
       );
     }
-    const [status, item] = await this.redis.importKeysV1(keyNames.length, ...keyNames, ...args);
-    if (status === 1) {
+    const [code, item] = await this.redis.importKeysV1(keyNames.length, ...keyNames, ...args);
+    const outcome = importKeysOutcome(code as number);
+    if (outcome === 'imported') {
       for (const key of keys) {
         this.announce({ kind: 'key', workspaceId: ws, hash: key.hash, created: true });
       }
-      return 'imported';
+      return outcome;
     }
-    return {
-      failure: status === -1 ? 'api_not_found' : 'hash_exists',
-      index: (item as number) - 1,
-    };
+    return { failure: outcome, index: (item as number) - 1 };
   }
 
   async readCredits(keyId: string): Promise<CreditState | undefined> {
@@ -175,11 +179,12 @@ export class KeyStore {
       value,
       refill?.boundary ?? '',
       refill?.amount ?? '',
-      reset.at,
       reset.nonce,
       reset.value,
+      reset.at,
     );
-    return result === -1 ? 'would_go_negative' : result;
+    // Any other answer is the new remaining.
+    return updateCreditsOutcome(result) ?? result;
   }
 
   async get(ws: string, keyId: string): Promise<KeyRecord | undefined> {
@@ -211,24 +216,24 @@ export class KeyStore {
       const newOwner =
         fields.ownerId === undefined ? current.ownerId : (fields.ownerId ?? undefined);
       const ownerChanged = newOwner !== current.ownerId;
-      const args: string[] = [
+      const fieldArgs: string[] = [];
+      for (const [field, value] of changes.set) fieldArgs.push(field, value);
+      fieldArgs.push(...changes.del);
+      const result = await this.redis.updateKeyV1(
+        names.key(ws, keyId),
+        ownerIndexArgs(ws, current.apiId, current.ownerId),
+        ownerIndexArgs(ws, current.apiId, newOwner),
         String(current.version),
         names.invalidationChannel,
         invalidation.key(ws, current.hash),
         ownerChanged && current.ownerId !== undefined ? '1' : '0',
         ownerChanged && newOwner !== undefined ? '1' : '0',
         String(changes.set.length),
-      ];
-      for (const [field, value] of changes.set) args.push(field, value);
-      args.push(...changes.del);
-      const result = await this.redis.updateKeyV1(
-        names.key(ws, keyId),
-        ownerIndexArgs(ws, current.apiId, current.ownerId),
-        ownerIndexArgs(ws, current.apiId, newOwner),
-        ...args,
+        ...fieldArgs,
       );
-      if (result === -1) return undefined;
-      if (result === 1) {
+      const outcome = updateKeyOutcome(result);
+      if (outcome === 'not_found') return undefined;
+      if (outcome === 'updated') {
         this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
         return this.get(ws, keyId);
       }
@@ -251,8 +256,9 @@ export class KeyStore {
         invalidation.key(ws, current.hash),
         current.ownerId === undefined ? '0' : '1',
       );
-      if (result === -1) return false;
-      if (result === 1) {
+      const outcome = deleteKeyOutcome(result);
+      if (outcome === 'not_found') return false;
+      if (outcome === 'deleted') {
         this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
         if (current.credits) await this.deleteCredits(keyId);
         return true;

@@ -1,7 +1,10 @@
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
 import type { Namespace, NamespaceOverrides, Override } from '../domain/overrides';
+import { resultDecoder } from '../redis/scriptTable';
 import { invalidation, isStorableId, names, type Announce } from './names';
+
+const setOverrideOutcome = resultDecoder('setOverride');
 
 /** Rate-limit namespaces and their overrides on the primary, all under the workspace's tag. */
 export class RatelimitStore {
@@ -65,7 +68,8 @@ export class RatelimitStore {
       names.invalidationChannel,
       invalidation.namespace(ws, namespace.name),
     );
-    if (id === '') return undefined;
+    // Any other answer is the override's id.
+    if (setOverrideOutcome(id) === 'namespace_not_found') return undefined;
     this.announce({ kind: 'ns', workspaceId: ws, name: namespace.name });
     return id;
   }

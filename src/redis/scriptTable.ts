@@ -1,0 +1,185 @@
+/**
+ * Every Lua script, one entry each: its file, what each KEYS[i] and ARGV[i] is, what it answers
+ * and what its result codes mean. The ioredis commands (their names, numberOfKeys and types, in
+ * scripts.ts) and the typed outcomes the stores and the limiter see are all derived from here, so
+ * a script's contract is stated once on this side (and once in its file's header).
+ */
+
+/** The reply of a script: an integer, an array of integers, or a string. */
+type ReplyKind = 'integer' | 'integers' | 'string';
+
+export interface ScriptSpec {
+  /** In lua/, named `<name>-<numberOfKeys>.lua` (`-n` when the number of keys varies). */
+  readonly file: string;
+  /** The ioredis command, versioned as the contract it was first released under (V1). */
+  readonly command: string;
+  /** KEYS[1], KEYS[2], …: what each names. */
+  readonly keys: readonly string[];
+  /** `-n` scripts: the KEYS each item adds after `keys`, repeated per item. */
+  readonly keysPerItem?: readonly string[];
+  /** ARGV[1], ARGV[2], …: what each is. */
+  readonly argv: readonly string[];
+  /** What the ARGV after the named ones are, when a call may pass any number of them. */
+  readonly moreArgv?: string;
+  /** Calls may leave trailing ARGV off (the script reads a missing one as nil). */
+  readonly trailingArgvOptional?: boolean;
+  readonly reply: ReplyKind;
+  /** For `integers`, the result code is the reply's first element. */
+  readonly codes: Readonly<Record<number | string, string>>;
+  /** What any other reply is (a sequence number, a count, an id); absent: codes only. */
+  readonly value?: string;
+  /** Also register the `<command>Buffer` variant (integer replies skip buffer-to-string work). */
+  readonly buffer?: boolean;
+}
+
+/**
+ * The five credit arguments of lua/includes/credits.lua, in the one order every script that takes
+ * them passes them.
+ */
+const CREDIT_ARGV = [
+  'refillBoundary',
+  'refillAmount',
+  'resetNonce',
+  'resetValue',
+  'resetAt',
+] as const;
+
+export const SCRIPTS = {
+  tokenBucket: {
+    file: 'token-bucket-2.lua',
+    command: 'tokenBucketV1',
+    keys: ['bucket', 'credits'],
+    argv: [
+      'limit',
+      'refillRate',
+      'refillInterval',
+      'cost',
+      'now',
+      'useCredits',
+      'creditCost',
+      ...CREDIT_ARGV,
+    ],
+    // A bucket-only verification sends four ARGV instead of twelve.
+    trailingArgvOptional: true,
+    reply: 'integers', // { status, remaining, reset, now, creditsRemaining }
+    codes: { 0: 'refused', 1: 'admitted', 2: 'out_of_credits' },
+    buffer: true,
+  },
+  updateCredits: {
+    file: 'update-credits-1.lua',
+    command: 'updateCreditsV1',
+    keys: ['credits'],
+    argv: ['op', 'value', ...CREDIT_ARGV],
+    reply: 'integer',
+    codes: { [-1]: 'would_go_negative' },
+    value: 'the new remaining (≥ 0)',
+  },
+  createKey: {
+    file: 'create-key-5.lua',
+    command: 'createKeyV1',
+    keys: ['api', 'record', 'keyHashes', 'apiKeys', 'ownerKeys'],
+    argv: ['keyId', 'hash', 'channel', 'hasOwner', 'message'],
+    moreArgv: 'field, value pairs of the record',
+    reply: 'integer',
+    codes: { [-1]: 'api_not_found', [-2]: 'hash_exists' },
+    value: "the key's sequence number (≥ 1)",
+  },
+  importKeys: {
+    file: 'import-keys-n.lua',
+    command: 'importKeysV1',
+    keys: ['keyHashes'],
+    keysPerItem: ['api', 'record', 'apiKeys', 'ownerKeys'],
+    argv: ['channel', 'itemCount'],
+    moreArgv: 'per item: keyId, hash, hasOwner, message, n, and n field, value pairs',
+    reply: 'integers', // { code } or { code, item (1-based) }
+    codes: { 1: 'imported', [-1]: 'api_not_found', [-2]: 'hash_exists' },
+  },
+  updateKey: {
+    file: 'update-key-3.lua',
+    command: 'updateKeyV1',
+    keys: ['record', 'ownerLeft', 'ownerJoined'],
+    argv: ['version', 'channel', 'message', 'leavesOwner', 'joinsOwner', 'setCount'],
+    moreArgv: 'setCount field, value pairs to set, then fields to delete',
+    reply: 'integer',
+    codes: { 1: 'updated', [-1]: 'not_found', [-2]: 'version_moved' },
+  },
+  deleteKey: {
+    file: 'delete-key-4.lua',
+    command: 'deleteKeyV1',
+    keys: ['record', 'keyHashes', 'apiKeys', 'ownerKeys'],
+    argv: ['version', 'channel', 'message', 'hasOwner'],
+    reply: 'integer',
+    codes: { 1: 'deleted', [-1]: 'not_found', [-2]: 'version_moved' },
+  },
+  tombstoneApi: {
+    file: 'tombstone-api-2.lua',
+    command: 'tombstoneApiV1',
+    keys: ['api', 'apis'],
+    argv: ['deletedAt', 'channel', 'message'],
+    reply: 'integer',
+    codes: { 1: 'deleted', [-1]: 'not_found' },
+  },
+  ensureNamespace: {
+    file: 'ensure-namespace-2.lua',
+    command: 'ensureNamespaceV1',
+    keys: ['namespace', 'namespaceName'],
+    argv: ['newId', 'name', 'createdAt'],
+    reply: 'string',
+    codes: {},
+    value: 'the namespace id',
+  },
+  setOverride: {
+    file: 'set-override-3.lua',
+    command: 'setOverrideV1',
+    keys: ['overrides', 'overrideOrder', 'namespace'],
+    argv: ['identifier', 'newId', 'override', 'channel', 'message'],
+    reply: 'string',
+    codes: { '': 'namespace_not_found' },
+    value: 'the override id',
+  },
+} as const satisfies Record<string, ScriptSpec>;
+
+export type ScriptName = keyof typeof SCRIPTS;
+type Spec<N extends ScriptName> = (typeof SCRIPTS)[N];
+
+/** KEYS before ARGV, or for `-n` scripts the number of keys first. */
+export function numberOfKeys(spec: ScriptSpec): number | undefined {
+  return spec.keysPerItem ? undefined : spec.keys.length;
+}
+
+/** What a code of script N means: one union per script. */
+export type Outcome<N extends ScriptName> = Spec<N>['codes'][keyof Spec<N>['codes']];
+
+/** The part of a reply that carries the code: the reply itself, or its first element. */
+export type ResultCode<N extends ScriptName> = Spec<N>['reply'] extends 'string' ? string : number;
+
+/**
+ * A decoder's answer: the outcome of a code, or for scripts whose replies may be a value (a
+ * sequence number, the credits left, an id) undefined when the reply is such a value.
+ */
+export type Decoded<N extends ScriptName> =
+  Spec<N> extends { value: string } ? Outcome<N> | undefined : Outcome<N>;
+
+/**
+ * The decoder of script N's result codes, made once per caller module: a Map lookup per call and
+ * no allocation, since the verification path runs one per request. A code the table does not
+ * list is a broken contract (a script and this table out of step) and throws, unless the script
+ * may answer values.
+ */
+export function resultDecoder<N extends ScriptName>(name: N): (code: ResultCode<N>) => Decoded<N> {
+  const spec: ScriptSpec = SCRIPTS[name];
+  const codes = new Map<number | string, string>(
+    Object.entries(spec.codes).map(([code, outcome]) => [
+      spec.reply === 'string' ? code : Number(code),
+      outcome,
+    ]),
+  );
+  const answersValues = spec.value !== undefined;
+  return (code) => {
+    const outcome = codes.get(code);
+    if (outcome === undefined && !answersValues) {
+      throw new Error(`${spec.command}: result code ${String(code)} is not in its table`);
+    }
+    return outcome as Decoded<N>;
+  };
+}

@@ -1,0 +1,154 @@
+import type Redis from 'ioredis';
+import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
+import { loadScripts } from '../../src/redis/scripts';
+import { resultDecoder, SCRIPTS, type ScriptName } from '../../src/redis/scriptTable';
+import { startRedis, type TestRedis } from '../support/redisServer';
+
+/**
+ * Every script of src/redis/scriptTable.ts against a real Redis, as loaded (includes expanded):
+ * it loads under the SHA-1 the node computes, and calls through its registered command reach
+ * exactly the outcomes its table lists (plus a value, for scripts that answer one).
+ */
+
+let server: TestRedis | undefined;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = createRedis(server.url, { commandTimeoutMs: 5000, connectTimeoutMs: 5000 });
+  await connectRedis(redis);
+});
+
+afterAll(async () => {
+  if (redis) await closeRedis(redis);
+  await server?.dispose();
+});
+
+test('every expanded script loads, under the SHA-1 computed at start-up', async () => {
+  const scripts = loadScripts();
+  expect(scripts.map((script) => script.name).sort()).toEqual(Object.keys(SCRIPTS).sort());
+  for (const script of scripts) {
+    expect({ script: script.name, sha1: await redis.script('LOAD', script.lua) }).toEqual({
+      script: script.name,
+      sha1: script.sha1,
+    });
+  }
+});
+
+/** What a reply that is not a result code stands for in the outcome sets below. */
+const VALUE = '(value)';
+
+/**
+ * Calls that between them answer every outcome a script has, each script on keys of its own
+ * (`t` is its hash tag). Returns the result codes seen: the reply, or the first element of an
+ * array reply.
+ */
+const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
+  tokenBucket: async (t) => {
+    const [bucket, credits] = [`${t}:bucket`, `${t}:credits`];
+    const admitted = await redis.tokenBucketV1(bucket, credits, 10, 1, 1000, 1);
+    const refused = await redis.tokenBucketV1(bucket, credits, 10, 1, 1000, 11);
+    // No bucket; a "set remaining" of 3 (nonce 1), then a cost of 5.
+    const noCredits = await redis.tokenBucketV1Buffer(
+      bucket,
+      credits,
+      '',
+      '',
+      '',
+      0,
+      '',
+      '1',
+      5,
+      '',
+      '',
+      1,
+      3,
+      1000,
+    );
+    expect(noCredits[4]).toBe(3);
+    return [admitted[0]!, refused[0]!, noCredits[0]!];
+  },
+  updateCredits: async (t) => {
+    const credits = `${t}:credits`;
+    // A "set remaining" of 7 (nonce 2, at 1000) is applied before the increment.
+    const incremented = await redis.updateCreditsV1(credits, 'increment', 1, '', '', 2, 7, 1000);
+    expect(incremented).toBe(8);
+    expect(await redis.hgetall(credits)).toEqual({
+      remaining: '8',
+      lastRefillAt: '1000',
+      appliedReset: '2',
+    });
+    const negative = await redis.updateCreditsV1(credits, 'decrement', 9, '', '', 2, 7, 1000);
+    return [incremented, negative];
+  },
+  createKey: async (t) => {
+    const keys = [`${t}:api`, `${t}:key`, `${t}:hashes`, `${t}:apikeys`, `${t}:owner`] as const;
+    const create = () => redis.createKeyV1(...keys, 'key_1', 'h1', `${t}:ch`, '0', 'm', 'id', 'k');
+    const noApi = await create();
+    await redis.hset(keys[0], 'id', 'api_1');
+    const created = await create();
+    const again = await create();
+    return [noApi, created, again];
+  },
+  importKeys: async (t) => {
+    const hashes = `${t}:hashes`;
+    const item = (hash: string) => [`key_${hash}`, hash, '0', 'm', 1, 'id', `key_${hash}`];
+    const keysOf = (n: number) => [`${t}:api`, `${t}:key:${n}`, `${t}:apikeys`, `${t}:owner`];
+    const run = (hash: string) =>
+      redis.importKeysV1(5, hashes, ...keysOf(1), `${t}:ch`, 1, ...item(hash));
+    const [noApi] = await run('h1');
+    await redis.hset(`${t}:api`, 'id', 'api_1');
+    const [imported] = await run('h1');
+    const [again] = await run('h1');
+    return [noApi!, imported!, again!];
+  },
+  updateKey: async (t) => {
+    const update = (version: string) =>
+      redis.updateKeyV1(`${t}:key`, `${t}:o1`, `${t}:o2`, version, `${t}:ch`, 'm', '0', '0', '0');
+    const missing = await update('1');
+    await redis.hset(`${t}:key`, 'id', 'key_1', 'version', '1');
+    const moved = await update('2');
+    const updated = await update('1');
+    return [missing, moved, updated];
+  },
+  deleteKey: async (t) => {
+    const remove = (version: string) =>
+      redis.deleteKeyV1(`${t}:key`, `${t}:h`, `${t}:k`, `${t}:o`, version, `${t}:ch`, 'm', '0');
+    const missing = await remove('1');
+    await redis.hset(`${t}:key`, 'id', 'key_1', 'hash', 'h1', 'version', '1');
+    const moved = await remove('2');
+    const deleted = await remove('1');
+    return [missing, moved, deleted];
+  },
+  tombstoneApi: async (t) => {
+    const tombstone = () => redis.tombstoneApiV1(`${t}:api`, `${t}:apis`, 1000, `${t}:ch`, 'm');
+    const missing = await tombstone();
+    await redis.hset(`${t}:api`, 'id', 'api_1');
+    return [missing, await tombstone()];
+  },
+  ensureNamespace: async (t) => [
+    await redis.ensureNamespaceV1(`${t}:ns`, `${t}:ns:id`, 'ns_1', 'name', 1000),
+  ],
+  setOverride: async (t) => {
+    const set = () =>
+      redis.setOverrideV1(`${t}:o`, `${t}:order`, `${t}:ns`, 'user_*', 'ovr_1', '{}', 'c', 'm');
+    const noNamespace = await set();
+    await redis.hset(`${t}:ns`, 'id', 'ns_1');
+    return [noNamespace, await set()];
+  },
+};
+
+test.each(Object.keys(SCRIPTS) as ScriptName[])(
+  '%s: calls reach exactly the outcomes of its table',
+  async (name) => {
+    const spec = SCRIPTS[name];
+    // Outcomes as strings: the decoders' types differ per script, the sets compared do not.
+    const decode = resultDecoder(name) as (code: number | string) => string | undefined;
+    const seen = new Set(
+      (await reach[name](`test:{${name}}`)).map((code) => decode(code) ?? VALUE),
+    );
+    const listed = new Set<string>(Object.values(spec.codes));
+    if ('value' in spec) listed.add(VALUE);
+    expect([...seen].sort()).toEqual([...listed].sort());
+  },
+);
