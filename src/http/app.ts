@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type ParameterizedContext } from 'koa';
 import Router from '@koa/router';
 import { timingSafeEqual } from 'node:crypto';
 import { MethodNotAllowedError, NotFoundError, UnauthorizedError } from '../errors';
@@ -6,11 +6,18 @@ import { DASHBOARD_CSP, loadDashboardAssets } from './dashboardAssets';
 import { openApiDocument } from './openapi';
 import { errorsHtml, referenceHtml } from './referencePages';
 import type { Metrics } from '../observability/metrics';
-import type { KeywardContext, KoaState } from './context';
 import { readJsonBody } from './jsonBody';
-import type { Lifecycle } from './lifecycle';
+import type { Answer, Exchange, Lifecycle } from './lifecycle';
 import { invoke, type CompiledRoute, type RpcServices } from './rpc';
 import { decodeQuery } from './validation';
+
+/** Koa's per-request state: the lifecycle's exchange, and the answer of an RPC route. */
+interface KoaState {
+  exchange: Exchange;
+  answer?: Answer;
+}
+
+type KeywardContext = ParameterizedContext<KoaState>;
 
 export interface AppOptions {
   services: RpcServices & { metrics: Metrics };

@@ -6,6 +6,8 @@ import { DECIDED_AT } from '../../limiter/tokenBucket';
 import { isRedisUnavailable } from '../../redis/failures';
 import { defineOperation, requirePermission, type Caller } from '../operation';
 import { cost, id, plaintextKey } from '../schemas';
+import type { Directory } from '../../cache/directory';
+import type { Limiter } from '../../limiter/limiter';
 import type { Services } from '../services';
 import { creditSpend } from './credits';
 import { permissionQuerySchema, satisfies, type PermissionQuery } from './permissionQuery';
@@ -19,7 +21,11 @@ export interface VerifyKeyInput {
   authorization?: { permissions: PermissionQuery };
 }
 
-type VerifyDeps = Pick<Services, 'directory' | 'limiter' | 'limiterFailure' | 'now'>;
+/** What deciding a verification needs: narrow enough to be faked in a unit test. */
+export interface VerifyDeps extends Pick<Services, 'limiterFailure' | 'now'> {
+  directory: Pick<Directory, 'keyByHash'>;
+  limiter: Pick<Limiter, 'check'>;
+}
 
 /**
  * The hot path. Checks run in the contract's order and the first failure decides; the rate limit

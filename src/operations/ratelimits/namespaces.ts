@@ -3,6 +3,7 @@ import type { Namespace } from '../../domain/overrides';
 import { BadRequestError, InsufficientPermissionsError, NotFoundError } from '../../errors';
 import { newId } from '../../keys/ids';
 import type { Caller } from '../operation';
+import type { RatelimitStore } from '../../store/ratelimitStore';
 import type { Services } from '../services';
 
 /** Either permission form names the namespace: by its name or by its id. */
@@ -34,7 +35,10 @@ export function exactlyOneNamespace(input: NamespaceRef): void {
 
 /** The namespace an override call names; `create` makes a named one that was never used. */
 export async function resolveNamespace(
-  deps: Pick<Services, 'ratelimits' | 'now'>,
+  deps: {
+    ratelimits: Pick<RatelimitStore, 'namespaceById' | 'namespaceByName' | 'ensureNamespace'>;
+    now: Services['now'];
+  },
   caller: Caller,
   input: NamespaceRef,
   action: string,
