@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { startTopology, type Topology } from '../support/topology';
-import { client, sleep, type RpcResponse } from '../support/rpc';
+import { client, type RpcResponse, type Client } from '../support/rpc';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { startDelayProxy, type DelayProxy } from '../support/delayProxy';
 import { keywardProcess, type KeywardProcess } from '../support/keywardProcess';
@@ -8,6 +8,7 @@ import { adminRedis, closeRedis, diffKeyspace, snapshotKeyspace } from '../suppo
 import { inspectWorkspace, rootKeyViolations } from '../support/invariants';
 import { createRootKey } from '../../src/operations/rootKeys';
 import { RootKeyStore } from '../../src/store/rootKeyStore';
+import { sleep, eventually, hour } from '../support/helpers';
 
 /**
  * Nothing acknowledged is lost, and nothing is left half done:
@@ -18,17 +19,6 @@ import { RootKeyStore } from '../../src/store/rootKeyStore';
  *   (checked directly in Redis, docs/redis.md), and an interrupted deleteApi that a second call
  *   finishes.
  */
-const hour = 3_600_000;
-
-type Client = ReturnType<typeof client>;
-
-async function until(what: string, check: () => Promise<boolean>, deadlineMs = 10_000) {
-  const started = Date.now();
-  while (!(await check().catch(() => false))) {
-    if (Date.now() - started > deadlineMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 const healthy = (url: string) => async () => {
   const response = await fetch(`${url}/v1/liveness`, { signal: AbortSignal.timeout(1_000) });
@@ -131,8 +121,14 @@ describe('the primary restarts with its append-only file', () => {
     const dumped = await snapshotKeyspace(primary);
 
     await topology.primary.restart();
-    await until('the node to see the primary again', healthy(base));
-    await until('the admin client to reconnect', async () => (await primary.ping()) === 'PONG');
+    await eventually(healthy(base), {
+      what: 'the node to see the primary again',
+      timeoutMs: 10_000,
+    });
+    await eventually(async () => (await primary.ping()) === 'PONG', {
+      what: 'the admin client to reconnect',
+      timeoutMs: 10_000,
+    });
 
     // The keyspace holds the same, value for value.
     expect(diffKeyspace(dumped, await snapshotKeyspace(primary))).toEqual([]);
@@ -307,7 +303,7 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
       const pending = api(slowNode)
         .post('keys.updateKey', { keyId, remaining: 5, name: 'after' })
         .catch(() => 'no answer');
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await sleep(delayMs);
       await slowNode.stop('SIGKILL');
       const answer = await pending;
       const got = await api(fast).get<{ name: string; remaining: number }>('keys.getKey', {
@@ -559,8 +555,13 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
     const before = await snapshotKeyspace(redis);
     await primary.kill('SIGKILL');
     await primary.start();
-    for (const node of nodes) await until('the node to reconnect', healthy(node.url), 15_000);
-    await until('the admin client to reconnect', async () => (await redis.ping()) === 'PONG');
+    for (const node of nodes) {
+      await eventually(healthy(node.url), { what: 'the node to reconnect', timeoutMs: 15_000 });
+    }
+    await eventually(async () => (await redis.ping()) === 'PONG', {
+      what: 'the admin client to reconnect',
+      timeoutMs: 10_000,
+    });
     expect(diffKeyspace(before, await snapshotKeyspace(redis))).toEqual([]);
     expect((await inspectWorkspace(redis, ws)).violations).toEqual([]);
     expect((await api(nodes[1]!).post('keys.verifyKey', { key: last.key })).body.code).toBe(

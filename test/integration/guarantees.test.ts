@@ -3,15 +3,15 @@ import { loadConfig } from '../../src/config';
 import { startNode, type RunningNode } from '../../src/node';
 import { startDelayProxy, type DelayProxy } from '../support/delayProxy';
 import { startTopology, type Topology } from '../support/topology';
-import { client } from '../support/rpc';
+import { client, type Client } from '../support/rpc';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { hour } from '../support/helpers';
 
 type Verdict = { valid: boolean; code: string; ratelimit?: { remaining: number } };
-const hour = 3_600_000;
 
 describe('concurrency across three nodes, each with its own local Redis', () => {
   let topology: Topology;
-  let nodes: ReturnType<typeof client>[];
+  let nodes: Client[];
   let apiId: string;
 
   beforeAll(async () => {

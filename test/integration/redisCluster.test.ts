@@ -6,7 +6,8 @@ import { closeRedis, connectRedis, createCluster } from '../../src/redis/clients
 import { RootKeyStore } from '../../src/store/rootKeyStore';
 import { startRedisCluster, type TestCluster } from '../support/redisCluster';
 import { startRedis, type TestRedis } from '../support/redisServer';
-import { client, sleep } from '../support/rpc';
+import { client, type Client } from '../support/rpc';
+import { sleep } from '../support/helpers';
 
 /**
  * The key store on a real Redis Cluster (three masters, one replica each): the main cases of the
@@ -22,7 +23,7 @@ type Verdict = {
 let cluster: TestCluster;
 let locals: TestRedis[];
 let nodes: RunningNode[];
-let api: ReturnType<typeof client>[];
+let api: Client[];
 let rootKey: string;
 
 beforeAll(async () => {

@@ -7,6 +7,7 @@ import { startHaproxy, type LoadBalancer } from '../support/haproxy';
 import { CLI, keywardProcess, type KeywardProcess } from '../support/keywardProcess';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { ensureTool } from '../support/tools';
+import { eventually, sleep } from '../support/helpers';
 
 /**
  * Scale-out: three keyward nodes (`node dist/cli.js serve`, each with its own Redis for fast
@@ -70,7 +71,6 @@ interface AcknowledgedKey {
   key: string;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const between = (low: number, high: number) => low + Math.floor(Math.random() * (high - low));
 
 let dir: string;
@@ -199,23 +199,15 @@ async function underLoad<T>(work: () => Promise<T>): Promise<{ result: T; outcom
   }
 }
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const started = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out: ${what}`);
-    await sleep(20);
-  }
-}
-
 /** The documented rolling restart: drain at the load balancer, SIGTERM, start, put it back. */
 async function drainedRestart(node: KeywardProcess): Promise<Restart> {
   const from = Date.now();
   await lb!.command(`set server keyward/${node.name} state maint`);
-  await until(
-    async () => (await lb!.server(node.name)).sessions === 0,
-    5_000,
-    `${node.name} drained`,
-  );
+  await eventually(async () => (await lb!.server(node.name)).sessions === 0, {
+    what: `${node.name} drained`,
+    timeoutMs: 5_000,
+    intervalMs: 20,
+  });
   const stopping = Date.now();
   const exitCode = await node.stop('SIGTERM');
   const exitMs = Date.now() - stopping;

@@ -7,6 +7,7 @@ import { createRootKey } from '../../src/operations/rootKeys';
 import { RootKeyStore } from '../../src/store/rootKeyStore';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { adminRedis, allKeys, closeRedis } from '../support/keyspace';
+import { sleep } from '../support/helpers';
 
 /**
  * Secrets stay secret. A whole session (root keys, APIs, keys, verifications of every verdict,
@@ -351,7 +352,7 @@ test('a whole session leaks no key or root key, nor their hashes, into logs or a
   for (let i = 0; i < 100; i++) {
     const live = await fetch(`${node.url}/v1/liveness`).catch(() => undefined);
     if (live?.status === 200) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 
   // The log is the one of this whole session: one access line per request at least.
@@ -378,7 +379,7 @@ test('a whole session leaks no key or root key, nor their hashes, into logs or a
 test('what is stored of a key is its hash and start, never its plaintext', async () => {
   // The session above ended with a restart that emptied the primary: make a fresh key.
   for (let i = 0; i < 100 && (await admin.ping().catch(() => 'down')) !== 'PONG'; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
   const root = await createRootKey(new RootKeyStore(admin), {});
   const apiId = String(

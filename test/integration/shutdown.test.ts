@@ -5,9 +5,10 @@ import { startRedis, type TestRedis } from '../support/redisServer';
 import { startDelayProxy, type DelayProxy } from '../support/delayProxy';
 import { keywardProcess, type KeywardProcess } from '../support/keywardProcess';
 import { adminRedis, closeRedis } from '../support/keyspace';
-import { client, sleep } from '../support/rpc';
+import { client } from '../support/rpc';
 import { createRootKey } from '../../src/operations/rootKeys';
 import { RootKeyStore } from '../../src/store/rootKeyStore';
+import { sleep, eventually } from '../support/helpers';
 
 /**
  * Graceful shutdown: SIGTERM to a node (its own process) while 50 requests are in flight. Every
@@ -163,22 +164,25 @@ test('after SIGTERM, a keep-alive connection serves no new request', async () =>
   const request = (apiId: string) =>
     `GET /v1/apis.getApi?apiId=${apiId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${rootKey}\r\n\r\n`;
   const answers = () => received.split('HTTP/1.1 ').length - 1;
-  const waitFor = async (count: number) => {
-    for (let i = 0; i < 400 && answers() < count && !closed; i++) await sleep(10);
-  };
+  const answersReach = (count: number) =>
+    eventually(() => answers() >= count || closed, {
+      timeoutMs: 4_000,
+      intervalMs: 10,
+      onTimeout: 'return',
+    });
   socket.write(request('api_warm'));
-  await waitFor(1);
+  await answersReach(1);
   expect(answers()).toBe(1);
   socket.write(request('api_in_flight'));
   await sleep(50);
   const exited = node.stop('SIGTERM');
-  await waitFor(2);
+  await answersReach(2);
   expect(answers()).toBe(2);
   expect(received.split('HTTP/1.1 ')[2]).toMatch(/^404 /);
   // The next request on the same connection.
   await sleep(500);
   if (!closed) socket.write(request('api_after_sigterm'));
-  await waitFor(3);
+  await answersReach(3);
   socket.destroy();
   expect(answers()).toBe(2);
   const code = await Promise.race([exited, sleep(EXIT_BOUND_MS).then(() => 'still running')]);

@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { sleep } from './helpers';
 
 /**
  * The command line as an operator runs it: `node dist/cli.js …` in a process of its own, so exit
@@ -105,6 +106,6 @@ export async function startServe(
       await stop();
       throw new Error('keyward serve did not start');
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 }
