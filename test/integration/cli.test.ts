@@ -1,7 +1,7 @@
-import { assertBuilt, runCli, runJson, startServe, type CliResult } from '../support/cliProcess';
+import { assertBuilt, runCli, runJson, type CliResult } from '../support/cliProcess';
 import { freePort, startRedis, type TestRedis } from '../support/redisServer';
 import { client, post } from '../support/rpc';
-import { startTopology, type Topology } from '../support/topology';
+import { startNodeProcess, startTopology, type Topology } from '../support/topology';
 import { eventually } from '../support/helpers';
 
 /**
@@ -382,7 +382,7 @@ describe('serve', () => {
   test('runs a node until SIGTERM, and keys created by the command line verify on it', async () => {
     const root = await runJson<RootCreated>(['root', 'create'], env);
     const [served, { apiId }] = await Promise.all([
-      startServe(env, await freePort()),
+      startNodeProcess({ env }),
       runJson<{ apiId: string }>(
         ['apis', 'create', '--workspace', root.workspaceId, '--name', 'a'],
         env,

@@ -1,9 +1,14 @@
 import type { Redis } from 'ioredis';
-import { startTopology, type Topology } from '../support/topology';
+import {
+  startProcessTopology,
+  startTopology,
+  type ProcessTopology,
+  type Topology,
+} from '../support/topology';
 import { client, type RpcResponse, type Client } from '../support/rpc';
-import { startRedis, type TestRedis } from '../support/redisServer';
+import type { TestRedis } from '../support/redisServer';
 import { startDelayProxy, type DelayProxy } from '../support/delayProxy';
-import { keywardProcess, type KeywardProcess } from '../support/keywardProcess';
+import type { KeywardProcess } from '../support/keywardProcess';
 import { adminRedis, closeRedis, diffKeyspace, snapshotKeyspace } from '../support/keyspace';
 import { inspectWorkspace, rootKeyViolations } from '../support/invariants';
 import { createRootKey } from '../../src/operations/rootKeys';
@@ -165,8 +170,8 @@ describe('the primary restarts with its append-only file', () => {
 });
 
 describe('crashes: nodes killed in the middle of writes, then the primary', () => {
+  let topology: ProcessTopology;
   let primary: TestRedis;
-  const locals: TestRedis[] = [];
   let proxy: DelayProxy | undefined;
   let nodes: KeywardProcess[] = [];
   let slowNode: KeywardProcess | undefined;
@@ -174,35 +179,26 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
   let rootKey: string;
   let ws: string;
 
-  const env = (local: TestRedis, primaryUrl: string) => ({
-    KEYWARD_REDIS_URL: primaryUrl,
-    KEYWARD_LOCAL_REDIS_URL: local.url,
-    KEYWARD_MANAGEMENT_RATE_LIMIT: '1000000',
-    // Under load, on a busy machine: a slow answer must not be mistaken for a dead Redis.
-    KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '5000',
-  });
-
   beforeAll(async () => {
     // Persisted as in production (AOF, fsync every second): a SIGKILL keeps what Redis wrote.
-    primary = await startRedis({ appendOnly: true });
-    for (let i = 0; i < 3; i++) locals.push(await startRedis());
-    nodes = [
-      await keywardProcess({ env: env(locals[0]!, primary.url) }),
-      await keywardProcess({ env: env(locals[1]!, primary.url) }),
-    ];
-    await Promise.all(nodes.map((node) => node.start()));
+    topology = await startProcessTopology({
+      nodes: 2,
+      primaryAppendOnly: true,
+      env: {
+        KEYWARD_MANAGEMENT_RATE_LIMIT: '1000000',
+        // Under load, on a busy machine: a slow answer must not be mistaken for a dead Redis.
+        KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '5000',
+      },
+    });
+    ({ primary, nodes, rootKey, workspaceId: ws } = topology);
     redis = await adminRedis(primary.url);
-    const created = await createRootKey(new RootKeyStore(redis), {});
-    rootKey = created.key;
-    ws = created.workspaceId;
   }, 60_000);
 
   afterAll(async () => {
     await Promise.all([...nodes, ...(slowNode ? [slowNode] : [])].map((node) => node.dispose()));
     if (proxy) await proxy.close();
     if (redis) await closeRedis(redis);
-    await Promise.all(locals.map((local) => local.dispose()));
-    if (primary) await primary.dispose();
+    if (topology) await topology.stop();
   });
 
   const api = (node: KeywardProcess): Client => client(node.url, rootKey);
@@ -231,8 +227,7 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
     // A node whose primary is 2 × 3 ms away: the purge of 500 keys takes many round trips,
     // and the node is killed the moment the API is marked deleted.
     proxy = await startDelayProxy(primary.port, 3);
-    slowNode = await keywardProcess({ env: env(locals[2]!, proxy.url) });
-    await slowNode.start();
+    slowNode = await topology.addNode({ primaryUrl: proxy.url });
     const fast = nodes[0]!;
     const apiId = (await api(fast).post<{ apiId: string }>('apis.createApi', { name: 'doomed' }))
       .body.apiId;

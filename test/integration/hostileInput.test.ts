@@ -3,9 +3,6 @@ import type { Redis } from 'ioredis';
 import { startTopology, type Topology } from '../support/topology';
 import { client } from '../support/rpc';
 import { routes } from '../../src/http/routes';
-import { loadConfig } from '../../src/config';
-import { startNode } from '../../src/node';
-import pino from 'pino';
 import { adminRedis, allKeys, closeRedis, diffKeyspace, dumpKeyspace } from '../support/keyspace';
 import {
   rawExchange,
@@ -1451,18 +1448,10 @@ describe('liveness', () => {
 describe('every kind of answer', () => {
   test('carries the security headers; errors carry the envelope and nothing internal', async () => {
     // A second node on the same Redis, allowed one management call per second: for a 429.
-    const strict = await startNode(
-      loadConfig({
-        KEYWARD_PORT: '0',
-        KEYWARD_HOST: '127.0.0.1',
-        KEYWARD_REDIS_URL: topology.primary.url,
-        KEYWARD_LOCAL_REDIS_URL: topology.locals[0]!.url,
-        KEYWARD_MANAGEMENT_RATE_LIMIT: '1',
-        KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '5000',
-        LOG_LEVEL: 'silent',
-      }),
-      pino({ level: 'silent' }),
-    );
+    const strict = await topology.addNode({
+      localUrl: topology.locals[0]!.url,
+      env: { KEYWARD_MANAGEMENT_RATE_LIMIT: '1' },
+    });
     try {
       const limited = await topology.newRootKey({ workspaceId: topology.workspaceId });
       const scoped = await topology.newRootKey({

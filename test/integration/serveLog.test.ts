@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keywardProcess, type KeywardProcess } from '../support/keywardProcess';
-import { startRedis, type TestRedis } from '../support/redisServer';
+import type { KeywardProcess } from '../support/keywardProcess';
+import { startProcessTopology, type ProcessTopology } from '../support/topology';
 import { eventually } from '../support/helpers';
 
 /**
@@ -10,25 +10,25 @@ import { eventually } from '../support/helpers';
  * on its own at low traffic, without waiting for the buffer to fill, and whatever is buffered when
  * the node stops is written before it exits.
  */
-let redis: TestRedis;
+let topology: ProcessTopology;
 let node: KeywardProcess;
 let dir: string;
 let logFile: string;
 
 beforeAll(async () => {
-  redis = await startRedis();
   dir = mkdtempSync(join(tmpdir(), 'keyward-serve-log-'));
   logFile = join(dir, 'node.log');
-  node = await keywardProcess({
-    env: { KEYWARD_REDIS_URL: redis.url, LOG_LEVEL: 'info' },
-    logFile,
+  topology = await startProcessTopology({
+    nodes: 1,
+    localRedis: false,
+    logFile: () => logFile,
+    env: { LOG_LEVEL: 'info' },
   });
-  await node.start();
+  node = topology.nodes[0]!;
 }, 30_000);
 
 afterAll(async () => {
-  await node?.dispose();
-  await redis?.dispose();
+  await topology?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -88,11 +88,7 @@ test('what is buffered when the node stops is written before it exits', async ()
 describe('a node whose stdout is not read', () => {
   let quiet: KeywardProcess;
   beforeAll(async () => {
-    quiet = await keywardProcess({
-      env: { KEYWARD_REDIS_URL: redis.url, LOG_LEVEL: 'info' },
-      stdout: 'pipe',
-    });
-    await quiet.start();
+    quiet = await topology.addNode({ stdout: 'pipe' });
   }, 30_000);
   afterAll(async () => {
     await quiet?.dispose();

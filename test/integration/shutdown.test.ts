@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import type { Redis } from 'ioredis';
-import { startRedis, type TestRedis } from '../support/redisServer';
+import type { TestRedis } from '../support/redisServer';
 import { startDelayProxy, type DelayProxy } from '../support/delayProxy';
-import { keywardProcess, type KeywardProcess } from '../support/keywardProcess';
+import type { KeywardProcess } from '../support/keywardProcess';
+import { startProcessTopology, type ProcessTopology } from '../support/topology';
 import { adminRedis, closeRedis } from '../support/keyspace';
 import { client } from '../support/rpc';
 import { createRootKey } from '../../src/operations/rootKeys';
@@ -21,25 +22,27 @@ const DELAY_MS = 200;
 /** Not a speed target: the time within which a stopping node must be gone at all. */
 const EXIT_BOUND_MS = 3_000;
 
+let topology: ProcessTopology;
 let primary: TestRedis;
 let proxy: DelayProxy;
 let node: KeywardProcess;
 let redis: Redis;
 
 beforeAll(async () => {
-  primary = await startRedis();
+  // Only the Redis: the one node starts behind the proxy.
+  topology = await startProcessTopology({ nodes: 0, localRedis: false });
+  primary = topology.primary;
   proxy = await startDelayProxy(primary.port, DELAY_MS);
-  node = await keywardProcess({
+  node = await topology.addNode({
+    primaryUrl: proxy.url,
+    // Fast buckets and the management limit on a Redis without delay.
+    localUrl: primary.url,
     env: {
-      KEYWARD_REDIS_URL: proxy.url,
-      // Fast buckets and the management limit on a Redis without delay.
-      KEYWARD_LOCAL_REDIS_URL: primary.url,
       KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '10000',
       KEYWARD_REDIS_CONNECT_TIMEOUT_MS: '10000',
       KEYWARD_MANAGEMENT_RATE_LIMIT: '100000',
     },
   });
-  await node.start();
   redis = await adminRedis(primary.url);
 }, 60_000);
 
@@ -47,7 +50,7 @@ afterAll(async () => {
   if (node) await node.dispose();
   if (redis) await closeRedis(redis);
   if (proxy) await proxy.close();
-  if (primary) await primary.dispose();
+  if (topology) await topology.stop();
 });
 
 /** Whether a new TCP connection to the node's port is refused. */
