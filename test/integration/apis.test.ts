@@ -1,8 +1,8 @@
 import { startTopology, type Topology } from '../support/topology';
-import { client, type ErrorBody } from '../support/rpc';
+import { client, type ErrorBody, type Client } from '../support/rpc';
 
 let topology: Topology;
-let api: ReturnType<typeof client>;
+let api: Client;
 
 beforeAll(async () => {
   topology = await startTopology({ nodes: 1 });

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { startTopology, type Topology } from '../support/topology';
-import { client, get, post, sleep, type RpcResponse } from '../support/rpc';
+import { client, get, post, type RpcResponse, type Client } from '../support/rpc';
 import { adminRedis, closeRedis, diffKeyspace, dumpKeyspace } from '../support/keyspace';
 import {
   expectErrorEnvelope,
@@ -11,6 +11,7 @@ import { createRootKey } from '../../src/operations/rootKeys';
 import { RootKeyStore } from '../../src/store/rootKeyStore';
 import { routes } from '../../src/http/routes';
 import { names } from '../../src/store/names';
+import { sleep } from '../support/helpers';
 
 /**
  * Who may do what. Every operation is called by root keys holding `*`, `api.*.<action>`,
@@ -24,7 +25,7 @@ let topology: Topology;
 let base: string;
 let primary: Redis;
 let rootKeys: RootKeyStore;
-let admin: ReturnType<typeof client>;
+let admin: Client;
 
 beforeAll(async () => {
   topology = await startTopology({

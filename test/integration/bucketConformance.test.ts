@@ -1,5 +1,6 @@
 import { startTopology, type Topology } from '../support/topology';
-import { client, sleep } from '../support/rpc';
+import { client, type Client } from '../support/rpc';
+import { sleep, hour } from '../support/helpers';
 
 /**
  * One conformance suite, run through both modes: a fast bucket (node-local Redis) and a
@@ -12,7 +13,7 @@ type Verdict = {
 };
 
 let topology: Topology;
-let api: ReturnType<typeof client>;
+let api: Client;
 let apiId: string;
 
 beforeAll(async () => {
@@ -21,8 +22,6 @@ beforeAll(async () => {
   apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'conformance' })).body.apiId;
 });
 afterAll(() => topology.stop());
-
-const hour = 3_600_000;
 
 describe.each(['fast', 'consistent'] as const)('%s buckets', (type) => {
   async function keyWith(limit: number, refillRate = 1, refillInterval = hour) {

@@ -1,7 +1,8 @@
-import { assertBuilt, runCli, runJson, startServe, type CliResult } from '../support/cliProcess';
+import { assertBuilt, runCli, runJson, type CliResult } from '../support/cliProcess';
 import { freePort, startRedis, type TestRedis } from '../support/redisServer';
-import { client, post, sleep } from '../support/rpc';
-import { startTopology, type Topology } from '../support/topology';
+import { client, post } from '../support/rpc';
+import { startNodeProcess, startTopology, type Topology } from '../support/topology';
+import { eventually } from '../support/helpers';
 
 /**
  * The operator command line, run as a process against real Redis servers and checked against a
@@ -30,15 +31,6 @@ afterAll(async () => {
   await topology?.stop();
   await aofPrimary?.dispose();
 });
-
-/** Polls until `check` holds: invalidations reach the node over pub/sub, a moment later. */
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await sleep(20);
-  }
-  throw new Error(`${what} did not happen`);
-}
 
 function expectUsageError(result: CliResult, message: RegExp): void {
   expect(result.code).toBe(2);
@@ -190,7 +182,10 @@ describe('root keys', () => {
       env,
     );
     expect(revoked).toEqual({ rootKeyId: ci.keyId, revoked: true });
-    await eventually(async () => (await verifyUnknown()).status === 401, 'root key refused');
+    // Invalidations reach the node over pub/sub, a moment later.
+    await eventually(async () => (await verifyUnknown()).status === 401, {
+      what: 'root key refused',
+    });
 
     const [again, listedAfter] = await Promise.all([
       runCli(['root', 'revoke', '--workspace', ops.workspaceId, ci.keyId], env),
@@ -312,7 +307,7 @@ describe('apis and keys', () => {
       eventually(
         async () =>
           (await http.post('keys.verifyKey', { key: fast.key })).body.code === 'NOT_FOUND',
-        'revoked key refused',
+        { what: 'revoked key refused' },
       ),
     ]);
     expectOperationalError(gone, /key key_\w+ not found/);
@@ -387,7 +382,7 @@ describe('serve', () => {
   test('runs a node until SIGTERM, and keys created by the command line verify on it', async () => {
     const root = await runJson<RootCreated>(['root', 'create'], env);
     const [served, { apiId }] = await Promise.all([
-      startServe(env, await freePort()),
+      startNodeProcess({ env }),
       runJson<{ apiId: string }>(
         ['apis', 'create', '--workspace', root.workspaceId, '--name', 'a'],
         env,

@@ -2,7 +2,8 @@ import Redis from 'ioredis';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
 import { decide } from '../../src/limiter/tokenBucket';
 import { startTopology, type Topology } from '../support/topology';
-import { client, type ErrorBody } from '../support/rpc';
+import { client, type ErrorBody, type Client } from '../support/rpc';
+import { createKey, hour } from '../support/helpers';
 
 type Verdict = {
   valid: boolean;
@@ -12,10 +13,9 @@ type Verdict = {
 };
 type KeyBody = { remaining?: number; refill?: Record<string, unknown> };
 
-const hour = 3_600_000;
 let topology: Topology;
-let nodes: ReturnType<typeof client>[];
-let api: ReturnType<typeof client>;
+let nodes: Client[];
+let api: Client;
 let apiId: string;
 
 beforeAll(async () => {
@@ -26,19 +26,11 @@ beforeAll(async () => {
 });
 afterAll(() => topology.stop());
 
-async function createKey(body: Record<string, unknown>) {
-  const response = await api.post<{ keyId: string; key: string }>('keys.createKey', {
-    apiId,
-    ...body,
-  });
-  expect(response.status).toBe(200);
-  return response.body;
-}
 const verify = async (key: string, extra: Record<string, unknown> = {}, node = api) =>
   (await node.post<Verdict>('keys.verifyKey', { key, ...extra })).body;
 
 test('credits are spent one per verification, then USAGE_EXCEEDED', async () => {
-  const { keyId, key } = await createKey({ remaining: 3 });
+  const { keyId, key } = await createKey(api, apiId, { remaining: 3 });
   const verdicts = [];
   for (let i = 0; i < 4; i++) verdicts.push(await verify(key));
   expect(verdicts.map((v) => [v.code, v.remaining])).toEqual([
@@ -51,7 +43,7 @@ test('credits are spent one per verification, then USAGE_EXCEEDED', async () => 
 });
 
 test('remaining.cost spends that many; 0 only reads; too many refuses and spends nothing', async () => {
-  const { key } = await createKey({ remaining: 5 });
+  const { key } = await createKey(api, apiId, { remaining: 5 });
   expect((await verify(key, { remaining: { cost: 2 } })).remaining).toBe(3);
   expect(await verify(key, { remaining: { cost: 0 } })).toMatchObject({
     code: 'VALID',
@@ -69,7 +61,7 @@ test('remaining.cost spends that many; 0 only reads; too many refuses and spends
 
 describe.each(['fast', 'consistent'])('with a %s rate limit', (type) => {
   test('a refused credit check spends no token, and a rate-limited request spends no credit', async () => {
-    const { key } = await createKey({
+    const { key } = await createKey(api, apiId, {
       remaining: 2,
       ratelimit: { type, limit: 3, refillRate: 1, refillInterval: hour },
     });
@@ -111,7 +103,7 @@ async function findKeyId(key: string): Promise<string | undefined> {
 }
 
 test('credits are global: two nodes together never spend more than were granted', async () => {
-  const { key } = await createKey({
+  const { key } = await createKey(api, apiId, {
     remaining: 10,
     ratelimit: { type: 'fast', limit: 100, refillRate: 1, refillInterval: hour },
   });
@@ -124,7 +116,7 @@ test('credits are global: two nodes together never spend more than were granted'
 
 describe('keys.updateRemaining', () => {
   test('increment, decrement and set are atomic and report what is left', async () => {
-    const { keyId } = await createKey({ remaining: 5 });
+    const { keyId } = await createKey(api, apiId, { remaining: 5 });
     const update = (op: string, value: number) =>
       api.post<{ remaining: number }>('keys.updateRemaining', { keyId, op, value });
     expect((await update('increment', 3)).body).toEqual({ remaining: 8 });
@@ -140,7 +132,7 @@ describe('keys.updateRemaining', () => {
   });
 
   test('a key with unlimited usage gets credits by set, and refuses increment', async () => {
-    const { keyId, key } = await createKey({});
+    const { keyId, key } = await createKey(api, apiId);
     const refused = await api.post<ErrorBody>('keys.updateRemaining', {
       keyId,
       op: 'increment',
@@ -156,7 +148,7 @@ describe('keys.updateRemaining', () => {
   });
 
   test('concurrent verifications and increments never lose an update', async () => {
-    const { keyId, key } = await createKey({ remaining: 50 });
+    const { keyId, key } = await createKey(api, apiId, { remaining: 50 });
     await Promise.all([
       ...Array.from({ length: 20 }, () => verify(key)),
       ...Array.from({ length: 10 }, () =>
@@ -171,7 +163,7 @@ describe('keys.updateRemaining', () => {
     [{ op: 'set', value: -1 }, 'value: must be >= 0'],
     [{ op: 'set' }, 'value: is required'],
   ])('refuses %j', async (body, message) => {
-    const { keyId } = await createKey({ remaining: 1 });
+    const { keyId } = await createKey(api, apiId, { remaining: 1 });
     const response = await api.post<ErrorBody>('keys.updateRemaining', { keyId, ...body });
     expect(response.status).toBe(400);
     expect(response.body.error.message).toBe(message);
@@ -180,7 +172,7 @@ describe('keys.updateRemaining', () => {
 
 describe('refill', () => {
   test('getKey reports the refill with lastRefillAt; a passed refill point resets remaining when read', async () => {
-    const { keyId, key } = await createKey({
+    const { keyId, key } = await createKey(api, apiId, {
       remaining: 2,
       refill: { interval: 'daily', amount: 7 },
     });
@@ -207,7 +199,7 @@ describe('refill', () => {
   });
 
   test('monthly refills take a refillDay; updateKey can change or drop the refill', async () => {
-    const { keyId } = await createKey({
+    const { keyId } = await createKey(api, apiId, {
       remaining: 5,
       refill: { interval: 'monthly', amount: 100, refillDay: 31 },
     });
@@ -230,7 +222,7 @@ describe('refill', () => {
   });
 
   test('updateKey remaining: null makes usage unlimited; a refill without credits is refused', async () => {
-    const { keyId, key } = await createKey({ remaining: 1 });
+    const { keyId, key } = await createKey(api, apiId, { remaining: 1 });
     await api.post('keys.updateKey', { keyId, remaining: null });
     const got = await api.get<KeyBody>('keys.getKey', { keyId });
     expect(got.body.remaining).toBeUndefined();

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { client } from '../support/rpc';
+import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
 
 /**
@@ -16,7 +16,7 @@ const PAGE_SIZE = 20;
 
 let topology: Topology;
 let base: string;
-let api: ReturnType<typeof client>;
+let api: Client;
 let userDataDir: string;
 let context: BrowserContext;
 let page: Page;

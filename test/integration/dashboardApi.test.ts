@@ -1,9 +1,9 @@
 import { startTopology, type Topology } from '../support/topology';
-import { client } from '../support/rpc';
+import { client, type Client } from '../support/rpc';
 
 /** keyward's own read calls behind the dashboard: listApis, getBucket, getVerifications. */
 let topology: Topology;
-let api: ReturnType<typeof client>;
+let api: Client;
 
 beforeAll(async () => {
   topology = await startTopology({ nodes: 1 });

@@ -1,10 +1,6 @@
 import pino from 'pino';
-import { loadConfig } from '../../src/config';
-import { startNode, type RunningNode } from '../../src/node';
-import { createRootKey } from '../../src/operations/rootKeys';
-import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
-import { RootKeyStore } from '../../src/store/rootKeyStore';
-import { startRedis, type TestRedis } from '../support/redisServer';
+import { startTopology, type Topology } from '../support/topology';
+import type { RunningNode } from '../../src/node';
 
 /**
  * The data-plane RPCs (keys.verifyKey, ratelimits.limit) are answered straight from node:http,
@@ -14,46 +10,27 @@ import { startRedis, type TestRedis } from '../support/redisServer';
  * (other methods, other spellings of the path) are answered by the Koa app; and data-plane
  * requests are counted in the metrics and written to the access log like any other.
  */
-let primary: TestRedis;
-let local: TestRedis;
+let topology: Topology;
 let node: RunningNode;
 let rootKey: string;
 let apiId: string;
 const logLines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  primary = await startRedis();
-  local = await startRedis();
-  const config = loadConfig({
-    KEYWARD_PORT: '0',
-    KEYWARD_HOST: '127.0.0.1',
-    KEYWARD_REDIS_URL: primary.url,
-    KEYWARD_LOCAL_REDIS_URL: local.url,
-    KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '1000',
-    LOG_LEVEL: 'info',
-  });
   const logger = pino(
     { level: 'info' },
     {
       write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>),
     },
   );
-  node = await startNode(config, logger);
-  const redis = createRedis(primary.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
-  await connectRedis(redis);
-  try {
-    rootKey = (await createRootKey(new RootKeyStore(redis), { name: 'data plane' })).key;
-  } finally {
-    await closeRedis(redis);
-  }
+  topology = await startTopology({ nodes: 1, logger, env: { LOG_LEVEL: 'info' } });
+  node = topology.nodes[0]!;
+  rootKey = topology.rootKey;
   const created = await rpc('POST', 'apis.createApi', { body: JSON.stringify({ name: 'dp' }) });
   apiId = (created.body as { apiId: string }).apiId;
 });
 
-afterAll(async () => {
-  await node?.close();
-  await Promise.all([primary, local].map((redis) => redis?.dispose()));
-});
+afterAll(() => topology?.stop());
 
 interface Answer {
   status: number;

@@ -1,13 +1,19 @@
 import type { Redis } from 'ioredis';
-import { startTopology, type Topology } from '../support/topology';
-import { client, sleep, type RpcResponse } from '../support/rpc';
-import { startRedis, type TestRedis } from '../support/redisServer';
+import {
+  startProcessTopology,
+  startTopology,
+  type ProcessTopology,
+  type Topology,
+} from '../support/topology';
+import { client, type RpcResponse, type Client } from '../support/rpc';
+import type { TestRedis } from '../support/redisServer';
 import { startDelayProxy, type DelayProxy } from '../support/delayProxy';
-import { keywardProcess, type KeywardProcess } from '../support/keywardProcess';
+import type { KeywardProcess } from '../support/keywardProcess';
 import { adminRedis, closeRedis, diffKeyspace, snapshotKeyspace } from '../support/keyspace';
 import { inspectWorkspace, rootKeyViolations } from '../support/invariants';
 import { createRootKey } from '../../src/operations/rootKeys';
 import { RootKeyStore } from '../../src/store/rootKeyStore';
+import { sleep, eventually, hour } from '../support/helpers';
 
 /**
  * Nothing acknowledged is lost, and nothing is left half done:
@@ -18,17 +24,6 @@ import { RootKeyStore } from '../../src/store/rootKeyStore';
  *   (checked directly in Redis, docs/redis.md), and an interrupted deleteApi that a second call
  *   finishes.
  */
-const hour = 3_600_000;
-
-type Client = ReturnType<typeof client>;
-
-async function until(what: string, check: () => Promise<boolean>, deadlineMs = 10_000) {
-  const started = Date.now();
-  while (!(await check().catch(() => false))) {
-    if (Date.now() - started > deadlineMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 const healthy = (url: string) => async () => {
   const response = await fetch(`${url}/v1/liveness`, { signal: AbortSignal.timeout(1_000) });
@@ -131,8 +126,14 @@ describe('the primary restarts with its append-only file', () => {
     const dumped = await snapshotKeyspace(primary);
 
     await topology.primary.restart();
-    await until('the node to see the primary again', healthy(base));
-    await until('the admin client to reconnect', async () => (await primary.ping()) === 'PONG');
+    await eventually(healthy(base), {
+      what: 'the node to see the primary again',
+      timeoutMs: 10_000,
+    });
+    await eventually(async () => (await primary.ping()) === 'PONG', {
+      what: 'the admin client to reconnect',
+      timeoutMs: 10_000,
+    });
 
     // The keyspace holds the same, value for value.
     expect(diffKeyspace(dumped, await snapshotKeyspace(primary))).toEqual([]);
@@ -169,8 +170,8 @@ describe('the primary restarts with its append-only file', () => {
 });
 
 describe('crashes: nodes killed in the middle of writes, then the primary', () => {
+  let topology: ProcessTopology;
   let primary: TestRedis;
-  const locals: TestRedis[] = [];
   let proxy: DelayProxy | undefined;
   let nodes: KeywardProcess[] = [];
   let slowNode: KeywardProcess | undefined;
@@ -178,35 +179,26 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
   let rootKey: string;
   let ws: string;
 
-  const env = (local: TestRedis, primaryUrl: string) => ({
-    KEYWARD_REDIS_URL: primaryUrl,
-    KEYWARD_LOCAL_REDIS_URL: local.url,
-    KEYWARD_MANAGEMENT_RATE_LIMIT: '1000000',
-    // Under load, on a busy machine: a slow answer must not be mistaken for a dead Redis.
-    KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '5000',
-  });
-
   beforeAll(async () => {
     // Persisted as in production (AOF, fsync every second): a SIGKILL keeps what Redis wrote.
-    primary = await startRedis({ appendOnly: true });
-    for (let i = 0; i < 3; i++) locals.push(await startRedis());
-    nodes = [
-      await keywardProcess({ env: env(locals[0]!, primary.url) }),
-      await keywardProcess({ env: env(locals[1]!, primary.url) }),
-    ];
-    await Promise.all(nodes.map((node) => node.start()));
+    topology = await startProcessTopology({
+      nodes: 2,
+      primaryAppendOnly: true,
+      env: {
+        KEYWARD_MANAGEMENT_RATE_LIMIT: '1000000',
+        // Under load, on a busy machine: a slow answer must not be mistaken for a dead Redis.
+        KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '5000',
+      },
+    });
+    ({ primary, nodes, rootKey, workspaceId: ws } = topology);
     redis = await adminRedis(primary.url);
-    const created = await createRootKey(new RootKeyStore(redis), {});
-    rootKey = created.key;
-    ws = created.workspaceId;
   }, 60_000);
 
   afterAll(async () => {
     await Promise.all([...nodes, ...(slowNode ? [slowNode] : [])].map((node) => node.dispose()));
     if (proxy) await proxy.close();
     if (redis) await closeRedis(redis);
-    await Promise.all(locals.map((local) => local.dispose()));
-    if (primary) await primary.dispose();
+    if (topology) await topology.stop();
   });
 
   const api = (node: KeywardProcess): Client => client(node.url, rootKey);
@@ -235,8 +227,7 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
     // A node whose primary is 2 × 3 ms away: the purge of 500 keys takes many round trips,
     // and the node is killed the moment the API is marked deleted.
     proxy = await startDelayProxy(primary.port, 3);
-    slowNode = await keywardProcess({ env: env(locals[2]!, proxy.url) });
-    await slowNode.start();
+    slowNode = await topology.addNode({ primaryUrl: proxy.url });
     const fast = nodes[0]!;
     const apiId = (await api(fast).post<{ apiId: string }>('apis.createApi', { name: 'doomed' }))
       .body.apiId;
@@ -307,7 +298,7 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
       const pending = api(slowNode)
         .post('keys.updateKey', { keyId, remaining: 5, name: 'after' })
         .catch(() => 'no answer');
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await sleep(delayMs);
       await slowNode.stop('SIGKILL');
       const answer = await pending;
       const got = await api(fast).get<{ name: string; remaining: number }>('keys.getKey', {
@@ -559,8 +550,13 @@ describe('crashes: nodes killed in the middle of writes, then the primary', () =
     const before = await snapshotKeyspace(redis);
     await primary.kill('SIGKILL');
     await primary.start();
-    for (const node of nodes) await until('the node to reconnect', healthy(node.url), 15_000);
-    await until('the admin client to reconnect', async () => (await redis.ping()) === 'PONG');
+    for (const node of nodes) {
+      await eventually(healthy(node.url), { what: 'the node to reconnect', timeoutMs: 15_000 });
+    }
+    await eventually(async () => (await redis.ping()) === 'PONG', {
+      what: 'the admin client to reconnect',
+      timeoutMs: 10_000,
+    });
     expect(diffKeyspace(before, await snapshotKeyspace(redis))).toEqual([]);
     expect((await inspectWorkspace(redis, ws)).violations).toEqual([]);
     expect((await api(nodes[1]!).post('keys.verifyKey', { key: last.key })).body.code).toBe(

@@ -1,5 +1,6 @@
 import { startTopology, type Topology } from '../support/topology';
-import { client } from '../support/rpc';
+import { client, type Client } from '../support/rpc';
+import { eventually, hour } from '../support/helpers';
 
 /**
  * Failure behaviour: a node answers within a bounded time whichever Redis is gone, follows its
@@ -14,7 +15,6 @@ type Verdict = {
   ratelimit?: { limit: number; remaining?: number; evaluated?: false };
 };
 
-const hour = 3_600_000;
 const roomy = { limit: 1000, refillRate: 1, refillInterval: hour };
 /** Not a speed target: the bound within which a node must answer at all while Redis is gone. */
 const ANSWER_BOUND_MS = 2000;
@@ -23,14 +23,6 @@ async function timed<T>(action: () => Promise<T>): Promise<{ value: T; ms: numbe
   const started = performance.now();
   const value = await action();
   return { value, ms: performance.now() - started };
-}
-
-async function waitFor(check: () => Promise<boolean>, attempts = 200): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error('condition not reached');
 }
 
 /** How many key invalidations the node has received, from its metrics. */
@@ -43,7 +35,7 @@ async function keyInvalidationsSeen(nodeUrl: string): Promise<number> {
 
 describe('closed policy (the default)', () => {
   let topology: Topology;
-  let api: ReturnType<typeof client>;
+  let api: Client;
   let keys: { fast: string; consistent: string; plain: string };
 
   beforeAll(async () => {
@@ -89,7 +81,7 @@ describe('closed policy (the default)', () => {
     expect(liveness.status).toBe(503);
 
     await topology.locals[0]!.restart();
-    await waitFor(
+    await eventually(
       async () => (await api.post<Verdict>('keys.verifyKey', { key: keys.fast })).body.valid,
     );
     // The restarted local Redis started empty: a fresh, full bucket, counted once from here on.
@@ -121,10 +113,10 @@ describe('closed policy (the default)', () => {
     expect(body.services.invalidation?.status).toBe('unsubscribed');
 
     await topology.primary.restart();
-    await waitFor(
+    await eventually(
       async () => (await api.post<Verdict>('keys.verifyKey', { key: keys.consistent })).body.valid,
     );
-    await waitFor(
+    await eventually(
       async () => (await fetch(`${topology.nodes[0]!.url}/v1/liveness`)).status === 200,
     );
     // The primary kept its data (AOF): the consistent bucket continues where it was.
@@ -137,7 +129,7 @@ describe('closed policy (the default)', () => {
 
 describe('open policy', () => {
   let topology: Topology;
-  let api: ReturnType<typeof client>;
+  let api: Client;
 
   beforeAll(async () => {
     topology = await startTopology({ nodes: 1, env: { KEYWARD_LIMITER_FAILURE: 'open' } });
@@ -176,7 +168,9 @@ describe('open policy', () => {
     // verification below is still reading the key, that message keeps the read out of the
     // cache, and the node would have no fallback once the primary is gone (guarantees.md). The
     // node counts two: its own createKey applies the change at once, then the message arrives.
-    await waitFor(async () => (await keyInvalidationsSeen(topology.nodes[0]!.url)) >= before + 2);
+    await eventually(
+      async () => (await keyInvalidationsSeen(topology.nodes[0]!.url)) >= before + 2,
+    );
     expect((await api.post<Verdict>('keys.verifyKey', { key })).body.remaining).toBe(4);
     await topology.primary.stop();
     const verdict = await api.post<Verdict & { evaluated?: boolean }>('keys.verifyKey', { key });

@@ -1,5 +1,6 @@
 import { startTopology, type Topology } from '../support/topology';
-import { client, sleep } from '../support/rpc';
+import { client, type Client } from '../support/rpc';
+import { sleep, hour } from '../support/helpers';
 
 /**
  * Real redis-server processes stopped and restarted while verifications stream in: every answer
@@ -16,10 +17,9 @@ interface Answer {
 /** Not a speed target: the bound within which a node must answer at all during a failure. */
 const ANSWER_BOUND_MS = 2000;
 const LIMIT = 40;
-const hour = 3_600_000;
 
 let topology: Topology;
-let nodes: ReturnType<typeof client>[];
+let nodes: Client[];
 
 beforeAll(async () => {
   topology = await startTopology({ nodes: 2, primaryAppendOnly: true });

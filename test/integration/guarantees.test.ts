@@ -1,17 +1,14 @@
-import pino from 'pino';
-import { loadConfig } from '../../src/config';
-import { startNode, type RunningNode } from '../../src/node';
+import type { RunningNode } from '../../src/node';
 import { startDelayProxy, type DelayProxy } from '../support/delayProxy';
 import { startTopology, type Topology } from '../support/topology';
-import { client } from '../support/rpc';
-import { startRedis, type TestRedis } from '../support/redisServer';
+import { client, type Client } from '../support/rpc';
+import { hour } from '../support/helpers';
 
 type Verdict = { valid: boolean; code: string; ratelimit?: { remaining: number } };
-const hour = 3_600_000;
 
 describe('concurrency across three nodes, each with its own local Redis', () => {
   let topology: Topology;
-  let nodes: ReturnType<typeof client>[];
+  let nodes: Client[];
   let apiId: string;
 
   beforeAll(async () => {
@@ -62,33 +59,19 @@ describe('concurrency across three nodes, each with its own local Redis', () => 
 describe('regions: the primary behind a real delay', () => {
   const ONE_WAY_MS = 40;
   const ROUND_TRIP_MS = 2 * ONE_WAY_MS;
-  let primary: TestRedis;
-  let local: TestRedis;
   let proxy: DelayProxy;
   let node: RunningNode;
   let topology: Topology;
 
   beforeAll(async () => {
-    // Reuse the fixture for the primary and a root key, then start a far-away node of our own.
+    // Reuse the fixture for the primary and a root key, then add a far-away node behind the delay.
     topology = await startTopology({ nodes: 1 });
-    primary = topology.primary;
-    local = await startRedis();
-    proxy = await startDelayProxy(primary.port, ONE_WAY_MS);
-    const config = loadConfig({
-      KEYWARD_PORT: '0',
-      KEYWARD_HOST: '127.0.0.1',
-      KEYWARD_REDIS_URL: proxy.url,
-      KEYWARD_LOCAL_REDIS_URL: local.url,
-      KEYWARD_REGION: 'eu-west-1',
-      KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '1000',
-      LOG_LEVEL: 'silent',
-    });
-    node = await startNode(config, pino({ level: 'silent' }));
+    proxy = await startDelayProxy(topology.primary.port, ONE_WAY_MS);
+    node = await topology.addNode({ primaryUrl: proxy.url, env: { KEYWARD_REGION: 'eu-west-1' } });
   });
   afterAll(async () => {
     await node.close();
     await proxy.close();
-    await local.dispose();
     await topology.stop();
   });
 

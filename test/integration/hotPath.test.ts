@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { startTopology, type Topology } from '../support/topology';
-import { client } from '../support/rpc';
+import { client, type Client } from '../support/rpc';
+import { eventually, sleep } from '../support/helpers';
 
 /**
  * The verification hot path: with the key's record cached, a fast check costs exactly one
@@ -8,7 +9,7 @@ import { client } from '../support/rpc';
  * rate limit (or an unknown key, remembered as missing) none at all.
  */
 let topology: Topology;
-let api: ReturnType<typeof client>;
+let api: Client;
 let apiId: string;
 let primary: Redis;
 let local: Redis;
@@ -66,7 +67,7 @@ async function newKey(body: Record<string, unknown>): Promise<{ keyId: string; k
   const created = (
     await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body })
   ).body;
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await sleep(100);
   return created;
 }
 
@@ -128,19 +129,25 @@ test('after the invalidation subscription drops, the node forgets what it cached
   await primary.hset(recordKey, 'enabled', '0');
   // Without the reset the cached record would answer VALID for the cache TTL (minutes).
   let code = '';
-  for (let attempt = 0; attempt < 100 && code !== 'DISABLED'; attempt++) {
-    code = (await api.post<{ code: string }>('keys.verifyKey', { key })).body.code;
-    if (code !== 'DISABLED') await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await eventually(
+    async () => {
+      code = (await api.post<{ code: string }>('keys.verifyKey', { key })).body.code;
+      return code === 'DISABLED';
+    },
+    { timeoutMs: 2_000, intervalMs: 20, onTimeout: 'return' },
+  );
   expect(code).toBe('DISABLED');
   // The node resubscribes by itself, and then trusts (a fresh) cache again.
   let status = '';
-  for (let attempt = 0; attempt < 100 && status !== 'subscribed'; attempt++) {
-    const liveness = await fetch(`${topology.nodes[0]!.url}/v1/liveness`);
-    status = ((await liveness.json()) as { services: { invalidation: { status: string } } })
-      .services.invalidation.status;
-    if (status !== 'subscribed') await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await eventually(
+    async () => {
+      const liveness = await fetch(`${topology.nodes[0]!.url}/v1/liveness`);
+      status = ((await liveness.json()) as { services: { invalidation: { status: string } } })
+        .services.invalidation.status;
+      return status === 'subscribed';
+    },
+    { timeoutMs: 2_000, intervalMs: 20, onTimeout: 'return' },
+  );
   expect(status).toBe('subscribed');
   expect((await api.post<{ code: string }>('keys.verifyKey', { key })).body.code).toBe('DISABLED');
 });

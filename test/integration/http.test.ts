@@ -1,5 +1,4 @@
-import { startTopology, type Topology } from '../support/topology';
-import { keywardProcess } from '../support/keywardProcess';
+import { startNodeProcess, startTopology, type Topology } from '../support/topology';
 import { client, post, get, type ErrorBody } from '../support/rpc';
 
 let topology: Topology;
@@ -111,8 +110,7 @@ describe('bodies', () => {
     // client that reads its answer only after its upload (fetch) sees the 413 and not EPIPE. A
     // node in a process of its own: in this one, the client and the node share an event loop and
     // the race does not show (closing the connection instead failed most uploads of 20 MB).
-    const node = await keywardProcess({ env: { KEYWARD_REDIS_URL: topology.primary.url } });
-    await node.start();
+    const node = await startNodeProcess({ primaryUrl: topology.primary.url });
     try {
       const body = Buffer.alloc(12 * 1024 * 1024, 0x61);
       const chunked = () =>

@@ -1,8 +1,9 @@
 import { startTopology, type Topology } from '../support/topology';
-import { client, sleep, type ErrorBody } from '../support/rpc';
+import { client, type ErrorBody, type Client } from '../support/rpc';
+import { sleep, createKey } from '../support/helpers';
 
 let topology: Topology;
-let api: ReturnType<typeof client>;
+let api: Client;
 let apiId: string;
 
 beforeAll(async () => {
@@ -27,19 +28,10 @@ interface KeyBody {
   enabled: boolean;
 }
 
-async function createKey(body: Record<string, unknown> = {}) {
-  const response = await api.post<{ keyId: string; key: string }>('keys.createKey', {
-    apiId,
-    ...body,
-  });
-  expect(response.status).toBe(200);
-  return response.body;
-}
-
 describe('keys.createKey', () => {
   test('creates a key with every seed field and returns the plaintext once', async () => {
     const expires = Date.now() + 3_600_000;
-    const { keyId, key } = await createKey({
+    const { keyId, key } = await createKey(api, apiId, {
       name: 'seed',
       prefix: 'sk_live',
       byteLength: 32,
@@ -78,7 +70,7 @@ describe('keys.createKey', () => {
   });
 
   test('a key without prefix has no underscore and a 4-character start', async () => {
-    const { keyId, key } = await createKey();
+    const { keyId, key } = await createKey(api, apiId);
     expect(key).not.toContain('_');
     const got = await api.get<KeyBody>('keys.getKey', { keyId });
     expect(got.body.start).toBe(key.slice(0, 4));
@@ -87,7 +79,9 @@ describe('keys.createKey', () => {
   });
 
   test('accepts the newer ratelimit vocabulary and echoes both', async () => {
-    const { keyId } = await createKey({ ratelimit: { async: false, limit: 5, duration: 60000 } });
+    const { keyId } = await createKey(api, apiId, {
+      ratelimit: { async: false, limit: 5, duration: 60000 },
+    });
     const got = await api.get<KeyBody>('keys.getKey', { keyId });
     expect(got.body.ratelimit).toEqual({
       type: 'consistent',
@@ -167,7 +161,7 @@ describe('keys.getKey', () => {
 
 describe('keys.updateKey', () => {
   test('changes given fields, keeps absent ones, clears nulls', async () => {
-    const { keyId } = await createKey({
+    const { keyId } = await createKey(api, apiId, {
       name: 'before',
       ownerId: 'owner_a',
       meta: { a: 1 },
@@ -200,7 +194,7 @@ describe('keys.updateKey', () => {
   });
 
   test('moving a key to another owner moves it in the owner listing', async () => {
-    const { keyId } = await createKey({ ownerId: 'mover_from' });
+    const { keyId } = await createKey(api, apiId, { ownerId: 'mover_from' });
     await api.post('keys.updateKey', { keyId, ownerId: 'mover_to' });
     const from = await api.get<{ keys: KeyBody[]; total: number }>('apis.listKeys', {
       apiId,
@@ -217,7 +211,7 @@ describe('keys.updateKey', () => {
 
   test('404 for an unknown key, 400 for a bad field', async () => {
     expect((await api.post('keys.updateKey', { keyId: 'key_nope', name: 'x' })).status).toBe(404);
-    const { keyId } = await createKey();
+    const { keyId } = await createKey(api, apiId);
     const bad = await api.post<ErrorBody>('keys.updateKey', { keyId, enabled: null });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toBe('enabled: must be boolean');
@@ -226,7 +220,7 @@ describe('keys.updateKey', () => {
 
 describe('keys.deleteKey', () => {
   test('a deleted key is gone for getKey and verifyKey, and a second delete is 404', async () => {
-    const { keyId, key } = await createKey();
+    const { keyId, key } = await createKey(api, apiId);
     expect((await api.post('keys.deleteKey', { keyId })).status).toBe(200);
     expect((await api.get('keys.getKey', { keyId })).status).toBe(404);
     const verdict = await api.post('keys.verifyKey', { key });
@@ -241,7 +235,11 @@ describe('keys.deleteKey', () => {
 
 describe('keys.verifyKey', () => {
   test('a valid key without a rate limit', async () => {
-    const { keyId, key } = await createKey({ name: 'v', ownerId: 'o', meta: { m: true } });
+    const { keyId, key } = await createKey(api, apiId, {
+      name: 'v',
+      ownerId: 'o',
+      meta: { m: true },
+    });
     const response = await api.post('keys.verifyKey', { key, apiId });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
@@ -264,7 +262,7 @@ describe('keys.verifyKey', () => {
   });
 
   test('verdicts come in the contract order: disabled before forbidden before expired before rate limit', async () => {
-    const { keyId, key } = await createKey({
+    const { keyId, key } = await createKey(api, apiId, {
       enabled: false,
       expires: Date.now() + 1000,
       ratelimit: { type: 'consistent', limit: 1, refillRate: 1, refillInterval: 3_600_000 },
@@ -288,7 +286,7 @@ describe('keys.verifyKey', () => {
   });
 
   test('a rate-limited key reports limit, remaining and reset', async () => {
-    const { key } = await createKey({
+    const { key } = await createKey(api, apiId, {
       ratelimit: { type: 'fast', limit: 2, refillRate: 1, refillInterval: 60_000 },
     });
     type Verdict = {
@@ -313,7 +311,7 @@ describe('keys.verifyKey', () => {
   });
 
   test('ratelimit.cost spends that many tokens, and 0 only reads', async () => {
-    const { key } = await createKey({
+    const { key } = await createKey(api, apiId, {
       ratelimit: { type: 'consistent', limit: 10, refillRate: 1, refillInterval: 60_000 },
     });
     type Verdict = { code: string; ratelimit: { remaining: number } };
@@ -331,7 +329,7 @@ describe('keys.verifyKey', () => {
   });
 
   test('refill after an interval restores tokens in whole intervals', async () => {
-    const { key } = await createKey({
+    const { key } = await createKey(api, apiId, {
       ratelimit: { type: 'consistent', limit: 2, refillRate: 2, refillInterval: 500 },
     });
     type Verdict = { code: string };
@@ -347,7 +345,7 @@ describe('keys.verifyKey', () => {
   });
 
   test('authorization.permissions: keys hold no permissions, so a named one is refused', async () => {
-    const { key } = await createKey();
+    const { key } = await createKey(api, apiId);
     const verify = (permissions: unknown) =>
       api.post<{ valid: boolean; code: string }>('keys.verifyKey', {
         key,
@@ -363,7 +361,7 @@ describe('keys.verifyKey', () => {
   });
 
   test('named rate limits (ratelimits[]) are refused rather than ignored', async () => {
-    const { key } = await createKey();
+    const { key } = await createKey(api, apiId);
     const response = await api.post<ErrorBody>('keys.verifyKey', {
       key,
       ratelimits: [{ name: 'x' }],
@@ -375,7 +373,7 @@ describe('keys.verifyKey', () => {
 
 describe('externalId, the newer name of ownerId', () => {
   test('is stored as ownerId and filters listKeys', async () => {
-    const { keyId } = await createKey({ externalId: 'ext_1' });
+    const { keyId } = await createKey(api, apiId, { externalId: 'ext_1' });
     expect((await api.get<KeyBody>('keys.getKey', { keyId })).body.ownerId).toBe('ext_1');
     const listed = await api.get<{ total: number }>('apis.listKeys', {
       apiId,
@@ -415,7 +413,7 @@ describe('limits on meta', () => {
 
 describe('RateLimit headers on verifications', () => {
   test('carry limit, remaining and seconds to reset; Retry-After when refused', async () => {
-    const { key } = await createKey({
+    const { key } = await createKey(api, apiId, {
       ratelimit: { type: 'fast', limit: 1, refillRate: 1, refillInterval: 30_000 },
     });
     const admitted = await api.post('keys.verifyKey', { key });
@@ -427,7 +425,7 @@ describe('RateLimit headers on verifications', () => {
     const refused = await api.post('keys.verifyKey', { key });
     expect(refused.body.code).toBe('RATE_LIMITED');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(25);
-    const plain = await api.post('keys.verifyKey', { key: (await createKey()).key });
+    const plain = await api.post('keys.verifyKey', { key: (await createKey(api, apiId)).key });
     expect(plain.headers.get('ratelimit-limit')).toBeNull();
   });
 });

@@ -1,10 +1,10 @@
 import Redis from 'ioredis';
 import { createHash } from 'node:crypto';
 import { startTopology, type Topology } from '../support/topology';
-import { client, type ErrorBody } from '../support/rpc';
+import { client, type ErrorBody, type Client } from '../support/rpc';
 
 let topology: Topology;
-let api: ReturnType<typeof client>;
+let api: Client;
 let apiId: string;
 let otherApiId: string;
 

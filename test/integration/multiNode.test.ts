@@ -1,14 +1,15 @@
 import Redis from 'ioredis';
 import { startTopology, type Topology } from '../support/topology';
-import { client, sleep } from '../support/rpc';
+import { client, type Client } from '../support/rpc';
 import { newId } from '../../src/keys/ids';
 import { hashKey } from '../../src/keys/keyMaterial';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
 import { KeyStore } from '../../src/store/keyStore';
+import { sleep, createKey, hour } from '../support/helpers';
 
 let topology: Topology;
-let nodeA: ReturnType<typeof client>;
-let nodeB: ReturnType<typeof client>;
+let nodeA: Client;
+let nodeB: Client;
 let apiId: string;
 
 beforeAll(async () => {
@@ -21,16 +22,7 @@ afterAll(() => topology.stop());
 
 type Verdict = { valid: boolean; code: string; ratelimit?: { remaining: number } };
 
-async function createKey(body: Record<string, unknown>) {
-  return (await nodeA.post<{ keyId: string; key: string }>('keys.createKey', { apiId, ...body }))
-    .body;
-}
-
-async function admitted(
-  node: ReturnType<typeof client>,
-  key: string,
-  attempts: number,
-): Promise<number> {
+async function admitted(node: Client, key: string, attempts: number): Promise<number> {
   let count = 0;
   for (let i = 0; i < attempts; i++) {
     if ((await node.post<Verdict>('keys.verifyKey', { key })).body.valid) count++;
@@ -38,10 +30,8 @@ async function admitted(
   return count;
 }
 
-const hour = 3_600_000;
-
 test('fast buckets are per node: two nodes with a limit of 3 admit 3 each', async () => {
-  const { key } = await createKey({
+  const { key } = await createKey(nodeA, apiId, {
     ratelimit: { type: 'fast', limit: 3, refillRate: 1, refillInterval: hour },
   });
   expect(await admitted(nodeA, key, 5)).toBe(3);
@@ -49,7 +39,7 @@ test('fast buckets are per node: two nodes with a limit of 3 admit 3 each', asyn
 });
 
 test('consistent buckets are shared: two nodes together admit exactly the limit', async () => {
-  const { key } = await createKey({
+  const { key } = await createKey(nodeA, apiId, {
     ratelimit: { type: 'consistent', limit: 5, refillRate: 1, refillInterval: hour },
   });
   const verdicts = await Promise.all(
@@ -62,10 +52,12 @@ test('consistent buckets are shared: two nodes together admit exactly the limit'
 });
 
 test('fast buckets live in the node-local Redis, consistent ones in the primary', async () => {
-  const fast = await createKey({
+  const fast = await createKey(nodeA, apiId, {
     ratelimit: { type: 'fast', limit: 3, refillRate: 1, refillInterval: hour },
   });
-  const consistent = await createKey({ ratelimit: { async: false, limit: 3, duration: hour } });
+  const consistent = await createKey(nodeA, apiId, {
+    ratelimit: { async: false, limit: 3, duration: hour },
+  });
   await nodeA.post('keys.verifyKey', { key: fast.key });
   await nodeA.post('keys.verifyKey', { key: consistent.key });
   const primary = new Redis(topology.primary.url);
@@ -88,7 +80,7 @@ test('fast buckets live in the node-local Redis, consistent ones in the primary'
 });
 
 test('a refused verification leaves the bucket unchanged', async () => {
-  const { keyId, key } = await createKey({
+  const { keyId, key } = await createKey(nodeA, apiId, {
     ratelimit: { type: 'consistent', limit: 1, refillRate: 1, refillInterval: hour },
   });
   expect((await nodeA.post<Verdict>('keys.verifyKey', { key })).body.valid).toBe(true);
@@ -105,7 +97,7 @@ test('a refused verification leaves the bucket unchanged', async () => {
 
 describe('changes reach every node within 100 ms', () => {
   test('a key deleted on one node is refused by the other', async () => {
-    const { keyId, key } = await createKey({});
+    const { keyId, key } = await createKey(nodeA, apiId);
     expect((await nodeB.post<Verdict>('keys.verifyKey', { key })).body.code).toBe('VALID'); // cached on B
     await nodeA.post('keys.deleteKey', { keyId });
     await sleep(100);
@@ -113,7 +105,7 @@ describe('changes reach every node within 100 ms', () => {
   });
 
   test('a key disabled on one node is refused by the other, and re-enabled likewise', async () => {
-    const { keyId, key } = await createKey({});
+    const { keyId, key } = await createKey(nodeA, apiId);
     expect((await nodeB.post<Verdict>('keys.verifyKey', { key })).body.code).toBe('VALID');
     await nodeA.post('keys.updateKey', { keyId, enabled: false });
     await sleep(100);
@@ -124,7 +116,7 @@ describe('changes reach every node within 100 ms', () => {
   });
 
   test('a new rate limit applies on the other node', async () => {
-    const { keyId, key } = await createKey({});
+    const { keyId, key } = await createKey(nodeA, apiId);
     expect((await nodeB.post<Verdict>('keys.verifyKey', { key })).body.ratelimit).toBeUndefined();
     await nodeA.post('keys.updateKey', {
       keyId,

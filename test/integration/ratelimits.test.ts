@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { startTopology, type Topology } from '../support/topology';
-import { client, sleep, type ErrorBody } from '../support/rpc';
+import { client, type ErrorBody, type Client } from '../support/rpc';
+import { sleep, hour } from '../support/helpers';
 
 type Outcome = {
   success: boolean;
@@ -18,8 +19,8 @@ type OverrideBody = {
 };
 
 let topology: Topology;
-let nodes: ReturnType<typeof client>[];
-let api: ReturnType<typeof client>;
+let nodes: Client[];
+let api: Client;
 
 beforeAll(async () => {
   topology = await startTopology({ nodes: 2 });
@@ -28,7 +29,6 @@ beforeAll(async () => {
 });
 afterAll(() => topology.stop());
 
-const hour = 3_600_000;
 const limit = async (body: Record<string, unknown>, node = api) =>
   api && (await node.post<Outcome>('ratelimits.limit', body));
 

@@ -2,6 +2,7 @@ import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
 import type { RedisClient } from '../../src/redis/clients';
 import type Redis from 'ioredis';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { sleep } from '../support/helpers';
 
 /**
  * The connection policy of src/redis/clients.ts on a real Redis. Writes (coalesce.ts): on an idle
@@ -62,7 +63,7 @@ test('a command that times out in the cork still fails by its deadline, not late
     expect(queued).toMatchObject({ status: 'rejected', reason: { message: 'Command timed out' } });
     // Both failed although Redis answers both once the 1 s script ends: their deadlines fired.
     // Let the script finish before the server is used again.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await sleep(1000);
   } finally {
     slow.disconnect();
   }
@@ -86,7 +87,7 @@ test('commands behind a stalled one each fail at their own deadline; answered on
     for (let i = 0; i < 3; i++) {
       // Sent 40 ms apart: their deadlines are 40 ms apart too.
       behind.push(slow.ping().catch(() => failedAt.push(performance.now() - started)));
-      await new Promise((resolve) => setTimeout(resolve, 40));
+      await sleep(40);
     }
     await Promise.allSettled([stall, ...behind]);
     expect(failedAt).toHaveLength(3);
@@ -94,7 +95,7 @@ test('commands behind a stalled one each fail at their own deadline; answered on
     // and none before its own deadline.
     failedAt.forEach((at, i) => expect(at).toBeGreaterThanOrEqual(80 + 40 * i - 5));
     expect([...failedAt].sort((a, b) => a - b)).toEqual(failedAt);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await sleep(1000);
     expect(await slow.ping()).toBe('PONG');
     expect(unhandled).toEqual([]);
   } finally {

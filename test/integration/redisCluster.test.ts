@@ -1,12 +1,10 @@
-import pino from 'pino';
-import { loadConfig } from '../../src/config';
-import { startNode, type RunningNode } from '../../src/node';
-import { createRootKey } from '../../src/operations/rootKeys';
-import { closeRedis, connectRedis, createCluster } from '../../src/redis/clients';
-import { RootKeyStore } from '../../src/store/rootKeyStore';
+import type { RunningNode } from '../../src/node';
+import { closeRedis, createCluster } from '../../src/redis/clients';
 import { startRedisCluster, type TestCluster } from '../support/redisCluster';
 import { startRedis, type TestRedis } from '../support/redisServer';
-import { client, sleep } from '../support/rpc';
+import { client, type Client } from '../support/rpc';
+import { sleep } from '../support/helpers';
+import { createTestRootKey, startTestNode } from '../support/topology';
 
 /**
  * The key store on a real Redis Cluster (three masters, one replica each): the main cases of the
@@ -22,7 +20,7 @@ type Verdict = {
 let cluster: TestCluster;
 let locals: TestRedis[];
 let nodes: RunningNode[];
-let api: ReturnType<typeof client>[];
+let api: Client[];
 let rootKey: string;
 
 beforeAll(async () => {
@@ -30,21 +28,11 @@ beforeAll(async () => {
   locals = [await startRedis(), await startRedis()];
   nodes = [];
   for (const local of locals) {
-    const config = loadConfig({
-      KEYWARD_PORT: '0',
-      KEYWARD_HOST: '127.0.0.1',
-      KEYWARD_REDIS_CLUSTER_NODES: cluster.seeds,
-      KEYWARD_LOCAL_REDIS_URL: local.url,
-      KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '1000',
-      LOG_LEVEL: 'silent',
-    });
-    nodes.push(await startNode(config, pino({ level: 'silent' })));
+    nodes.push(await startTestNode({ clusterSeeds: cluster.seeds, localUrl: local.url }));
   }
   const admin = createCluster(cluster.nodes, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
-  await connectRedis(admin);
-  const created = await createRootKey(new RootKeyStore(admin), {});
+  rootKey = (await createTestRootKey(admin)).key;
   await closeRedis(admin);
-  rootKey = created.key;
   api = nodes.map((node) => client(node.url, rootKey));
 }, 60_000);
 

@@ -1,12 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { startHaproxy, type LoadBalancer } from '../support/haproxy';
-import { CLI, keywardProcess, type KeywardProcess } from '../support/keywardProcess';
-import { startRedis, type TestRedis } from '../support/redisServer';
+import type { KeywardProcess } from '../support/keywardProcess';
+import { startProcessTopology, type ProcessTopology } from '../support/topology';
 import { ensureTool } from '../support/tools';
+import { eventually, sleep } from '../support/helpers';
 
 /**
  * Scale-out: three keyward nodes (`node dist/cli.js serve`, each with its own Redis for fast
@@ -70,12 +69,10 @@ interface AcknowledgedKey {
   key: string;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const between = (low: number, high: number) => low + Math.floor(Math.random() * (high - low));
 
 let dir: string;
-let primary: TestRedis | undefined;
-const locals: TestRedis[] = [];
+let topology: ProcessTopology | undefined;
 const nodes: KeywardProcess[] = [];
 let lb: LoadBalancer | undefined;
 let rootKey: string;
@@ -199,23 +196,15 @@ async function underLoad<T>(work: () => Promise<T>): Promise<{ result: T; outcom
   }
 }
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const started = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out: ${what}`);
-    await sleep(20);
-  }
-}
-
 /** The documented rolling restart: drain at the load balancer, SIGTERM, start, put it back. */
 async function drainedRestart(node: KeywardProcess): Promise<Restart> {
   const from = Date.now();
   await lb!.command(`set server keyward/${node.name} state maint`);
-  await until(
-    async () => (await lb!.server(node.name)).sessions === 0,
-    5_000,
-    `${node.name} drained`,
-  );
+  await eventually(async () => (await lb!.server(node.name)).sessions === 0, {
+    what: `${node.name} drained`,
+    timeoutMs: 5_000,
+    intervalMs: 20,
+  });
   const stopping = Date.now();
   const exitCode = await node.stop('SIGTERM');
   const exitMs = Date.now() - stopping;
@@ -312,32 +301,17 @@ function brief(outcomes: Outcome[]) {
 suite(title, () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'keyward-scaleout-'));
-    primary = await startRedis({ appendOnly: true });
-    for (let i = 0; i < NODES; i++) locals.push(await startRedis());
-    for (let i = 0; i < NODES; i++) {
-      nodes.push(
-        await keywardProcess({
-          name: `n${i + 1}`,
-          logFile: join(dir, `n${i + 1}.log`),
-          env: {
-            KEYWARD_REDIS_URL: primary.url,
-            KEYWARD_LOCAL_REDIS_URL: locals[i]!.url,
-            KEYWARD_REGION: 'us-east-1',
-            LOG_LEVEL: 'warn',
-            // Two shared cores run three nodes, four Redis servers, HAProxy and the clients: a
-            // 100 ms command deadline misfires when they are saturated (see test/support/topology).
-            KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '1000',
-          },
-        }),
-      );
-    }
-    await Promise.all(nodes.map((node) => node.start()));
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [CLI, 'root', 'create', '--name', 'scale-out'],
-      { env: { PATH: process.env.PATH ?? '', KEYWARD_REDIS_URL: primary.url } },
-    );
-    rootKey = (JSON.parse(stdout) as { key: string }).key;
+    // The fixture's 1 s command deadline: two shared cores run three nodes, four Redis servers,
+    // HAProxy and the clients.
+    topology = await startProcessTopology({
+      nodes: NODES,
+      primaryAppendOnly: true,
+      name: (index) => `n${index + 1}`,
+      logFile: (index) => join(dir, `n${index + 1}.log`),
+      env: { KEYWARD_REGION: 'us-east-1', LOG_LEVEL: 'warn' },
+    });
+    nodes.push(...topology.nodes);
+    rootKey = topology.rootKey;
     lb = await startHaproxy({
       binary: haproxy.available ? haproxy.path : 'haproxy',
       dir,
@@ -354,8 +328,7 @@ suite(title, () => {
 
   afterAll(async () => {
     await lb?.stop().catch(() => undefined);
-    await Promise.all(nodes.map((node) => node.dispose().catch(() => undefined)));
-    await Promise.all([primary, ...locals].map((redis) => redis?.dispose()));
+    await topology?.stop();
     if (Object.keys(summary).length > 0) {
       console.log(`scale-out figures\n${JSON.stringify(summary, null, 2)}`);
     }

@@ -1,34 +1,34 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keywardProcess, type KeywardProcess } from '../support/keywardProcess';
-import { startRedis, type TestRedis } from '../support/redisServer';
-import { sleep } from '../support/rpc';
+import type { KeywardProcess } from '../support/keywardProcess';
+import { startProcessTopology, type ProcessTopology } from '../support/topology';
+import { eventually } from '../support/helpers';
 
 /**
  * `keyward serve` writes its log in buffered chunks (src/logger.ts): a line still reaches stdout
  * on its own at low traffic, without waiting for the buffer to fill, and whatever is buffered when
  * the node stops is written before it exits.
  */
-let redis: TestRedis;
+let topology: ProcessTopology;
 let node: KeywardProcess;
 let dir: string;
 let logFile: string;
 
 beforeAll(async () => {
-  redis = await startRedis();
   dir = mkdtempSync(join(tmpdir(), 'keyward-serve-log-'));
   logFile = join(dir, 'node.log');
-  node = await keywardProcess({
-    env: { KEYWARD_REDIS_URL: redis.url, LOG_LEVEL: 'info' },
-    logFile,
+  topology = await startProcessTopology({
+    nodes: 1,
+    localRedis: false,
+    logFile: () => logFile,
+    env: { LOG_LEVEL: 'info' },
   });
-  await node.start();
+  node = topology.nodes[0]!;
 }, 30_000);
 
 afterAll(async () => {
-  await node?.dispose();
-  await redis?.dispose();
+  await topology?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -53,15 +53,16 @@ async function livenessIds(url: string, count: number): Promise<string[]> {
   return ids;
 }
 
-/** Polls `check` every 50 ms for up to 5 s; the log reaches its file or pipe within 100 ms. */
-async function eventually(check: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 100 && !check(); attempt++) await sleep(50);
-}
+/**
+ * The log reaches its file or pipe within 100 ms: waited for up to 5 s, then the test's own
+ * `expect` shows what arrived.
+ */
+const logWait = { intervalMs: 50, timeoutMs: 5_000, onTimeout: 'return' } as const;
 
 test('one request at low traffic shows up in the log without more traffic behind it', async () => {
   const [requestId] = await livenessIds(node.url, 1);
   const seen = () => lines().some((line) => line.requestId === requestId && line.msg === 'request');
-  await eventually(seen);
+  await eventually(seen, logWait);
   expect(seen()).toBe(true);
 });
 
@@ -72,7 +73,7 @@ test('a burst of several chunks arrives whole: every line once, none torn, in an
     lines()
       .map((entry) => entry.requestId)
       .filter((id) => ids.includes(id as string));
-  await eventually(() => logged().length >= ids.length);
+  await eventually(() => logged().length >= ids.length, logWait);
   expect(logged()).toEqual(ids);
 });
 
@@ -87,11 +88,7 @@ test('what is buffered when the node stops is written before it exits', async ()
 describe('a node whose stdout is not read', () => {
   let quiet: KeywardProcess;
   beforeAll(async () => {
-    quiet = await keywardProcess({
-      env: { KEYWARD_REDIS_URL: redis.url, LOG_LEVEL: 'info' },
-      stdout: 'pipe',
-    });
-    await quiet.start();
+    quiet = await topology.addNode({ stdout: 'pipe' });
   }, 30_000);
   afterAll(async () => {
     await quiet?.dispose();
@@ -112,7 +109,7 @@ describe('a node whose stdout is not read', () => {
       const logged = new Set(parseLines(text).map((line) => line.requestId));
       return ids.filter((id) => !logged.has(id)).length;
     };
-    await eventually(() => missing() === 0);
+    await eventually(() => missing() === 0, logWait);
     expect(missing()).toBe(0);
   }, 60_000);
 

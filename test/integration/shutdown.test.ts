@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import type { Redis } from 'ioredis';
-import { startRedis, type TestRedis } from '../support/redisServer';
+import type { TestRedis } from '../support/redisServer';
 import { startDelayProxy, type DelayProxy } from '../support/delayProxy';
-import { keywardProcess, type KeywardProcess } from '../support/keywardProcess';
+import type { KeywardProcess } from '../support/keywardProcess';
+import { startProcessTopology, type ProcessTopology } from '../support/topology';
 import { adminRedis, closeRedis } from '../support/keyspace';
-import { client, sleep } from '../support/rpc';
+import { client } from '../support/rpc';
 import { createRootKey } from '../../src/operations/rootKeys';
 import { RootKeyStore } from '../../src/store/rootKeyStore';
+import { sleep, eventually } from '../support/helpers';
 
 /**
  * Graceful shutdown: SIGTERM to a node (its own process) while 50 requests are in flight. Every
@@ -20,25 +22,27 @@ const DELAY_MS = 200;
 /** Not a speed target: the time within which a stopping node must be gone at all. */
 const EXIT_BOUND_MS = 3_000;
 
+let topology: ProcessTopology;
 let primary: TestRedis;
 let proxy: DelayProxy;
 let node: KeywardProcess;
 let redis: Redis;
 
 beforeAll(async () => {
-  primary = await startRedis();
+  // Only the Redis: the one node starts behind the proxy.
+  topology = await startProcessTopology({ nodes: 0, localRedis: false });
+  primary = topology.primary;
   proxy = await startDelayProxy(primary.port, DELAY_MS);
-  node = await keywardProcess({
+  node = await topology.addNode({
+    primaryUrl: proxy.url,
+    // Fast buckets and the management limit on a Redis without delay.
+    localUrl: primary.url,
     env: {
-      KEYWARD_REDIS_URL: proxy.url,
-      // Fast buckets and the management limit on a Redis without delay.
-      KEYWARD_LOCAL_REDIS_URL: primary.url,
       KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '10000',
       KEYWARD_REDIS_CONNECT_TIMEOUT_MS: '10000',
       KEYWARD_MANAGEMENT_RATE_LIMIT: '100000',
     },
   });
-  await node.start();
   redis = await adminRedis(primary.url);
 }, 60_000);
 
@@ -46,7 +50,7 @@ afterAll(async () => {
   if (node) await node.dispose();
   if (redis) await closeRedis(redis);
   if (proxy) await proxy.close();
-  if (primary) await primary.dispose();
+  if (topology) await topology.stop();
 });
 
 /** Whether a new TCP connection to the node's port is refused. */
@@ -163,22 +167,25 @@ test('after SIGTERM, a keep-alive connection serves no new request', async () =>
   const request = (apiId: string) =>
     `GET /v1/apis.getApi?apiId=${apiId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${rootKey}\r\n\r\n`;
   const answers = () => received.split('HTTP/1.1 ').length - 1;
-  const waitFor = async (count: number) => {
-    for (let i = 0; i < 400 && answers() < count && !closed; i++) await sleep(10);
-  };
+  const answersReach = (count: number) =>
+    eventually(() => answers() >= count || closed, {
+      timeoutMs: 4_000,
+      intervalMs: 10,
+      onTimeout: 'return',
+    });
   socket.write(request('api_warm'));
-  await waitFor(1);
+  await answersReach(1);
   expect(answers()).toBe(1);
   socket.write(request('api_in_flight'));
   await sleep(50);
   const exited = node.stop('SIGTERM');
-  await waitFor(2);
+  await answersReach(2);
   expect(answers()).toBe(2);
   expect(received.split('HTTP/1.1 ')[2]).toMatch(/^404 /);
   // The next request on the same connection.
   await sleep(500);
   if (!closed) socket.write(request('api_after_sigterm'));
-  await waitFor(3);
+  await answersReach(3);
   socket.destroy();
   expect(answers()).toBe(2);
   const code = await Promise.race([exited, sleep(EXIT_BOUND_MS).then(() => 'still running')]);

@@ -4,6 +4,7 @@ import { takeTokens, type BucketRedis } from '../../src/limiter/tokenBucket';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
 import { execResults } from '../../src/redis/results';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { sleep } from '../support/helpers';
 
 /**
  * lua/token-bucket-2.lua against a real Redis, driven by the script's test-only clock (ARGV[5]).
@@ -279,7 +280,7 @@ describe('token-bucket-2.lua: expiry', () => {
     expect(first.remaining).toBe(0);
     // Two intervals to full (-2 if this machine was slow enough for it to be gone already).
     expect(await redis.pttl(key)).toBeLessThanOrEqual(100);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     expect(await redis.exists(key)).toBe(0);
     const next = await takeTokens(redis, key, quick, 2);
     expect(next.allowed).toBe(true);

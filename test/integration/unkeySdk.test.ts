@@ -6,6 +6,7 @@
  */
 import { Unkey } from '@unkey/api';
 import { startTopology, type Topology } from '../support/topology';
+import { hour } from '../support/helpers';
 
 /** The SDK's `Result<R>`, which the package does not export. */
 type SdkResult<R> =
@@ -30,9 +31,8 @@ async function failure<R>(call: Promise<SdkResult<R>>): Promise<SdkResult<R>['er
 }
 
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
-const HOUR = 3_600_000;
 /** An hour per token: no test here runs long enough for a bucket to refill. */
-const SLOW_REFILL = { refillRate: 1, refillInterval: HOUR } as const;
+const SLOW_REFILL = { refillRate: 1, refillInterval: hour } as const;
 
 let topology: Topology;
 let unkey: Unkey;
@@ -89,7 +89,7 @@ describe('keys', () => {
   });
 
   test('keys.create with every field and the original rate limit vocabulary; keys.get reads it back', async () => {
-    const expires = Date.now() + 24 * HOUR;
+    const expires = Date.now() + 24 * hour;
     const created = await ok(
       unkey.keys.create({
         apiId,
@@ -125,8 +125,8 @@ describe('keys', () => {
         async: false,
         limit: 3,
         refillRate: 1,
-        refillInterval: HOUR,
-        duration: HOUR,
+        refillInterval: hour,
+        duration: hour,
       },
     });
     expect(typeof key.createdAt).toBe('number');
@@ -138,7 +138,7 @@ describe('keys', () => {
       unkey.keys.create({
         apiId,
         name: 'newer vocabulary',
-        ratelimit: { async: true, limit: 2, duration: HOUR },
+        ratelimit: { async: true, limit: 2, duration: hour },
       }),
     );
     expect(created.key).toMatch(BASE58);
@@ -149,8 +149,8 @@ describe('keys', () => {
       async: true,
       limit: 2,
       refillRate: 2,
-      refillInterval: HOUR,
-      duration: HOUR,
+      refillInterval: hour,
+      duration: hour,
     });
     expect(key.enabled).toBe(true);
   });
@@ -168,7 +168,7 @@ describe('keys', () => {
   });
 
   test('keys.verify: VALID with the key details, then RATE_LIMITED once the bucket is empty', async () => {
-    const expires = Date.now() + 24 * HOUR;
+    const expires = Date.now() + 24 * hour;
     const { keyId, key } = await ok(
       unkey.keys.create({
         apiId,
@@ -209,7 +209,7 @@ describe('keys', () => {
 
   test('keys.verify honours the deprecated ratelimit.cost the SDK still offers', async () => {
     const { key } = await ok(
-      unkey.keys.create({ apiId, ratelimit: { async: true, limit: 5, duration: HOUR } }),
+      unkey.keys.create({ apiId, ratelimit: { async: true, limit: 5, duration: hour } }),
     );
     const spent = await ok(unkey.keys.verify({ key, ratelimit: { cost: 4 } }));
     expect(spent).toMatchObject({ code: 'VALID', ratelimit: { remaining: 1 } });
@@ -241,7 +241,7 @@ describe('keys', () => {
         name: 'before',
         ownerId: 'user_3',
         meta: { a: 1 },
-        expires: Date.now() + 24 * HOUR,
+        expires: Date.now() + 24 * hour,
         ratelimit: { type: 'fast', limit: 10, ...SLOW_REFILL },
       }),
     );
@@ -285,7 +285,7 @@ describe('keys', () => {
       async: true,
       limit: 4,
       refillRate: 1,
-      refillInterval: HOUR,
+      refillInterval: hour,
     });
     await ok(unkey.keys.update({ keyId, ratelimit: null }));
     expect((await ok(unkey.keys.get({ keyId }))).ratelimit).toBeUndefined();

@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -53,58 +53,4 @@ export async function runJson<T>(
   const lines = result.stdout.trimEnd().split('\n');
   if (lines.length !== 1) throw new Error(`expected one line of JSON, got:\n${result.stdout}`);
   return JSON.parse(lines[0] as string) as T;
-}
-
-export interface ServeProcess {
-  url: string;
-  /** SIGTERM, then the exit code (null when killed by a signal). */
-  stop(): Promise<number | null>;
-}
-
-const served = new Set<ChildProcess>();
-// A test that dies must not leave a node behind.
-process.on('exit', () => {
-  for (const child of served) child.kill('SIGKILL');
-});
-
-/** `keyward serve` on the given port, once its liveness answers 200. */
-export async function startServe(
-  env: Readonly<Record<string, string>>,
-  port: number,
-): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      KEYWARD_HOST: '127.0.0.1',
-      KEYWARD_PORT: String(port),
-      LOG_LEVEL: 'silent',
-      ...env,
-    },
-    stdio: 'ignore',
-  });
-  served.add(child);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      served.delete(child);
-      resolve(code);
-    }),
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    return exited;
-  };
-  for (const started = Date.now(); ;) {
-    if (child.exitCode !== null) throw new Error(`keyward serve exited with ${child.exitCode}`);
-    const status = await fetch(`${url}/v1/liveness`, { signal: AbortSignal.timeout(1000) }).then(
-      (response) => response.status,
-      () => 0,
-    );
-    if (status === 200) return { url, stop };
-    if (Date.now() - started > 15_000) {
-      await stop();
-      throw new Error('keyward serve did not start');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

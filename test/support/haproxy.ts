@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './redisServer';
+import { sleep } from './helpers';
 
 /**
  * An HAProxy in front of local keyward nodes, configured from deploy/haproxy-local.cfg.in, the
@@ -64,8 +65,6 @@ const processes = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of processes) child.kill('SIGKILL');
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startHaproxy(options: {
   binary: string;

@@ -277,3 +277,131 @@ export const DEEP_JSON: readonly string[] = [
   `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`,
   `${'{"a":'.repeat(100_000)}1`,
 ];
+
+/** An expiry's upper bound: the largest date JavaScript can hold. */
+export const EXPIRES_MAX = 8_640_000_000_000_000;
+
+/** Every field name an operation knows: random extra fields must not be one of them. */
+export const KNOWN_FIELDS = new Set([
+  'apiId',
+  'keyId',
+  'key',
+  'name',
+  'prefix',
+  'byteLength',
+  'ownerId',
+  'externalId',
+  'meta',
+  'expires',
+  'ratelimit',
+  'ratelimits',
+  'enabled',
+  'remaining',
+  'refill',
+  'authorization',
+  'limit',
+  'cursor',
+  'environment',
+  'roles',
+  'permissions',
+  'op',
+  'value',
+  'namespace',
+  'namespaceName',
+  'namespaceId',
+  'identifier',
+  'duration',
+  'cost',
+  'async',
+  'plaintext',
+  'hash',
+  'start',
+]);
+
+/** Unknown fields are ignored, as the contract asks: they ride along with each broken input. */
+export const extraFields: fc.Arbitrary<[string, string][]> = fc.array(
+  fc.tuple(
+    fc.oneof(
+      fc.string({ maxLength: 12 }).filter((name) => !KNOWN_FIELDS.has(name)),
+      fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'),
+    ),
+    fc.jsonValue({ maxDepth: 2 }).map(json),
+  ),
+  { maxLength: 3 },
+);
+
+/** An expiry that has passed: valid as a number, refused as `expires: must be in the future`. */
+export const pastExpiry = () => fc.integer({ min: 0, max: Date.now() - 60_000 }).map(String);
+export const badExpires = (nullable: boolean) =>
+  fc.oneof(badInteger(0, EXPIRES_MAX, { nullable }), pastExpiry());
+
+/** A rate-limit namespace name is 1–128 characters of `[A-Za-z0-9_.:/-]`. */
+export const badNamespace = () =>
+  fc.oneof(
+    wrongType(['string', 'null']),
+    fc.constant('""'),
+    fc
+      .string({
+        unit: fc.constantFrom('a', 'Z', '0', '_', '.', ':', '/', '-'),
+        minLength: 129,
+        maxLength: 200,
+      })
+      .map(json),
+    fc
+      .string({ unit: 'binary', minLength: 1, maxLength: 20 })
+      .filter((name) => !/^[A-Za-z0-9_.:/-]{1,128}$/.test(name))
+      .map(json),
+    fc.constantFrom('"a b"', '"a*"', '"{ws}"', '"ns\\n"', '"ü"'),
+  );
+
+export const badAsync = () =>
+  fc.oneof(wrongType(['boolean', 'null']), fc.constantFrom('1', '"true"'));
+
+/** A query value that no string field accepts: empty, or longer than its maximum. */
+export const badQueryString = (max: number) =>
+  fc.oneof(
+    fc.constant(''),
+    fc.string({ unit: 'binary', minLength: max + 1, maxLength: max + 4 }),
+    fc.integer({ min: max + 1, max: 6_000 }).map((n) => 'x'.repeat(n)),
+  );
+
+export const badQueryNamespace = () =>
+  fc.oneof(
+    fc.constant(''),
+    fc.constant('n'.repeat(129)),
+    fc
+      .string({ unit: 'binary', minLength: 1, maxLength: 20 })
+      .filter((name) => !/^[A-Za-z0-9_.:/-]{1,128}$/.test(name)),
+  );
+
+export const badLimit = () =>
+  fc.oneof(
+    fc.constantFrom(
+      '',
+      '0',
+      '101',
+      '-1',
+      '1.5',
+      '1e2',
+      '0x10',
+      ' 5',
+      '5 ',
+      '+5',
+      'abc',
+      'NaN',
+      'Infinity',
+      '٣',
+      '１',
+      '99999999999999999999',
+      '10abc',
+      'true',
+      'null',
+    ),
+    fc.integer({ min: 101, max: Number.MAX_SAFE_INTEGER }).map(String),
+  );
+
+export const badCursor = () =>
+  fc.oneof(
+    fc.constantFrom('', 'abc', '-1', '1.5', ' 1', '1234567890123456', '１', 'null', '0x1'),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 80 }).filter((s) => !/^\d{1,15}$/.test(s)),
+  );

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './redisServer';
+import { sleep } from './helpers';
 
 /**
  * A keyward node as the operator runs it: `node dist/cli.js serve` in a process of its own, so
@@ -36,8 +37,6 @@ const children = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitForLiveness(
   url: string,

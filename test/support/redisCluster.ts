@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, spawnRedisServer } from './redisServer';
+import { eventually } from './helpers';
 
 const run = promisify(execFile);
 
@@ -23,17 +24,8 @@ async function cli(port: number, ...args: string[]): Promise<string> {
   return stdout.trim();
 }
 
-async function waitFor(check: () => Promise<boolean>, what: string, attempts = 200): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    try {
-      if (await check()) return;
-    } catch {
-      // not yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`redis cluster: ${what} did not happen`);
-}
+const waitFor = (check: () => Promise<boolean>, what: string) =>
+  eventually(check, { what: `redis cluster: ${what}`, timeoutMs: 10_000, intervalMs: 50 });
 
 export async function startRedisCluster(masters = 3): Promise<TestCluster> {
   /** A replica can take over only once it has synced with its master. */

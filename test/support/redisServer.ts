@@ -3,6 +3,7 @@ import { connect, createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sleep } from './helpers';
 
 /** One Redis the tests own: started on a free port, stopped (and restartable) by the test. */
 export interface TestRedis {
@@ -67,7 +68,7 @@ async function waitForPing(port: number, deadlineMs = 10_000): Promise<void> {
   const started = Date.now();
   while (!(await pingOnce(port))) {
     if (Date.now() - started > deadlineMs) throw new Error(`redis-server on ${port} did not start`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await sleep(25);
   }
 }
 

@@ -52,4 +52,5 @@ export function client(baseUrl: string, rootKey: string) {
   };
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A client bound to one node and one root key, as `client` makes it. */
+export type Client = ReturnType<typeof client>;

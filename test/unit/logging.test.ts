@@ -5,6 +5,7 @@ import pino from 'pino';
 import { accessLogger } from '../../src/http/requestLog';
 import { REDACTED_PATHS, REDACTION_CENSOR } from '../../src/logger';
 import { LogSink } from '../../src/observability/logSink';
+import { sleep } from '../support/helpers';
 
 const line = (n: number) => `{"n":${n}}\n`;
 
@@ -28,7 +29,7 @@ describe('LogSink', () => {
     const sink = new LogSink(fd, { chunkChars: 1 << 20, maxPendingChars: 1 << 22 });
     sink.write(line(1));
     sink.write(line(2));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
     expect(written()).toBe('');
     await flushed(sink);
     expect(written()).toBe(line(1) + line(2));

@@ -1,4 +1,5 @@
 import { ReadThroughCache } from '../../src/cache/readThroughCache';
+import { sleep } from '../support/helpers';
 
 interface Record {
   id: string;
@@ -18,8 +19,6 @@ function deferred<T>() {
 
 /** Lets the cache's own `.then` bookkeeping run after a load settles. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function newCache(
   options: Partial<{ maxEntries: number; ttlMs: number; negativeTtlMs: number }> = {},

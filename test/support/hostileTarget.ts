@@ -1,0 +1,177 @@
+import fc from 'fast-check';
+import type { Redis } from 'ioredis';
+import { client } from './rpc';
+import { startTopology, type Topology } from './topology';
+import { adminRedis, closeRedis, diffKeyspace, dumpKeyspace } from './keyspace';
+import { rawRequest, type RawRequest, type RawResponse } from './rawHttp';
+import { expectErrorEnvelope } from './envelope';
+import { LIMIT_MAX } from './hostile';
+
+/**
+ * The node that test/integration/hostileInput.*.test.ts send hostile input to, and how they send
+ * it. Against every operation of src/http/routes.ts and GET /v1/liveness: whatever is sent, a
+ * node answers within a deadline, never with a 5xx, always in the error envelope with the
+ * security headers, and it writes nothing: the primary's whole keyspace (every key's DUMP) is the
+ * same before and after each rejected request.
+ *
+ * fast-check run counts are small on purpose: each file must stay well under a minute on two busy
+ * cores. Each run is a fresh random sample, so coverage grows with every CI run.
+ */
+export const RUNS = 30;
+export const MiB = 1024 * 1024;
+
+export let topology: Topology;
+export let base: string;
+export let rootKey: string;
+export let primary: Redis;
+/** The fixtures every valid base input names, so that a missing check would really write. */
+export const fixture = { apiId: '', keyId: '', key: '', ownerId: 'owner-1' };
+
+/** Starts one node with the fixtures before the file's tests, and stops it after them. */
+export function useHostileTarget(): void {
+  beforeAll(async () => {
+    topology = await startTopology({
+      nodes: 1,
+      env: {
+        // Management calls spend a token of a per-root-key bucket: fuzzing must not meet 429.
+        KEYWARD_MANAGEMENT_RATE_LIMIT: String(LIMIT_MAX),
+        // Parsing 600 KB bodies on a busy machine lags the event loop past the 100 ms default,
+        // which would turn an input check into a 503: these files are about input, not timeouts.
+        KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '5000',
+      },
+    });
+    base = topology.nodes[0]!.url;
+    rootKey = topology.rootKey;
+    primary = await adminRedis(topology.primary.url);
+    const admin = client(base, rootKey);
+    fixture.apiId = (
+      await admin.post<{ apiId: string }>('apis.createApi', { name: 'fuzz' })
+    ).body.apiId;
+    const created = await admin.post<{ keyId: string; key: string }>('keys.createKey', {
+      apiId: fixture.apiId,
+      ownerId: fixture.ownerId,
+      meta: { plan: 'pro' },
+      // consistent: the bucket lives in the primary, so a verification that should have been
+      // refused but spent a token shows up in the keyspace dump.
+      ratelimit: { type: 'consistent', limit: 1000, refillRate: 1, refillInterval: 60_000 },
+    });
+    expect(created.status).toBe(200);
+    fixture.keyId = created.body.keyId;
+    fixture.key = created.body.key;
+  });
+
+  afterAll(async () => {
+    if (primary) await closeRedis(primary);
+    if (topology) await topology.stop();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sending and checking
+
+export interface Wire extends RawRequest {
+  /** What the request does wrong, for the report of a failing case. */
+  label: string;
+  /** Text the answer may echo (an id, a path): not a leak of internals. */
+  echoes?: string[];
+}
+
+export function describeWire(wire: Wire): string {
+  const body =
+    wire.body === undefined
+      ? ''
+      : ` body(${wire.body.length} bytes)=${JSON.stringify(wire.body.toString().slice(0, 160))}`;
+  return `${wire.method ?? 'GET'} ${wire.path.slice(0, 200)} [${wire.label}]${body}`;
+}
+
+/** fast-check prints a counterexample with this, instead of a 600 KB body. */
+export function printable(wire: Wire): Wire {
+  return Object.assign(wire, { [fc.toStringMethod]: () => describeWire(wire) });
+}
+
+export const auth = () => ({ authorization: `Bearer ${rootKey}` });
+
+export function post(operation: string, body: string | Buffer, label: string, extra = {}): Wire {
+  return printable({
+    method: 'POST',
+    path: `/v1/${operation}`,
+    headers: { ...auth(), 'content-type': 'application/json', ...extra },
+    body,
+    label,
+  });
+}
+
+export function getWire(operation: string, query: string, label: string, echoes?: string[]): Wire {
+  return printable({
+    method: 'GET',
+    path: `/v1/${operation}${query === '' ? '' : `?${query}`}`,
+    headers: auth(),
+    label,
+    ...(echoes ? { echoes } : {}),
+  });
+}
+
+/**
+ * Sends one request and checks its answer, and that the primary's keyspace did not move. A
+ * failure names the request: method, path, what was wrong with it, the start of the body.
+ */
+export function sendWithoutWrites(
+  wire: Wire,
+  check: (response: RawResponse) => void,
+): Promise<RawResponse> {
+  return sendAndCompare(wire, check, (diff) => diff);
+}
+
+/**
+ * Like sendWithoutWrites, but new keys may appear (a first use creates a rate-limit namespace):
+ * only a change to, or the loss of, an existing key fails.
+ */
+export function sendWithoutChanges(
+  wire: Wire,
+  check: (response: RawResponse) => void,
+): Promise<RawResponse> {
+  return sendAndCompare(wire, check, (diff) => diff.filter((line) => !line.startsWith('+')));
+}
+
+/** `forbidden` picks, from the keyspace's diff, the lines that fail the request. */
+async function sendAndCompare(
+  wire: Wire,
+  check: (response: RawResponse) => void,
+  forbidden: (diff: string[]) => string[],
+): Promise<RawResponse> {
+  const before = await dumpKeyspace(primary);
+  let response: RawResponse | undefined;
+  try {
+    response = await rawRequest(base, wire);
+    check(response);
+    expect(forbidden(diffKeyspace(before, await dumpKeyspace(primary)))).toEqual([]);
+    return response;
+  } catch (error) {
+    const answer = response ? `${response.status} ${response.text.slice(0, 300)}` : 'no answer';
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${describeWire(wire)}\n  → ${answer}\n${message}`);
+  }
+}
+
+/** A 4xx in the envelope (exactly `status` when given). */
+export function rejectedWith(status?: number, echoes: readonly string[] = []) {
+  return (response: RawResponse) => {
+    if (status !== undefined) expect(response.status).toBe(status);
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBeLessThan(500);
+    expectErrorEnvelope(response.status, response.headers, response.text, echoes);
+  };
+}
+
+export async function property(
+  arbitrary: fc.Arbitrary<Wire>,
+  check: (wire: Wire) => (r: RawResponse) => void,
+  numRuns = RUNS,
+) {
+  await fc.assert(
+    fc.asyncProperty(arbitrary, async (wire) => {
+      await sendWithoutWrites(wire, check(wire));
+    }),
+    { numRuns },
+  );
+}
