@@ -8,21 +8,16 @@
  * measured in interleaved slices of this length), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS
  * (64), BENCH_LATENCY_SECONDS (15, shared by the six request kinds), BENCH_MEMORY_RECORDS (1000000),
  * BENCH_INFO_CASES (fast,invalid: keyward cases measured again on a node at LOG_LEVEL=info),
- * BENCH_BUDGET_SECONDS (150: fewer rounds are measured, and the report says so, rather than
- * run past it).
+ * BENCH_BUDGET_SECONDS (190: fewer rounds are measured, and the report says so, rather than
+ * run past it), BENCH_BASE (scripts/bench.sh: the old build, HEAD~1 unless set, `none` for none).
+ *
+ * The old build comes from scripts/bench.sh, built in a scratch worktree: BENCH_BASE_APP (its
+ * folder), BENCH_BASE_REF, BENCH_BASE_COMMIT, BENCH_BASE_MODULES (shared or installed), or
+ * BENCH_BASE_ERROR when it could not be built.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
@@ -54,7 +49,13 @@ import {
   type Server,
   type Transport,
 } from './setup';
-import { renderMarkdown, renderSvg, type BenchReport, type CaseResult } from './report';
+import {
+  floorRatios,
+  renderMarkdown,
+  renderSvg,
+  type BenchReport,
+  type CaseResult,
+} from './report';
 
 const ROOT = resolve(process.env.KEYWARD_ROOT ?? process.cwd());
 const OUT = join(ROOT, '.run', 'bench');
@@ -82,13 +83,35 @@ const OTHER_TRANSPORT: Transport = LOCAL_TRANSPORT === 'unix' ? 'tcp' : 'unix';
 /** Length of one measured slice; each case gets SECONDS in SECONDS / SLICE interleaved slices. */
 const SLICE_SECONDS = envNumber('BENCH_SLICE_SECONDS', 2, 0.5, 30);
 /** The driver measures fewer rounds (and says so) rather than run past this. */
-const BUDGET_SECONDS = envNumber('BENCH_BUDGET_SECONDS', 150, 30, 600);
+const BUDGET_SECONDS = envNumber('BENCH_BUDGET_SECONDS', 190, 30, 600);
 /** What must be left after the throughput rounds: latency, Redis ceiling, memory step. */
 const RESERVE_SECONDS = LATENCY_SECONDS + 24;
 const STARTED = Date.now();
 const secondsLeft = () => BUDGET_SECONDS - (Date.now() - STARTED) / 1000;
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+
+/** The old build scripts/bench.sh prepared, and the folder it is in (not reported: a temp path). */
+type BaseInRun =
+  | { ref: string; commit: string; app: string; nodeModules: 'shared' | 'installed' }
+  | { ref: string; commit: string; error: string };
+
+function baseBuild(): BaseInRun | undefined {
+  const ref = process.env.BENCH_BASE_REF;
+  if (ref === undefined || ref === '' || ref === 'none') return undefined;
+  const commit = process.env.BENCH_BASE_COMMIT ?? 'unknown';
+  const app = process.env.BENCH_BASE_APP;
+  const error = process.env.BENCH_BASE_ERROR;
+  if (error || !app || !existsSync(join(app, 'dist', 'cli.js'))) {
+    return { ref, commit, error: error || `no build at ${String(app)}` };
+  }
+  return {
+    ref,
+    commit,
+    app,
+    nodeModules: process.env.BENCH_BASE_MODULES === 'installed' ? 'installed' : 'shared',
+  };
+}
 
 // ---------------------------------------------------------------------------------- Redis
 
@@ -121,15 +144,16 @@ function perRequest(counts: Record<string, number>, requests: number): Record<st
 async function startCompareServer(
   mode: 'http' | 'koa' | 'peer' | 'script',
   env: Record<string, string> = {},
+  name: string = mode,
 ): Promise<Server> {
-  const child = start(mode, process.execPath, [join(BUILD, 'servers.js'), mode], {
+  const child = start(name, process.execPath, [join(BUILD, 'servers.js'), mode], {
     env: { ...process.env, ...env, BENCH_PORT: '0', NODE_ENV: 'production' },
     cwd: ROOT,
-    logFile: join(OUT, `${mode}.log`),
+    logFile: join(OUT, `${name}.log`),
     pipeStdout: true,
   });
   const port = await readyPort(child);
-  return { name: mode, url: `http://${HOST}:${port}`, child };
+  return { name, url: `http://${HOST}:${port}`, child };
 }
 
 async function startKeyward(
@@ -137,13 +161,14 @@ async function startKeyward(
   primary: RedisInstance,
   local: RedisInstance,
   transport: Transport = LOCAL_TRANSPORT,
+  app: { dir: string; name: string } = { dir: APP, name: 'keyward' },
 ): Promise<Server & { logFile: string }> {
   const [port] = (await freePorts(1)) as [number];
-  const name = `keyward-${logLevel}${transport === LOCAL_TRANSPORT ? '' : `-${transport}`}`;
+  const name = `${app.name}-${logLevel}${transport === LOCAL_TRANSPORT ? '' : `-${transport}`}`;
   return startKeywardNode({
-    app: APP,
+    app: app.dir,
     outDir: OUT,
-    cwd: ROOT,
+    cwd: app.dir === APP ? ROOT : app.dir,
     name,
     port,
     logLevel,
@@ -166,12 +191,17 @@ type Check = (body: VerifyBody) => boolean;
 interface CaseSpec {
   id: string;
   label: string;
-  group: 'ceiling' | 'keyward' | 'peer';
+  group: CaseResult['group'];
   server: Server;
   key: string;
   rootKey: string;
   /** What one answer must say; checked before and after the measured run. */
   check?: Check;
+  /**
+   * The id of a case this one is compared with: it is measured right next to it in every round,
+   * before it in one round and after it in the next, so that the pair sees the same machine.
+   */
+  besideOf?: string;
 }
 
 function targetOf(spec: Pick<CaseSpec, 'server' | 'key' | 'rootKey'>, path: string): LoadTarget {
@@ -301,6 +331,12 @@ async function measureInterleaved(
     log(`${run.spec.id}: warm-up ${WARMUP} s`);
     await run.warmUp();
   }
+  // A case measured beside another forms one unit with it; units rotate, a unit's order flips.
+  const units = runs
+    .filter((run) => run.spec.besideOf === undefined)
+    .map((run) => [run, ...runs.filter((other) => other.spec.besideOf === run.spec.id)]);
+  const placed = units.reduce((sum, unit) => sum + unit.length, 0);
+  if (placed !== runs.length) throw new Error('a case is measured beside a case that is not run');
   const rounds = Math.max(1, Math.round(SECONDS / SLICE_SECONDS));
   const slice = SECONDS / rounds;
   const roundSeconds = runs.length * (slice + 0.3);
@@ -311,8 +347,9 @@ async function measureInterleaved(
       break;
     }
     log(`round ${round + 1}/${rounds}: ${runs.length} cases × ${slice} s`);
-    for (let k = 0; k < runs.length; k++) {
-      await (runs[(round + k) % runs.length] as CaseRun).slice(slice);
+    for (let k = 0; k < units.length; k++) {
+      const unit = units[(round + k) % units.length] as CaseRun[];
+      for (const run of round % 2 === 0 ? unit : [...unit].reverse()) await run.slice(slice);
     }
     done++;
   }
@@ -320,15 +357,19 @@ async function measureInterleaved(
 }
 
 /**
- * The exact token-bucket call keyward makes for a fast key, captured with MONITOR on the node-local
- * Redis during one verification: `[sha, numkeys, ...keys, ...args]`, keys retagged to `{bench}`.
+ * The exact token-bucket call keyward makes for a key, captured with MONITOR on the Redis that
+ * holds its bucket (node-local for fast, primary for consistent) during one verification:
+ * `[sha, numkeys, ...keys, ...args]`, keys retagged to `{bench}`.
  */
 async function captureBucketCall(
-  local: RedisInstance,
+  redis: RedisInstance,
   verifyOnce: () => Promise<void>,
 ): Promise<{ args: string[]; script: string }> {
+  // Once before watching: the first call of a script on a Redis is ioredis's EVAL fallback after
+  // NOSCRIPT, whose body MONITOR shows escaped (no use for its SHA-1); every later one is EVALSHA.
+  await verifyOnce();
   // monitor() opens a connection of its own, closed below.
-  const monitor = await local.client.monitor();
+  const monitor = await redis.client.monitor();
   try {
     const captured = new Promise<string[]>((resolve) => {
       monitor.on('monitor', (_time: string, args: string[]) => {
@@ -338,7 +379,7 @@ async function captureBucketCall(
     });
     await verifyOnce();
     const args = await Promise.race([captured, sleep(3000).then(() => undefined)]);
-    if (!args) throw new Error('no EVALSHA seen on the node-local Redis for a fast key');
+    if (!args) throw new Error(`no EVALSHA seen on ${redis.name} during one verification`);
     let sha = args[1] as string;
     if ((args[0] as string).toLowerCase() === 'eval') {
       sha = createHash('sha1')
@@ -348,11 +389,13 @@ async function captureBucketCall(
     const numKeys = Number(args[2]);
     const keys = args.slice(3, 3 + numKeys).map((k) => k.replace(/\{[^}]*\}/, '{bench}'));
     const rest = args.slice(3 + numKeys);
-    let script = `unknown script ${sha}`;
-    for (const file of readdirSync(join(APP, 'lua'))) {
-      const text = readFileSync(join(APP, 'lua', file));
-      if (createHash('sha1').update(text).digest('hex') === sha) script = `lua/${file}`;
-    }
+    // The measured build's own loader: a script's SHA-1 is that of its text with the includes
+    // expanded, not of its file.
+    const { loadScripts } = (await import(join(APP, 'dist', 'redis', 'scripts.js'))) as {
+      loadScripts(dir: string): { name: string; sha1: string }[];
+    };
+    const loaded = loadScripts(join(APP, 'lua')).find((candidate) => candidate.sha1 === sha);
+    const script = loaded ? `lua script ${loaded.name}` : `unknown script ${sha}`;
     return { args: [sha, String(numKeys), ...keys, ...rest], script };
   } finally {
     monitor.disconnect();
@@ -487,6 +530,21 @@ async function main(): Promise<void> {
     const root = createRootKey(APP, primary, 'bench');
     const node = await startKeyward('warn', primary, local);
     const infoNode = INFO_CASES.length > 0 ? await startKeyward('info', primary, local) : undefined;
+    // The old build: a node of its own on the same two Redis servers, for the same keys. A build
+    // that cannot serve is reported, not fatal: the rest of the run still measures the new one.
+    let base = baseBuild();
+    let baseNode: Server | undefined;
+    if (base && 'app' in base) {
+      try {
+        baseNode = await startKeyward('warn', primary, local, LOCAL_TRANSPORT, {
+          dir: base.app,
+          name: 'keyward-base',
+        });
+      } catch (error) {
+        base = { ref: base.ref, commit: base.commit, error: `did not start: ${String(error)}` };
+      }
+    }
+    if (base && 'error' in base) log(`old build ${base.ref} (${base.commit}): ${base.error}`);
 
     const { apiId } = await rpc<{ apiId: string }>(node.url, root.key, 'apis.createApi', {
       name: 'bench',
@@ -501,6 +559,34 @@ async function main(): Promise<void> {
     const fast = await create({ type: 'fast', ...HUGE });
     const consistent = await create({ type: 'consistent', ...HUGE });
     const invalidKey = `bench_${randomBytes(16).toString('hex')}`;
+
+    // The exact script calls keyward makes for the fast and the consistent key. The floor servers,
+    // the latency step's bare server and the Redis ceiling repeat them without keyward.
+    const verifyOnce = (key: string) => async () => {
+      await probe(targetOf({ server: node, key, rootKey: root.key }, '/v1/keys.verifyKey'));
+    };
+    const bucketCall = await captureBucketCall(local, verifyOnce(fast.key));
+    const consistentCall = await captureBucketCall(primary, verifyOnce(consistent.key));
+    // The floor of this design: the bare node:http handler plus that one script call, on the
+    // Redis and over the transport the node uses for it.
+    const floorFast = await startCompareServer(
+      'script',
+      {
+        BENCH_REDIS_URL: LOCAL_TRANSPORT === 'unix' ? local.socketUrl : local.url,
+        BENCH_SCRIPT_KEY: fast.key,
+        BENCH_SCRIPT_CALL: JSON.stringify(bucketCall.args),
+      },
+      'floor-fast',
+    );
+    const floorConsistent = await startCompareServer(
+      'script',
+      {
+        BENCH_REDIS_URL: primary.url,
+        BENCH_SCRIPT_KEY: consistent.key,
+        BENCH_SCRIPT_CALL: JSON.stringify(consistentCall.args),
+      },
+      'floor-consistent',
+    );
 
     // The peer keeps its records as JSON in one Redis hash, keyed by the key's sha256.
     const peerHash = 'peer:keys';
@@ -551,7 +637,14 @@ async function main(): Promise<void> {
         },
       ]
         .filter((c) => which === undefined || which.includes(c.id.replace(suffix, '')))
-        .map((c) => ({ ...c, group: 'keyward' as const, server, rootKey: root.key }));
+        .map((c) => ({
+          ...c,
+          group: 'keyward' as const,
+          server,
+          rootKey: root.key,
+          // The unknown-key flood at info is judged against warn: measured beside it.
+          ...(suffix !== '' && c.id === `invalid${suffix}` ? { besideOf: 'invalid' } : {}),
+        }));
 
     const dummyKey = `bench_${randomBytes(16).toString('hex')}`;
     const specs: CaseSpec[] = [
@@ -571,7 +664,42 @@ async function main(): Promise<void> {
         key: dummyKey,
         rootKey: 'not-checked',
       },
+      {
+        id: 'floor-fast',
+        label:
+          `floor of a fast check: bare node:http + the same EVALSHA on the node-local Redis ` +
+          `(ioredis, ${LOCAL_TRANSPORT})`,
+        group: 'floor',
+        server: floorFast,
+        key: fast.key,
+        rootKey: 'not-checked',
+        check: valid,
+      },
+      {
+        id: 'floor-consistent',
+        label:
+          'floor of a consistent check: bare node:http + the same EVALSHA on the primary (ioredis, tcp)',
+        group: 'floor',
+        server: floorConsistent,
+        key: consistent.key,
+        rootKey: 'not-checked',
+        check: valid,
+      },
       ...keywardCases(node, ''),
+      ...(baseNode && base
+        ? [
+            {
+              id: 'fast-base',
+              label: `keyward verify, fast rate limit, old build (${base.ref}, ${base.commit})`,
+              group: 'base' as const,
+              server: baseNode,
+              key: fast.key,
+              rootKey: root.key,
+              check: limited,
+              besideOf: 'fast',
+            },
+          ]
+        : []),
       ...(infoNode ? keywardCases(infoNode, ' @info', INFO_CASES) : []),
       {
         id: 'peer',
@@ -598,28 +726,16 @@ async function main(): Promise<void> {
         destination: 'a file (.run/bench/keyward-info.log)',
       };
     }
-    for (const server of [http, koa, peer, ...(infoNode ? [infoNode] : [])]) {
-      await stop(server.child);
+    for (const server of [http, koa, peer, floorConsistent, infoNode, baseNode]) {
+      if (server) await stop(server.child);
     }
-
-    // The exact script call keyward makes for the fast key: the bare server of the latency step
-    // and the Redis ceiling below repeat it without keyward.
-    const bucketCall = await captureBucketCall(local, async () => {
-      await probe(
-        targetOf({ server: node, key: fast.key, rootKey: root.key }, '/v1/keys.verifyKey'),
-      );
-    });
 
     // Added latency of a fast check: one connection, one request at a time. A second node that
     // reaches the same local Redis over the other transport shows what the transport is worth; a
-    // bare node:http server making the same script call (ioredis, same transport) shows what one
-    // script round trip costs any Node server on this machine.
+    // bare node:http server making the same script call (ioredis, same transport: the fast floor
+    // of the throughput cases) shows what one script round trip costs any Node server here.
     const otherNode = await startKeyward('warn', primary, local, OTHER_TRANSPORT);
-    const scriptServer = await startCompareServer('script', {
-      BENCH_REDIS_URL: LOCAL_TRANSPORT === 'unix' ? local.socketUrl : local.url,
-      BENCH_SCRIPT_KEY: fast.key,
-      BENCH_SCRIPT_CALL: JSON.stringify(bucketCall.args),
-    });
+    const scriptServer = floorFast;
     log(`latency: fast vs no-ratelimit, 1 connection, ${LATENCY_SECONDS} s in alternating blocks`);
     // A key without a limit and the fast key on one node: their difference is the fast check.
     const pair = (server: Server, noLimitName: string, transport: Transport) => [
@@ -666,6 +782,7 @@ async function main(): Promise<void> {
     const otherRoundTrip = await evalshaRoundTrip(local, bucketCall, 1.5, OTHER_TRANSPORT);
     const latency: BenchReport['latency'] = {
       seconds: LATENCY_SECONDS,
+      keywardShareUs: fastSeq.p50us - noRl.p50us - (bareCall.p50us - bareNoCall.p50us),
       results: seq,
       redisRoundTrip: roundTrip,
       otherRedisRoundTrip: otherRoundTrip,
@@ -685,7 +802,8 @@ async function main(): Promise<void> {
     log(
       `latency: p50 no-ratelimit ${noRl.p50us.toFixed(0)} µs, fast ${fastSeq.p50us.toFixed(0)} µs ` +
         `(+${latency.p50DifferenceUs.toFixed(0)} µs); bare node:http +${latency.bare.p50DifferenceUs.toFixed(0)} µs ` +
-        `for the same EVALSHA; EVALSHA alone p50 ${roundTrip.p50us.toFixed(0)} µs`,
+        `for the same EVALSHA (keyward's share ${latency.keywardShareUs.toFixed(0)} µs); ` +
+        `EVALSHA alone p50 ${roundTrip.p50us.toFixed(0)} µs`,
     );
 
     const memory = runMemory();
@@ -717,6 +835,11 @@ async function main(): Promise<void> {
         sliceSeconds: slice,
       },
       cases: results,
+      floor: floorRatios(results),
+      base:
+        base && 'app' in base
+          ? { ref: base.ref, commit: base.commit, nodeModules: base.nodeModules }
+          : base,
       redisBenchmark: redisCeiling,
       latency,
       memory,

@@ -8,7 +8,8 @@
  *         record from a Redis hash, and rate-limiter-flexible's RateLimiterRedis (ioredis).
  * - script: the bare node:http handler, plus one EVALSHA (ioredis) before answering when the key
  *         is BENCH_SCRIPT_KEY: what one script round trip per request costs any Node server on
- *         this machine, the floor under keyward's fast check.
+ *         this machine, the floor under keyward's fast check (node-local Redis) or its consistent
+ *         check (the primary), whichever call and Redis it is given.
  *
  * Environment: BENCH_PORT (0 for any), BENCH_REDIS_URL (redis:// or unix:///path), BENCH_PEER_HASH,
  * BENCH_ROOT_KEY (peer), BENCH_SCRIPT_KEY and BENCH_SCRIPT_CALL (script: JSON array
@@ -48,6 +49,7 @@ function keyOf(body: unknown): string | undefined {
 type BeforeAnswer = (body: unknown) => Promise<void> | undefined;
 
 function bareHttp(beforeAnswer: BeforeAnswer = () => undefined): Server {
+  let failureLogged = false;
   return createServer((req, res) => {
     const answer = (status: number, payload: object) => {
       const json = JSON.stringify(payload);
@@ -62,8 +64,17 @@ function bareHttp(beforeAnswer: BeforeAnswer = () => undefined): Server {
         const valid = () => answer(200, { valid: keyOf(body) !== undefined, code: 'VALID' });
         const pending = beforeAnswer(body);
         if (pending === undefined) valid();
-        // A failed call is a failed request in the load generator's count, not a crash.
-        else pending.then(valid, () => answer(500, { error: 'script call failed' }));
+        // A failed call is a failed request in the load generator's count, not a crash; the
+        // first one's cause goes to the server's log.
+        else {
+          pending.then(valid, (error: unknown) => {
+            if (!failureLogged) {
+              failureLogged = true;
+              process.stderr.write(`script call failed: ${String(error)}\n`);
+            }
+            answer(500, { error: 'script call failed' });
+          });
+        }
       },
       () => answer(400, { error: 'bad request' }),
     );

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # `make bench`: compiles bench/ (its own tsconfig, output in .run/bench-build) and runs the driver,
 # which starts its own Redis servers, keyward node and comparison servers on 127.0.0.1 and stops
-# them all when it ends. Bounded: the whole run is killed after BENCH_TIMEOUT seconds (170), and
+# them all when it ends. Bounded: the driver is killed after BENCH_TIMEOUT seconds (240), and
 # anything the driver started that is still alive then is stopped here by its recorded pid.
+#
+# The old build: BENCH_BASE names a commit (HEAD~1 unless set; `none` skips it). It is checked out
+# in a scratch git worktree under a temp folder, given node_modules (a symlink to this checkout's
+# when its package-lock.json is the same, else its own npm install) and built; the driver measures
+# its node beside the new one. The worktree and the folder are removed when this script ends, on
+# failure and Ctrl-C too. A base that cannot be built is reported by the driver, not fatal.
 #
 # `make profile` runs the same way with the argument `profile` (bench/profile.ts, output in
 # .run/profile).
@@ -18,6 +24,17 @@ esac
 PIDS="$OUT/pids"
 mkdir -p "$OUT"
 rm -f "$PIDS"
+SCRATCH=""
+
+remove_base() {
+  [ -n "$SCRATCH" ] || return 0
+  if [ -d "$SCRATCH/app" ]; then
+    git worktree remove --force "$SCRATCH/app" >/dev/null 2>&1 || true
+  fi
+  rm -rf "$SCRATCH"
+  git worktree prune >/dev/null 2>&1 || true
+  SCRATCH=""
+}
 
 cleanup() {
   # Last resort: the driver stops its children itself; this catches a driver killed with SIGKILL.
@@ -31,8 +48,11 @@ cleanup() {
     done <"$PIDS"
     rm -f "$PIDS"
   fi
+  remove_base
 }
 trap cleanup EXIT
+# Until the driver runs, Ctrl-C or SIGTERM ends the script through its EXIT trap.
+trap 'exit 130' INT TERM
 
 command -v redis-server >/dev/null || { echo "bench: redis-server is missing (make redis)" >&2; exit 1; }
 command -v redis-benchmark >/dev/null || { echo "bench: redis-benchmark is missing (apt-get install redis-tools)" >&2; exit 1; }
@@ -41,9 +61,47 @@ command -v redis-benchmark >/dev/null || { echo "bench: redis-benchmark is missi
 rm -rf .run/bench-build
 npx tsc -p bench/tsconfig.json
 
+BASE_ENV=()
+BASE_REF="${BENCH_BASE:-HEAD~1}"
+if [ "$DRIVER_NAME" = run ] && [ "$BASE_REF" != none ]; then
+  BASE_COMMIT="$(git rev-parse --verify --quiet "$BASE_REF^{commit}")" || {
+    echo "bench: BENCH_BASE=$BASE_REF is not a commit here (BENCH_BASE=none to skip the old build)" >&2
+    exit 2
+  }
+  SCRATCH="$(mktemp -d "${TMPDIR:-/tmp}/keyward-bench-base.XXXXXX")"
+  started=$SECONDS
+  echo "bench: old build: $BASE_REF ($(git rev-parse --short "$BASE_COMMIT")) in a scratch worktree" >&2
+  base_error=""
+  modules=shared
+  if ! git worktree add --detach --quiet "$SCRATCH/app" "$BASE_COMMIT" >"$OUT/base-build.log" 2>&1; then
+    base_error="git worktree add failed (see .run/bench/base-build.log)"
+  elif cmp -s "$SCRATCH/app/package-lock.json" package-lock.json && [ -d node_modules ]; then
+    # Same lock file, same packages: this checkout's node_modules serve both builds.
+    ln -s "$(readlink -f node_modules)" "$SCRATCH/app/node_modules"
+  else
+    modules=installed
+    echo "bench: old build: its package-lock.json differs, npm install in the scratch worktree" >&2
+    (cd "$SCRATCH/app" && timeout 300 npm install --no-audit --no-fund) >>"$OUT/base-build.log" 2>&1 ||
+      base_error="npm install failed (see .run/bench/base-build.log)"
+  fi
+  if [ -z "$base_error" ]; then
+    (cd "$SCRATCH/app" && timeout 180 npm run --silent build) >>"$OUT/base-build.log" 2>&1 ||
+      base_error="its build failed (see .run/bench/base-build.log)"
+  fi
+  [ -z "$base_error" ] || echo "bench: old build: $base_error" >&2
+  echo "bench: old build ready in $((SECONDS - started)) s" >&2
+  BASE_ENV=(
+    BENCH_BASE_REF="$BASE_REF"
+    BENCH_BASE_COMMIT="$(git rev-parse --short "$BASE_COMMIT")"
+    BENCH_BASE_APP="$SCRATCH/app"
+    BENCH_BASE_MODULES="$modules"
+    BENCH_BASE_ERROR="$base_error"
+  )
+fi
+
 # The driver handles SIGINT/SIGTERM by stopping every process it started; timeout sends SIGTERM
 # and, 10 s later, SIGKILL.
-KEYWARD_ROOT="$ROOT" timeout --kill-after=10 "${BENCH_TIMEOUT:-170}" \
+env KEYWARD_ROOT="$ROOT" "${BASE_ENV[@]}" timeout --kill-after=10 "${BENCH_TIMEOUT:-240}" \
   node ".run/bench-build/bench/$DRIVER_NAME.js" &
 DRIVER=$!
 trap 'kill -TERM $DRIVER 2>/dev/null || true' INT TERM
@@ -51,5 +109,5 @@ status=0
 wait "$DRIVER" || status=$?
 # A signal interrupts the first wait; wait again for the driver's own clean-up to finish.
 if kill -0 "$DRIVER" 2>/dev/null; then wait "$DRIVER" || status=$?; fi
-if [ "$status" -eq 124 ]; then echo "bench: timed out after ${BENCH_TIMEOUT:-170} s" >&2; fi
+if [ "$status" -eq 124 ]; then echo "bench: timed out after ${BENCH_TIMEOUT:-240} s" >&2; fi
 exit "$status"

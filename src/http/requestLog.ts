@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { REDACTION_CENSOR } from '../logger';
 import type { Metrics } from '../observability/metrics';
+import { UnknownKeyLog } from '../observability/unknownKeyLog';
 import type { RequestState } from './context';
 
 /** Headers for a JSON API that no browser should render, frame or cache. */
@@ -18,12 +19,49 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
  * every field was more than half of pino's work per line (docs/performance.md, item 10).
  */
 export function accessLogger(logger: Logger): Logger {
-  return logger.child({}, { redact: { paths: ['key', 'plaintext'], censor: REDACTION_CENSOR } });
+  const accessLog = logger.child(
+    {},
+    { redact: { paths: ['key', 'plaintext'], censor: REDACTION_CENSOR } },
+  );
+  // The Koa app and the data plane each make an access logger from the node's logger: they share
+  // one window, so a node writes at most one summary a window whichever layer answered.
+  let unknownKeys = unknownKeysByLogger.get(logger);
+  if (unknownKeys === undefined) {
+    unknownKeys = new UnknownKeyLog(accessLog);
+    unknownKeysByLogger.set(logger, unknownKeys);
+  }
+  unknownKeysByAccessLog.set(accessLog, unknownKeys);
+  return accessLog;
+}
+
+const unknownKeysByLogger = new WeakMap<Logger, UnknownKeyLog>();
+const unknownKeysByAccessLog = new WeakMap<Logger, UnknownKeyLog>();
+
+function unknownKeysOf(accessLog: Logger): UnknownKeyLog {
+  let unknownKeys = unknownKeysByAccessLog.get(accessLog);
+  if (unknownKeys === undefined) {
+    unknownKeys = new UnknownKeyLog(accessLog);
+    unknownKeysByAccessLog.set(accessLog, unknownKeys);
+  }
+  return unknownKeys;
+}
+
+/**
+ * A verification answered NOT_FOUND. verifyKey notes the key's id for the log as soon as the key
+ * is found, and refuses every other way with an error status or after noting it, so an answered
+ * verification without a key id is exactly an unknown key (test/unit/requestLog.test.ts holds
+ * verifyKey to that).
+ */
+function isUnknownKey(state: RequestState, status: number): boolean {
+  return (
+    status === 200 && state.operation === 'keys.verifyKey' && state.logFields.keyId === undefined
+  );
 }
 
 /**
  * Counts a finished request and writes its one access-log line (ids only: never a key, a root key
- * or a body). Shared by the Koa app and the data plane, so both report alike.
+ * or a body). Shared by the Koa app and the data plane, so both report alike. Verifications of
+ * unknown keys are the exception: one a window in full, the rest in a summary (UnknownKeyLog).
  */
 export function recordRequest(
   accessLog: Logger,
@@ -36,6 +74,12 @@ export function recordRequest(
   metrics.request(state.operation ?? 'unknown', request.status, durationMs / 1000);
   // Build the line only when it will be written: above info this runs for nothing.
   if (accessLog.isLevelEnabled('info')) {
+    if (
+      isUnknownKey(state, request.status) &&
+      !unknownKeysOf(accessLog).admit(state.requestId, state.rootKey?.workspaceId)
+    ) {
+      return;
+    }
     const { apiId, keyId, mode } = state.logFields;
     accessLog.info(
       {
