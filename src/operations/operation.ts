@@ -116,9 +116,15 @@ export function bindOperation(operation: Operation, services: Services): BoundOp
   const deps = {} as Record<keyof Services, unknown>;
   for (const name of operation.uses) deps[name] = services[name];
   const picked = deps as Pick<Services, keyof Services>;
+  // Not an async function: that would cost the hot path one more promise per call. A refused
+  // check still reaches the caller as a rejection, as any other failure does.
   return (caller, input) => {
-    operation.check?.(input);
-    authorize(caller, operation.permission, input);
+    try {
+      operation.check?.(input);
+      authorize(caller, operation.permission, input);
+    } catch (refused) {
+      return Promise.reject(refused);
+    }
     return operation.handle(picked, caller, input);
   };
 }

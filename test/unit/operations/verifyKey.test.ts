@@ -1,0 +1,391 @@
+import type { VerifiableKey } from '../../../src/domain/key';
+import { BadRequestError, InsufficientPermissionsError } from '../../../src/errors';
+import { hashKey } from '../../../src/keys/keyMaterial';
+import type { Limiter } from '../../../src/limiter/limiter';
+import { DECIDED_AT, type BucketDecision } from '../../../src/limiter/tokenBucket';
+import type { RatelimitConfig } from '../../../src/domain/ratelimit';
+import {
+  decideVerification,
+  type VerifyDeps,
+  type VerifyKeyInput,
+} from '../../../src/operations/keys/verifyKey';
+import { isRedisUnavailable } from '../../../src/redis/failures';
+import { callerWith, NOW, thrownBy, WS } from './fakes';
+
+const PLAINTEXT = 'kw_3ZbqPlaintextSecret';
+const RATELIMIT: RatelimitConfig = {
+  type: 'consistent',
+  limit: 10,
+  refillRate: 10,
+  refillInterval: 1000,
+};
+const CREDITS: NonNullable<VerifiableKey['credits']> = {
+  reset: { nonce: 'n1', value: 5, at: NOW - 1000 },
+};
+
+function keyWith(overrides: Partial<VerifiableKey> = {}): VerifiableKey {
+  return { id: 'key_1', workspaceId: WS, apiId: 'api_1', enabled: true, ...overrides };
+}
+
+type CheckArgs = Parameters<Limiter['check']>;
+
+class FakeLimiter implements Pick<Limiter, 'check'> {
+  readonly calls: CheckArgs[] = [];
+  constructor(private readonly outcome: BucketDecision | Error) {}
+  async check(...args: CheckArgs): Promise<BucketDecision> {
+    this.calls.push(args);
+    if (this.outcome instanceof Error) throw this.outcome;
+    return this.outcome;
+  }
+}
+
+type DirectoryLookup = VerifyDeps['directory'];
+
+class FakeDirectory implements DirectoryLookup {
+  readonly lookups: [string, string][] = [];
+  constructor(private readonly stored: VerifiableKey | undefined) {}
+  async keyByHash(ws: string, hash: string): Promise<VerifiableKey | undefined> {
+    this.lookups.push([ws, hash]);
+    return ws === WS && hash === hashKey(PLAINTEXT) ? this.stored : undefined;
+  }
+}
+
+const ADMIT: BucketDecision = {
+  allowed: true,
+  usageExceeded: false,
+  limit: 10,
+  remaining: 9,
+  reset: NOW + 100,
+  now: NOW + 1,
+  creditsRemaining: 4,
+};
+
+function setup(
+  stored: VerifiableKey | undefined,
+  outcome: BucketDecision | Error = ADMIT,
+  limiterFailure: VerifyDeps['limiterFailure'] = 'closed',
+) {
+  const limiter = new FakeLimiter(outcome);
+  const directory = new FakeDirectory(stored);
+  const deps: VerifyDeps = { directory, limiter, limiterFailure, now: () => NOW };
+  return { deps, limiter, directory };
+}
+
+const verify = (input: Partial<VerifyKeyInput> = {}) => ({ key: PLAINTEXT, ...input });
+
+describe('decideVerification: the first failing check decides, in contract order', () => {
+  const failingEverything: Partial<VerifiableKey> = {
+    enabled: false,
+    expires: NOW - 1,
+    ratelimit: RATELIMIT,
+    credits: CREDITS,
+  };
+  test.each<[string, VerifiableKey | undefined, Partial<VerifyKeyInput>, string]>([
+    [
+      'unknown key, with every other failure asked for',
+      undefined,
+      { apiId: 'api_2', authorization: { permissions: 'p' } },
+      'NOT_FOUND',
+    ],
+    [
+      'disabled + wrong api + expired + permissions',
+      keyWith(failingEverything),
+      { apiId: 'api_2', authorization: { permissions: 'p' } },
+      'DISABLED',
+    ],
+    ['disabled + expired', keyWith({ enabled: false, expires: NOW - 1 }), {}, 'DISABLED'],
+    [
+      'wrong api + expired + permissions',
+      keyWith({ ...failingEverything, enabled: true }),
+      { apiId: 'api_2', authorization: { permissions: 'p' } },
+      'FORBIDDEN',
+    ],
+    [
+      'expired + permissions',
+      keyWith({ ...failingEverything, enabled: true }),
+      { apiId: 'api_1', authorization: { permissions: 'p' } },
+      'EXPIRED',
+    ],
+    ['expires exactly now', keyWith({ expires: NOW, ratelimit: RATELIMIT }), {}, 'EXPIRED'],
+    [
+      'permissions only',
+      keyWith({ ratelimit: RATELIMIT, credits: CREDITS }),
+      { authorization: { permissions: { and: ['a'] } } },
+      'INSUFFICIENT_PERMISSIONS',
+    ],
+    [
+      'an empty `or` is never satisfied',
+      keyWith({ ratelimit: RATELIMIT }),
+      { authorization: { permissions: { or: [] } } },
+      'INSUFFICIENT_PERMISSIONS',
+    ],
+  ])('%s → %s, and the limiter is never called', async (_name, stored, input, code) => {
+    const { deps, limiter } = setup(stored);
+    const result = await decideVerification(deps, callerWith(['api.*.verify_key']), verify(input));
+    expect(result.code).toBe(code);
+    expect(result.valid).toBe(false);
+    expect(limiter.calls).toHaveLength(0);
+  });
+
+  test.each<[string, Partial<VerifiableKey>, Partial<VerifyKeyInput>]>([
+    ['ratelimit only', { ratelimit: RATELIMIT }, {}],
+    ['credits only', { credits: CREDITS }, {}],
+    [
+      'both, apiId matching, satisfied `and: []`, expiring later',
+      { ratelimit: RATELIMIT, credits: CREDITS, expires: NOW + 1 },
+      { apiId: 'api_1', authorization: { permissions: { and: [] } } },
+    ],
+  ])('every check passes (%s) → the limiter is asked exactly once', async (_name, props, input) => {
+    const { deps, limiter } = setup(keyWith(props));
+    const result = await decideVerification(deps, callerWith(['api.*.verify_key']), verify(input));
+    expect(result.code).toBe('VALID');
+    expect(result.valid).toBe(true);
+    expect(limiter.calls).toHaveLength(1);
+  });
+
+  test('a key with neither ratelimit nor credits is VALID without reaching the limiter', async () => {
+    const { deps, limiter } = setup(keyWith({ expires: NOW + 1 }), new Error('must not be called'));
+    const result = await decideVerification(deps, callerWith(['api.*.verify_key']), verify());
+    expect(result).toEqual({
+      valid: true,
+      code: 'VALID',
+      keyId: 'key_1',
+      enabled: true,
+      requestId: 'req_test',
+      expires: NOW + 1,
+    });
+    expect(limiter.calls).toHaveLength(0);
+  });
+
+  test('NOT_FOUND holds only valid, code and requestId', async () => {
+    const { deps, directory } = setup(undefined);
+    const caller = callerWith(['api.*.verify_key']);
+    const result = await decideVerification(deps, caller, verify());
+    expect(Object.keys(result)).toEqual(['valid', 'code', 'requestId']);
+    expect(result).toEqual({ valid: false, code: 'NOT_FOUND', requestId: 'req_test' });
+    expect(directory.lookups).toEqual([[WS, hashKey(PLAINTEXT)]]);
+    expect(caller.logFields).toEqual({});
+  });
+});
+
+describe('decideVerification: the limiter decides last', () => {
+  test('the limiter is asked with the key, its ratelimit, ratelimit.cost and the credits spend', async () => {
+    const { deps, limiter } = setup(keyWith({ ratelimit: RATELIMIT, credits: CREDITS }));
+    const input = verify({ ratelimit: { cost: 3 }, remaining: { cost: 2 } });
+    const result = await decideVerification(deps, callerWith(['api.*.verify_key']), input);
+    expect(limiter.calls).toEqual([['key_1', RATELIMIT, 3, { cost: 2, reset: CREDITS.reset }]]);
+    expect(result.ratelimit).toEqual({ limit: 10, remaining: 9, reset: NOW + 100 });
+    expect(result.remaining).toBe(4);
+    expect(result[DECIDED_AT]).toBe(NOW + 1);
+  });
+
+  test('costs default to 1, and a key without credits spends none', async () => {
+    const { deps, limiter } = setup(keyWith({ ratelimit: RATELIMIT }), {
+      ...ADMIT,
+      creditsRemaining: undefined,
+    });
+    const result = await decideVerification(deps, callerWith(['api.*.verify_key']), verify());
+    expect(limiter.calls).toEqual([['key_1', RATELIMIT, 1, undefined]]);
+    expect(result).not.toHaveProperty('remaining');
+  });
+
+  test.each<[string, string, Partial<BucketDecision>]>([
+    [
+      'bucket refused',
+      'RATE_LIMITED',
+      { allowed: false, usageExceeded: false, remaining: 0, creditsRemaining: undefined },
+    ],
+    [
+      'credits refused',
+      'USAGE_EXCEEDED',
+      { allowed: false, usageExceeded: true, creditsRemaining: 0 },
+    ],
+    ['admitted', 'VALID', { allowed: true, usageExceeded: false }],
+  ])('%s → %s', async (_name, code, decision) => {
+    const { deps } = setup(keyWith({ ratelimit: RATELIMIT, credits: CREDITS }), {
+      ...ADMIT,
+      ...decision,
+    });
+    const result = await decideVerification(deps, callerWith(['api.*.verify_key']), verify());
+    expect(result.code).toBe(code);
+    expect(result.valid).toBe(code === 'VALID');
+    expect(result.keyId).toBe('key_1');
+    expect(result.evaluated).toBeUndefined();
+  });
+
+  test('a refused bucket reports no credits (they were not spent)', async () => {
+    const { deps } = setup(keyWith({ ratelimit: RATELIMIT, credits: CREDITS }), {
+      ...ADMIT,
+      allowed: false,
+      remaining: 0,
+      creditsRemaining: undefined,
+    });
+    const result = await decideVerification(deps, callerWith(['api.*.verify_key']), verify());
+    expect(result.code).toBe('RATE_LIMITED');
+    expect(result).not.toHaveProperty('remaining');
+    expect(result.ratelimit).toEqual({ limit: 10, remaining: 0, reset: NOW + 100 });
+  });
+});
+
+describe('decideVerification: an unreachable limiter', () => {
+  const unreachable = new Error('connect ECONNREFUSED 127.0.0.1:6379');
+
+  test('the fake error is one isRedisUnavailable recognises', () => {
+    expect(isRedisUnavailable(unreachable)).toBe(true);
+  });
+
+  test.each<['closed' | 'open', string, boolean]>([
+    ['closed', 'LIMITER_UNAVAILABLE', false],
+    ['open', 'VALID', true],
+  ])('policy %s → %s with evaluated: false', async (policy, code, valid) => {
+    const { deps, limiter } = setup(
+      keyWith({ ratelimit: RATELIMIT, credits: CREDITS }),
+      unreachable,
+      policy,
+    );
+    const result = await decideVerification(deps, callerWith(['api.*.verify_key']), verify());
+    expect(limiter.calls).toHaveLength(1);
+    expect(result.code).toBe(code);
+    expect(result.valid).toBe(valid);
+    expect(result.evaluated).toBe(false);
+    expect(result.ratelimit).toEqual({ limit: 10, evaluated: false });
+    expect(result).not.toHaveProperty('remaining');
+  });
+
+  test('credits only, closed → LIMITER_UNAVAILABLE without a ratelimit field', async () => {
+    const { deps } = setup(keyWith({ credits: CREDITS }), new Error('Command timed out'), 'closed');
+    const result = await decideVerification(deps, callerWith(['api.*.verify_key']), verify());
+    expect(result.code).toBe('LIMITER_UNAVAILABLE');
+    expect(result.evaluated).toBe(false);
+    expect(result).not.toHaveProperty('ratelimit');
+  });
+
+  test('any other limiter error is not swallowed, whatever the policy', async () => {
+    const bug = new Error('ERR Error running script');
+    expect(isRedisUnavailable(bug)).toBe(false);
+    const { deps } = setup(keyWith({ ratelimit: RATELIMIT }), bug, 'open');
+    await expect(decideVerification(deps, callerWith(['api.*.verify_key']), verify())).rejects.toBe(
+      bug,
+    );
+  });
+});
+
+describe('decideVerification: root keys scoped to another API', () => {
+  const scoped = () => callerWith(['api.api_other.verify_key']);
+
+  test('passing its own apiId for a key of another API → FORBIDDEN with no key details', async () => {
+    const { deps, limiter } = setup(
+      keyWith({ name: 'n', ownerId: 'o', meta: { a: 1 }, expires: NOW + 5, ratelimit: RATELIMIT }),
+    );
+    const result = await decideVerification(deps, scoped(), verify({ apiId: 'api_other' }));
+    expect(result).toEqual({ valid: false, code: 'FORBIDDEN', requestId: 'req_test' });
+    expect(Object.keys(result)).toEqual(['valid', 'code', 'requestId']);
+    expect(limiter.calls).toHaveLength(0);
+  });
+
+  test('a disabled key of another API is FORBIDDEN too: its state is not revealed', async () => {
+    const { deps } = setup(keyWith({ enabled: false }));
+    const result = await decideVerification(deps, scoped(), verify({ apiId: 'api_other' }));
+    expect(result).toEqual({ valid: false, code: 'FORBIDDEN', requestId: 'req_test' });
+  });
+
+  test('a root key of all APIs passing the wrong apiId gets FORBIDDEN with the details', async () => {
+    const { deps } = setup(keyWith({ name: 'n' }));
+    const result = await decideVerification(
+      deps,
+      callerWith(['api.*.verify_key']),
+      verify({ apiId: 'api_2' }),
+    );
+    expect(result.code).toBe('FORBIDDEN');
+    expect(result.keyId).toBe('key_1');
+    expect(result.name).toBe('n');
+  });
+
+  test('passing no apiId → InsufficientPermissionsError', async () => {
+    const { deps, limiter } = setup(keyWith({ ratelimit: RATELIMIT }));
+    const error = await thrownBy(() => decideVerification(deps, scoped(), verify()));
+    expect(error).toBeInstanceOf(InsufficientPermissionsError);
+    expect((error as InsufficientPermissionsError).code).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(limiter.calls).toHaveLength(0);
+  });
+
+  test('passing the apiId it lacks → InsufficientPermissionsError before any lookup', async () => {
+    const { deps, directory } = setup(keyWith());
+    const error = await thrownBy(() =>
+      decideVerification(deps, scoped(), verify({ apiId: 'api_1' })),
+    );
+    expect(error).toBeInstanceOf(InsufficientPermissionsError);
+    expect((error as InsufficientPermissionsError).permission).toBe('api.api_1.verify_key');
+    expect(directory.lookups).toHaveLength(0);
+  });
+
+  test('a root key of exactly the key’s API verifies it', async () => {
+    const { deps } = setup(keyWith());
+    const result = await decideVerification(deps, callerWith(['api.api_1.verify_key']), verify());
+    expect(result.code).toBe('VALID');
+  });
+});
+
+describe('decideVerification: input and answer shape', () => {
+  test('`ratelimits` in the input is a BadRequestError, before any lookup', async () => {
+    const { deps, directory } = setup(keyWith());
+    const input = { key: PLAINTEXT, ratelimits: [{ name: 'tokens' }] };
+    const error = await thrownBy(() => decideVerification(deps, callerWith(['*']), input));
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect((error as BadRequestError).message).toMatch(/^ratelimits: /);
+    expect(directory.lookups).toHaveLength(0);
+  });
+
+  test.each<[string, Partial<VerifiableKey>]>([
+    ['VALID', {}],
+    ['DISABLED', { enabled: false }],
+  ])(
+    '%s: fields in the order valid, code, keyId, enabled, requestId, name, ownerId, meta, expires',
+    async (code, props) => {
+      const { deps } = setup(
+        keyWith({
+          meta: { plan: 'pro' },
+          expires: NOW + 60_000,
+          ownerId: 'user_1',
+          name: 'web',
+          ...props,
+        }),
+      );
+      const result = await decideVerification(deps, callerWith(['api.*.verify_key']), verify());
+      expect(result.code).toBe(code);
+      expect(Object.keys(result)).toEqual([
+        'valid',
+        'code',
+        'keyId',
+        'enabled',
+        'requestId',
+        'name',
+        'ownerId',
+        'meta',
+        'expires',
+      ]);
+      expect(result.enabled).toBe(code === 'VALID');
+      expect(result.meta).toEqual({ plan: 'pro' });
+    },
+  );
+
+  test.each<[string, Partial<VerifiableKey>, { keyId?: string; mode?: string }]>([
+    [
+      'fast ratelimit',
+      { ratelimit: { ...RATELIMIT, type: 'fast' } },
+      { keyId: 'key_1', mode: 'fast' },
+    ],
+    ['consistent ratelimit', { ratelimit: RATELIMIT }, { keyId: 'key_1', mode: 'consistent' }],
+    ['no ratelimit', { credits: CREDITS }, { keyId: 'key_1' }],
+    [
+      'disabled, with a ratelimit',
+      { enabled: false, ratelimit: RATELIMIT },
+      { keyId: 'key_1', mode: 'consistent' },
+    ],
+  ])('logFields for a key with %s', async (_name, props, logged) => {
+    const { deps } = setup(keyWith(props));
+    const caller = callerWith(['api.*.verify_key']);
+    await decideVerification(deps, caller, verify());
+    expect(caller.logFields).toEqual(logged);
+  });
+});
