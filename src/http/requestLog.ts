@@ -23,18 +23,9 @@ export function accessLogger(logger: Logger): Logger {
     {},
     { redact: { paths: ['key', 'plaintext'], censor: REDACTION_CENSOR } },
   );
-  // The Koa app and the data plane each make an access logger from the node's logger: they share
-  // one window, so a node writes at most one summary a window whichever layer answered.
-  let unknownKeys = unknownKeysByLogger.get(logger);
-  if (unknownKeys === undefined) {
-    unknownKeys = new UnknownKeyLog(accessLog);
-    unknownKeysByLogger.set(logger, unknownKeys);
-  }
-  unknownKeysByAccessLog.set(accessLog, unknownKeys);
   return accessLog;
 }
 
-const unknownKeysByLogger = new WeakMap<Logger, UnknownKeyLog>();
 const unknownKeysByAccessLog = new WeakMap<Logger, UnknownKeyLog>();
 
 function unknownKeysOf(accessLog: Logger): UnknownKeyLog {

@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import type { RequestState } from '../../src/http/context';
+import { defaultSteps, Lifecycle } from '../../src/http/lifecycle';
 import { accessLogger, recordRequest } from '../../src/http/requestLog';
 import { Metrics } from '../../src/observability/metrics';
 import { UnknownKeyLog } from '../../src/observability/unknownKeyLog';
@@ -148,12 +149,15 @@ describe('recordRequest', () => {
 
   test('the Koa app and the data plane of one node share a window', () => {
     const { logger, lines } = capture();
-    const koa = accessLogger(logger);
-    const dataPlane = accessLogger(logger);
-    const metrics = new Metrics();
-    for (let n = 0; n < 5; n++) {
-      recordRequest(koa, metrics, verification(), answered());
-      recordRequest(dataPlane, metrics, verification(), answered());
+    // Both doors of a node run one Lifecycle, and so one access log and one window.
+    const lifecycle = new Lifecycle(defaultSteps(logger, new Metrics()), {
+      docsUrl: 'https://example.test/errors',
+      logger,
+    });
+    for (let n = 0; n < 10; n++) {
+      const exchange = lifecycle.begin('POST', '/v1/keys.verifyKey', 'keys.verifyKey');
+      exchange.state.rootKey = rootKey;
+      lifecycle.finish(exchange, 200);
     }
     jest.advanceTimersByTime(1000);
     expect(accessLines(lines)).toHaveLength(1);

@@ -16,15 +16,14 @@ export const updateRemaining = defineOperation({
   plane: 'management',
   summary: "Sets, increments or decrements a key's usage credits, atomically with verifications.",
   permission: { resource: 'api', action: 'update_key', scope: 'resource' },
-  input: {
-    type: 'object',
-    required: ['keyId', 'op', 'value'],
-    properties: {
+  input: object(
+    {
       keyId: id,
       op: { type: 'string', enum: ['increment', 'decrement', 'set'] },
       value: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
     },
-  },
+    ['keyId', 'op', 'value'],
+  ),
   output: object({ remaining: { type: 'integer' } }, ['remaining']),
   uses: ['keys', 'directory', 'now'],
   async handle(deps, caller, input: UpdateRemainingInput): Promise<{ remaining: number }> {

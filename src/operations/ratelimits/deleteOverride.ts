@@ -1,7 +1,6 @@
-import { NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
-import { empty, identifier, namespaceRef } from '../schemas';
-import { exactlyOneNamespace, resolveNamespace, type NamespaceRef } from './namespaces';
+import { empty } from '../schemas';
+import { noOverride, oneOverride, resolveNamespace, type NamespaceRef } from './namespaces';
 
 export const deleteOverride = defineOperation({
   name: 'ratelimits.deleteOverride',
@@ -9,8 +8,7 @@ export const deleteOverride = defineOperation({
   plane: 'management',
   summary: 'Deletes the override of an identifier in a namespace.',
   permission: { resource: 'ratelimit', action: 'delete_override', scope: 'resource' },
-  input: { type: 'object', required: ['identifier'], properties: { ...namespaceRef, identifier } },
-  check: exactlyOneNamespace,
+  ...oneOverride,
   output: empty,
   uses: ['ratelimits', 'now'],
   async handle(
@@ -26,7 +24,7 @@ export const deleteOverride = defineOperation({
         input.identifier,
       ))
     ) {
-      throw new NotFoundError(`no override for ${input.identifier} in namespace ${namespace.name}`);
+      throw noOverride(input.identifier, namespace);
     }
     return {};
   },

@@ -1,8 +1,7 @@
 import type { Override } from '../../domain/overrides';
-import { NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
-import { identifier, namespaceRef, overrideOutput } from '../schemas';
-import { exactlyOneNamespace, resolveNamespace, type NamespaceRef } from './namespaces';
+import { overrideOutput } from '../schemas';
+import { noOverride, oneOverride, resolveNamespace, type NamespaceRef } from './namespaces';
 
 export const getOverride = defineOperation({
   name: 'ratelimits.getOverride',
@@ -10,8 +9,7 @@ export const getOverride = defineOperation({
   plane: 'management',
   summary: 'The override of an identifier in a namespace.',
   permission: { resource: 'ratelimit', action: 'read_override', scope: 'resource' },
-  input: { type: 'object', required: ['identifier'], properties: { ...namespaceRef, identifier } },
-  check: exactlyOneNamespace,
+  ...oneOverride,
   output: overrideOutput,
   uses: ['ratelimits', 'now'],
   async handle(deps, caller, input: NamespaceRef & { identifier: string }): Promise<Override> {
@@ -21,8 +19,7 @@ export const getOverride = defineOperation({
       namespace,
       input.identifier,
     );
-    if (!override)
-      throw new NotFoundError(`no override for ${input.identifier} in namespace ${namespace.name}`);
+    if (!override) throw noOverride(input.identifier, namespace);
     return override;
   },
 });

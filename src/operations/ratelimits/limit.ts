@@ -6,7 +6,15 @@ import { DECIDED_AT, type BucketDecision } from '../../limiter/tokenBucket';
 import { isRedisUnavailable } from '../../redis/failures';
 import { defineOperation } from '../operation';
 import { rateLimitHeaders } from '../rateLimitHeaders';
-import { duration, identifier, LIMIT_MAX, limitOutput, namespaceName, tokens } from '../schemas';
+import {
+  duration,
+  identifier,
+  LIMIT_MAX,
+  limitOutput,
+  namespaceName,
+  object,
+  tokens,
+} from '../schemas';
 import { requireNamespacePermission } from './namespaces';
 
 const DEFAULT_NAMESPACE = 'default';
@@ -42,10 +50,8 @@ export const limit = defineOperation({
   summary:
     'Takes tokens from the bucket of an identifier in a namespace: 200 whether or not limited.',
   permission: { resource: 'ratelimit', action: 'limit', scope: 'resource' },
-  input: {
-    type: 'object',
-    required: ['identifier', 'limit', 'duration'],
-    properties: {
+  input: object(
+    {
       namespace: namespaceName,
       identifier,
       limit: tokens,
@@ -53,7 +59,8 @@ export const limit = defineOperation({
       cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
       async: { type: 'boolean' },
     },
-  },
+    ['identifier', 'limit', 'duration'],
+  ),
   output: limitOutput,
   uses: ['directory', 'ratelimits', 'limiter', 'limiterFailure', 'now'],
   async handle(deps, caller, input: LimitInput): Promise<LimitOutcome> {

@@ -3,6 +3,7 @@ import type { Namespace } from '../../domain/overrides';
 import { BadRequestError, InsufficientPermissionsError, NotFoundError } from '../../errors';
 import { newId } from '../../keys/ids';
 import type { Caller } from '../operation';
+import { identifier, namespaceRef, object } from '../schemas';
 import type { RatelimitStore } from '../../store/ratelimitStore';
 import type { Services } from '../services';
 
@@ -19,6 +20,19 @@ export function requireNamespacePermission(
   ) {
     throw new InsufficientPermissionsError(permissionFor('ratelimit', namespace.name, action));
   }
+}
+
+/**
+ * The input of a call on one override: its namespace (by id or by name) and its identifier, with
+ * the rule the schema cannot state.
+ */
+export const oneOverride = {
+  input: object({ ...namespaceRef, identifier }, ['identifier']),
+  check: exactlyOneNamespace,
+};
+
+export function noOverride(identifier: string, namespace: Namespace): NotFoundError {
+  return new NotFoundError(`no override for ${identifier} in namespace ${namespace.name}`);
 }
 
 export interface NamespaceRef {

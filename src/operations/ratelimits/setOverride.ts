@@ -17,17 +17,10 @@ export const setOverride = defineOperation({
   plane: 'management',
   summary: 'Creates or replaces the limit of an identifier (or an identifier prefix ending in *).',
   permission: { resource: 'ratelimit', action: 'set_override', scope: 'resource' },
-  input: {
-    type: 'object',
-    required: ['identifier', 'limit', 'duration'],
-    properties: {
-      ...namespaceRef,
-      identifier,
-      limit: tokens,
-      duration,
-      async: { type: 'boolean' },
-    },
-  },
+  input: object(
+    { ...namespaceRef, identifier, limit: tokens, duration, async: { type: 'boolean' } },
+    ['identifier', 'limit', 'duration'],
+  ),
   check: exactlyOneNamespace,
   output: object({ overrideId: id }, ['overrideId']),
   uses: ['ratelimits', 'now'],
