@@ -1,7 +1,10 @@
+import { NotFoundError } from '../errors';
 import { createApi } from '../operations/apis/createApi';
-import { runOperation } from '../operations/operation';
-import { ApiStore } from '../store/apiStore';
-import { names } from '../store/names';
+import { listApis } from '../operations/apis/listApis';
+import { listKeys } from '../operations/apis/listKeys';
+import { runOperation, type Caller } from '../operations/operation';
+import type { Services } from '../operations/services';
+import type { ApiView } from '../operations/views';
 import type { CommandSpec } from './framework';
 import { emit, isoTime, table } from './output';
 import { operatorCaller, operatorServices, requireWorkspace, workspaceOption } from './services';
@@ -49,6 +52,22 @@ interface ApiListItem {
   keys: number;
 }
 
+/** The API with its exact key count; undefined when it was deleted since it was listed. */
+async function withKeyCount(
+  services: Services,
+  caller: Caller,
+  api: ApiView,
+): Promise<ApiListItem | undefined> {
+  try {
+    // A page of one: listKeys's total is exact whatever the limit, and one key is the least read.
+    const { total } = await runOperation(listKeys, services, caller, { apiId: api.id, limit: 1 });
+    return { id: api.id, name: api.name, createdAt: api.createdAt, keys: total };
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
 const list: CommandSpec = {
   path: ['apis', 'list'],
   brief: "list a workspace's APIs",
@@ -59,21 +78,21 @@ const list: CommandSpec = {
   async run(invocation, runtime) {
     const ws = invocation.required('workspace');
     await requireWorkspace(runtime, ws);
-    const redis = await runtime.redis('primary');
-    const store = new ApiStore(redis, () => undefined);
-    // The same live-API listing as apis.listApis, page by page, with each API's key count.
+    const services = await operatorServices(runtime);
+    const caller = operatorCaller(ws);
     const apis: ApiListItem[] = [];
-    let afterId: string | undefined;
+    let cursor: string | undefined;
     for (;;) {
-      const page = await store.list(ws, { limit: 100, ...(afterId ? { afterId } : {}) });
-      const counts = await Promise.all(
-        page.apis.map((api) => redis.zcard(names.apiKeys(ws, api.id))),
+      const page = await runOperation(listApis, services, caller, {
+        limit: 100,
+        ...(cursor !== undefined ? { cursor } : {}),
+      });
+      const counted = await Promise.all(
+        page.apis.map((api) => withKeyCount(services, caller, api)),
       );
-      page.apis.forEach((api, i) =>
-        apis.push({ id: api.id, name: api.name, createdAt: api.createdAt, keys: counts[i] ?? 0 }),
-      );
-      if (page.next === undefined) break;
-      afterId = page.next;
+      for (const item of counted) if (item) apis.push(item);
+      if (page.cursor === undefined) break;
+      cursor = page.cursor;
     }
     emit(invocation, { workspaceId: ws, apis }, () =>
       apis.length === 0

@@ -1,43 +1,9 @@
-import { getKey } from '../operations/keys/getKey';
-import { runOperation } from '../operations/operation';
+import { bucketPlaces, probeBucket } from '../limiter/bucketProbe';
+import { inspectKey, type BucketState, type Inspection } from '../operations/keys/inspectKey';
 import type { KeyView } from '../operations/views';
 import type { CommandSpec } from './framework';
-import { probeBucket, type BucketState } from './bucketProbe';
 import { emit, fieldLines, isoTime, relative } from './output';
-import type { Runtime } from './runtime';
 import { operatorCaller, operatorServices, requireWorkspace, workspaceOption } from './services';
-
-interface Credits {
-  /** What a verification would see now, a refill point that passed applied. */
-  remaining: number;
-  refill?: KeyView['refill'];
-  /** The credits hash as stored, before any pending refill. */
-  stored: { remaining: number; lastRefillAt: number } | null;
-}
-
-interface Inspection {
-  key: KeyView;
-  credits: Credits | null;
-  buckets: BucketState[];
-}
-
-async function readBuckets(runtime: Runtime, key: KeyView): Promise<BucketState[]> {
-  const type = key.ratelimit?.type;
-  const places: Pick<BucketState, 'redis' | 'holds' | 'inUse'>[] = runtime.localIsPrimary
-    ? [{ redis: 'primary', holds: ['consistent', 'fast'], inUse: type !== undefined }]
-    : [
-        { redis: 'primary', holds: ['consistent'], inUse: type === 'consistent' },
-        { redis: 'local', holds: ['fast'], inUse: type === 'fast' },
-      ];
-  // Both Redis are read even when the key uses one: a bucket left in the other by a change of
-  // type is worth seeing, and it expires on its own.
-  return Promise.all(
-    places.map(async (place) => ({
-      ...place,
-      ...(await probeBucket(await runtime.redis(place.redis), key.id, key.ratelimit)),
-    })),
-  );
-}
 
 function bucketLines(bucket: BucketState, key: KeyView): string[] {
   const label = `${bucket.redis} (${bucket.holds.join('+')}${bucket.inUse ? ', in use' : ''})`;
@@ -100,22 +66,18 @@ const key: CommandSpec = {
     const ws = invocation.required('workspace');
     await requireWorkspace(runtime, ws);
     const services = await operatorServices(runtime);
-    const view = await runOperation(getKey, services, operatorCaller(ws), {
-      keyId: invocation.args[0] ?? '',
-    });
-    const [stored, buckets] = await Promise.all([
-      view.remaining !== undefined ? services.keys.readCredits(view.id) : undefined,
-      readBuckets(runtime, view),
-    ]);
-    const credits: Credits | null =
-      view.remaining === undefined
-        ? null
-        : {
-            remaining: view.remaining,
-            ...(view.refill ? { refill: view.refill } : {}),
-            stored: stored ?? null,
-          };
-    const inspection: Inspection = { key: view, credits, buckets };
+    const inspection = await inspectKey(
+      {
+        keys: services.keys,
+        directory: services.directory,
+        now: services.now,
+        places: bucketPlaces(runtime.localIsPrimary),
+        probe: async (redis, keyId, ratelimit) =>
+          probeBucket(await runtime.redis(redis), keyId, ratelimit),
+      },
+      operatorCaller(ws),
+      invocation.args[0] ?? '',
+    );
     emit(invocation, inspection, () => humanLines(inspection));
     return 0;
   },

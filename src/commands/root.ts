@@ -1,9 +1,7 @@
-import { NotFoundError } from '../errors';
-import { createRootKey } from '../operations/rootKeys';
-import { RootKeyStore } from '../store/rootKeyStore';
+import { createRootKey, listRootKeys, revokeRootKey } from '../operations/rootKeys';
 import type { CommandSpec } from './framework';
 import { emit, isoTime, table } from './output';
-import { requireWorkspace, workspaceOption } from './services';
+import { requireWorkspace, rootKeyStore, workspaceOption } from './services';
 
 const create: CommandSpec = {
   path: ['root', 'create'],
@@ -27,7 +25,7 @@ const create: CommandSpec = {
   async run(invocation, runtime) {
     const name = invocation.string('name');
     const workspaceId = invocation.string('workspace');
-    const created = await createRootKey(new RootKeyStore(await runtime.redis('primary')), {
+    const created = await createRootKey(await rootKeyStore(runtime), {
       ...(workspaceId !== undefined ? { workspaceId } : {}),
       ...(name !== undefined ? { name } : {}),
       permissions: (invocation.string('permissions') ?? '')
@@ -51,15 +49,7 @@ const list: CommandSpec = {
   async run(invocation, runtime) {
     const ws = invocation.required('workspace');
     await requireWorkspace(runtime, ws);
-    const records = await new RootKeyStore(await runtime.redis('primary')).list(ws);
-    const rootKeys = records
-      .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
-      .map((record) => ({
-        id: record.id,
-        ...(record.name !== undefined ? { name: record.name } : {}),
-        permissions: record.permissions,
-        createdAt: record.createdAt,
-      }));
+    const rootKeys = await listRootKeys(await rootKeyStore(runtime), ws);
     emit(invocation, { workspaceId: ws, rootKeys }, () =>
       rootKeys.length === 0
         ? [`no root keys in ${ws}`]
@@ -89,10 +79,7 @@ const revoke: CommandSpec = {
     const ws = invocation.required('workspace');
     const [rootKeyId = ''] = invocation.args;
     await requireWorkspace(runtime, ws);
-    const store = new RootKeyStore(await runtime.redis('primary'));
-    if (!(await store.revoke(ws, rootKeyId))) {
-      throw new NotFoundError(`root key ${rootKeyId} not found in ${ws}`);
-    }
+    await revokeRootKey(await rootKeyStore(runtime), ws, rootKeyId);
     emit(invocation, { rootKeyId, revoked: true }, () => [`revoked root key ${rootKeyId}`]);
     return 0;
   },

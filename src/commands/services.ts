@@ -46,11 +46,19 @@ export function operatorCaller(workspaceId: string): Caller {
   };
 }
 
+/**
+ * The root-key store on the primary, for src/operations/rootKeys.ts: root keys are made out of
+ * band, so their functions take the store rather than running as operations.
+ */
+export async function rootKeyStore(runtime: Runtime): Promise<RootKeyStore> {
+  return new RootKeyStore(await runtime.redis('primary'));
+}
+
 /** Refuses a workspace that does not exist: writes would otherwise create orphans in it. */
 export async function requireWorkspace(runtime: Runtime, workspaceId: string): Promise<void> {
   const exists =
     looksLikeId('ws', workspaceId) &&
-    (await new RootKeyStore(await runtime.redis('primary')).workspaceExists(workspaceId));
+    (await (await rootKeyStore(runtime)).workspaceExists(workspaceId));
   if (!exists) throw new NotFoundError(`workspace ${workspaceId} not found`);
 }
 

@@ -98,24 +98,29 @@ export function authorize<Input>(caller: Caller, rule: PermissionRule<Input>, in
 /** Runs one operation as every caller does: its input check and permission, then its handler. */
 export function runOperation<Uses extends keyof Services, Input, Output extends object>(
   operation: Operation<Uses, Input, Output>,
-  services: Services,
+  services: Pick<Services, Uses>,
   caller: Caller,
   input: Input,
 ): Promise<Output> {
-  return bindOperation(operation, services)(caller, input as never) as Promise<Output>;
+  return bindOperation(operation, services)(caller, input);
 }
 
 /** An operation with its services picked once, ready to run with validated input. */
-export type BoundOperation = (caller: Caller, input: never) => Promise<object>;
+export type BoundOperation<Input = never, Output extends object = object> = (
+  caller: Caller,
+  input: Input,
+) => Promise<Output>;
 
 /**
  * Hands the operation only the services it declares, and runs its input check and permission
  * before it, in that order, for every caller (the HTTP doors and the command line alike).
  */
-export function bindOperation(operation: Operation, services: Services): BoundOperation {
-  const deps = {} as Record<keyof Services, unknown>;
-  for (const name of operation.uses) deps[name] = services[name];
-  const picked = deps as Pick<Services, keyof Services>;
+export function bindOperation<Uses extends keyof Services, Input, Output extends object>(
+  operation: Operation<Uses, Input, Output>,
+  services: Pick<Services, Uses>,
+): BoundOperation<Input, Output> {
+  const picked = {} as Pick<Services, Uses>;
+  for (const name of operation.uses) picked[name] = services[name];
   // Not an async function: that would cost the hot path one more promise per call. A refused
   // check still reaches the caller as a rejection, as any other failure does.
   return (caller, input) => {

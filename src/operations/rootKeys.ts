@@ -7,6 +7,14 @@ import type { RootKeyStore } from '../store/rootKeyStore';
 export const ROOT_KEY_PREFIX = 'kwroot';
 const ROOT_KEY_BYTES = 24;
 
+/** A root key as an operator lists it: never its hash. */
+export interface RootKeyListItem {
+  id: string;
+  name?: string;
+  permissions: string[];
+  createdAt: number;
+}
+
 export interface NewRootKey {
   workspaceId: string;
   keyId: string;
@@ -47,4 +55,31 @@ export async function createRootKey(
     material.hash,
   );
   return { workspaceId, keyId, key: material.plaintext };
+}
+
+/** A workspace's root keys, oldest first (ties by id, so the order is stable). */
+export async function listRootKeys(
+  store: Pick<RootKeyStore, 'list'>,
+  workspaceId: string,
+): Promise<RootKeyListItem[]> {
+  const records = await store.list(workspaceId);
+  return records
+    .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+    .map((record) => ({
+      id: record.id,
+      ...(record.name !== undefined ? { name: record.name } : {}),
+      permissions: record.permissions,
+      createdAt: record.createdAt,
+    }));
+}
+
+/** Deletes a root key; every node drops it from its cache as the invalidation arrives. */
+export async function revokeRootKey(
+  store: Pick<RootKeyStore, 'revoke'>,
+  workspaceId: string,
+  rootKeyId: string,
+): Promise<void> {
+  if (!(await store.revoke(workspaceId, rootKeyId))) {
+    throw new NotFoundError(`root key ${rootKeyId} not found in ${workspaceId}`);
+  }
 }

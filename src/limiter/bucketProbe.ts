@@ -1,18 +1,36 @@
-import type { RatelimitConfig } from '../domain/ratelimit';
-import { decide } from '../limiter/tokenBucket';
+import type { RatelimitConfig, RatelimitType } from '../domain/ratelimit';
 import type { RedisClient } from '../redis/clients';
 import { redisTimeMs } from '../redis/clock';
 import { execResults } from '../redis/results';
 import { names } from '../store/names';
+import { decide } from './tokenBucket';
+
+/** A Redis that can hold buckets: the primary, or a node-local Redis (for fast buckets). */
+export type BucketRedisRole = 'primary' | 'local';
+
+/** A Redis that can hold a key's bucket, and the modes whose buckets it holds. */
+export interface BucketPlace {
+  redis: BucketRedisRole;
+  /** Both modes when the primary is the local Redis too. */
+  holds: RatelimitType[];
+}
+
+/**
+ * Where buckets live, as the Limiter places them (src/limiter/limiter.ts): consistent ones in the
+ * primary, fast ones in the node-local Redis, or both in the primary when a node has no local
+ * Redis of its own.
+ */
+export function bucketPlaces(localIsPrimary: boolean): BucketPlace[] {
+  return localIsPrimary
+    ? [{ redis: 'primary', holds: ['consistent', 'fast'] }]
+    : [
+        { redis: 'primary', holds: ['consistent'] },
+        { redis: 'local', holds: ['fast'] },
+      ];
+}
 
 /** A key's bucket in one Redis, read without spending a token. */
-export interface BucketState {
-  /** The Redis read: `primary`, or `local` (a node-local Redis, for fast buckets). */
-  redis: 'primary' | 'local';
-  /** The modes whose buckets this Redis holds (both when the primary is the local Redis too). */
-  holds: ('consistent' | 'fast')[];
-  /** The key's current rate-limit type picks this Redis: verifications spend from this bucket. */
-  inUse: boolean;
+export interface BucketReading {
   /** False: no hash, which reads as a full bucket. */
   exists: boolean;
   /** The hash as stored: tokens at the refill point `last` (unix ms, this Redis's clock). */
@@ -37,7 +55,7 @@ export async function probeBucket(
   redis: RedisClient,
   keyId: string,
   ratelimit: RatelimitConfig | undefined,
-): Promise<Omit<BucketState, 'redis' | 'holds' | 'inUse'>> {
+): Promise<BucketReading> {
   const bucketKey = names.bucket(keyId);
   const decision = ratelimit
     ? await decide(redis, { bucket: bucketKey, credits: bucketKey }, ratelimit, 0)
