@@ -7,7 +7,14 @@ import type { Services } from '../operations/services';
 import type { ApiView } from '../operations/views';
 import type { CommandSpec } from './framework';
 import { emit, isoTime, table } from './output';
-import { operatorCaller, operatorServices, requireWorkspace, workspaceOption } from './services';
+import {
+  operate,
+  operatorCaller,
+  operatorServices,
+  requireWorkspace,
+  workspaceArgument,
+  workspaceOption,
+} from './services';
 import { validateAs } from './validate';
 
 const create: CommandSpec = {
@@ -33,12 +40,7 @@ const create: CommandSpec = {
       create,
     );
     await requireWorkspace(runtime, ws);
-    const created = await runOperation(
-      createApi,
-      await operatorServices(runtime),
-      operatorCaller(ws),
-      input,
-    );
+    const created = await operate(runtime, ws, createApi, input);
     emit(invocation, created, () => [`created api ${created.apiId} (${created.name})`]);
     return 0;
   },
@@ -76,8 +78,7 @@ const list: CommandSpec = {
   options: { workspace: workspaceOption },
   example: 'keyward apis list --workspace ws_1ChFjYcXVVm7ah74PHsyRc',
   async run(invocation, runtime) {
-    const ws = invocation.required('workspace');
-    await requireWorkspace(runtime, ws);
+    const ws = await workspaceArgument(invocation, runtime);
     const services = await operatorServices(runtime);
     const caller = operatorCaller(ws);
     const apis: ApiListItem[] = [];

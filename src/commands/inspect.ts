@@ -3,7 +3,7 @@ import { inspectKey, type BucketState, type Inspection } from '../operations/key
 import type { KeyView } from '../operations/views';
 import type { CommandSpec } from './framework';
 import { emit, fieldLines, isoTime, relative } from './output';
-import { operatorCaller, operatorServices, requireWorkspace, workspaceOption } from './services';
+import { operatorCaller, operatorServices, workspaceArgument, workspaceOption } from './services';
 
 function bucketLines(bucket: BucketState, key: KeyView): string[] {
   const label = `${bucket.redis} (${bucket.holds.join('+')}${bucket.inUse ? ', in use' : ''})`;
@@ -63,8 +63,7 @@ const key: CommandSpec = {
     "A fast bucket lives in the local Redis of the node that served the verification: point KEYWARD_LOCAL_REDIS_URL at that node's Redis to see it.",
   example: 'keyward inspect key --workspace ws_… key_1ChFjUG4o6VLuzbLGABNDC',
   async run(invocation, runtime) {
-    const ws = invocation.required('workspace');
-    await requireWorkspace(runtime, ws);
+    const ws = await workspaceArgument(invocation, runtime);
     const services = await operatorServices(runtime);
     const inspection = await inspectKey(
       {

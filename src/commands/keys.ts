@@ -4,10 +4,9 @@ import { createKey, type CreateKeyInput } from '../operations/keys/createKey';
 import { deleteKey } from '../operations/keys/deleteKey';
 import { getKey } from '../operations/keys/getKey';
 import { verifyKey, type VerifyKeyInput } from '../operations/keys/verifyKey';
-import { runOperation } from '../operations/operation';
 import { UsageError, type CommandSpec } from './framework';
 import { emit, fieldLines } from './output';
-import { operatorCaller, operatorServices, requireWorkspace, workspaceOption } from './services';
+import { operate, requireWorkspace, workspaceArgument, workspaceOption } from './services';
 import { integerFlag, validateAs } from './validate';
 
 const keyIdArg = { name: 'keyId', description: 'the key id (key_…)' };
@@ -93,12 +92,7 @@ const create: CommandSpec = {
       create,
     );
     await requireWorkspace(runtime, ws);
-    const created = await runOperation(
-      createKey,
-      await operatorServices(runtime),
-      operatorCaller(ws),
-      input,
-    );
+    const created = await operate(runtime, ws, createKey, input);
     emit(invocation, created, () => [
       ...fieldLines(created),
       'The key is shown this once: keyward stores only its hash.',
@@ -115,9 +109,8 @@ const get: CommandSpec = {
   args: [keyIdArg],
   example: 'keyward keys get --workspace ws_… key_1ChFjUG4o6VLuzbLGABNDC',
   async run(invocation, runtime) {
-    const ws = invocation.required('workspace');
-    await requireWorkspace(runtime, ws);
-    const key = await runOperation(getKey, await operatorServices(runtime), operatorCaller(ws), {
+    const ws = await workspaceArgument(invocation, runtime);
+    const key = await operate(runtime, ws, getKey, {
       keyId: invocation.args[0] ?? '',
     });
     emit(invocation, key, () => fieldLines(key));
@@ -167,12 +160,7 @@ const verify: CommandSpec = {
       verify,
     );
     await requireWorkspace(runtime, ws);
-    const verdict = await runOperation(
-      verifyKey,
-      await operatorServices(runtime),
-      operatorCaller(ws),
-      input,
-    );
+    const verdict = await operate(runtime, ws, verifyKey, input);
     emit(invocation, verdict, () => fieldLines(verdict));
     return 0;
   },
@@ -190,7 +178,7 @@ const revoke: CommandSpec = {
     const ws = invocation.required('workspace');
     const keyId = invocation.args[0] ?? '';
     await requireWorkspace(runtime, ws);
-    await runOperation(deleteKey, await operatorServices(runtime), operatorCaller(ws), {
+    await operate(runtime, ws, deleteKey, {
       keyId,
     });
     emit(invocation, { keyId, deleted: true }, () => [`deleted key ${keyId}`]);

@@ -1,7 +1,7 @@
 import { createRootKey, listRootKeys, revokeRootKey } from '../operations/rootKeys';
 import type { CommandSpec } from './framework';
 import { emit, isoTime, table } from './output';
-import { requireWorkspace, rootKeyStore, workspaceOption } from './services';
+import { requireWorkspace, rootKeyStore, workspaceArgument, workspaceOption } from './services';
 
 const create: CommandSpec = {
   path: ['root', 'create'],
@@ -47,8 +47,7 @@ const list: CommandSpec = {
   options: { workspace: workspaceOption },
   example: 'keyward root list --workspace ws_1ChFjYcXVVm7ah74PHsyRc',
   async run(invocation, runtime) {
-    const ws = invocation.required('workspace');
-    await requireWorkspace(runtime, ws);
+    const ws = await workspaceArgument(invocation, runtime);
     const rootKeys = await listRootKeys(await rootKeyStore(runtime), ws);
     emit(invocation, { workspaceId: ws, rootKeys }, () =>
       rootKeys.length === 0

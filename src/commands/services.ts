@@ -1,11 +1,11 @@
 import { NotFoundError } from '../errors';
 import { looksLikeId, newId } from '../keys/ids';
 import type { BucketRedis } from '../limiter/tokenBucket';
-import type { Caller } from '../operations/operation';
+import { runOperation, type Caller, type Operation } from '../operations/operation';
 import type { Services } from '../operations/services';
 import { RedisClock } from '../redis/clock';
 import { RootKeyStore } from '../store/rootKeyStore';
-import type { OptionSpec } from './framework';
+import type { Invocation, OptionSpec } from './framework';
 import type { Runtime } from './runtime';
 import { assembleServices } from '../wiring';
 
@@ -34,6 +34,21 @@ export async function operatorServices(runtime: Runtime): Promise<Services> {
   });
 }
 
+/** Runs an operation as the operator of a workspace, on the services a node would give it. */
+export async function operate<Uses extends keyof Services, Input, Output extends object>(
+  runtime: Runtime,
+  workspaceId: string,
+  operation: Operation<Uses, Input, Output>,
+  input: Input,
+): Promise<Output> {
+  return runOperation(
+    operation,
+    await operatorServices(runtime),
+    operatorCaller(workspaceId),
+    input,
+  );
+}
+
 /**
  * The operator at the command line: no root key, but everything in the named workspace, as a
  * root key with `*` would have. The id is not an `rk_` id, so it can never name a stored key.
@@ -60,6 +75,13 @@ export async function requireWorkspace(runtime: Runtime, workspaceId: string): P
     looksLikeId('ws', workspaceId) &&
     (await (await rootKeyStore(runtime)).workspaceExists(workspaceId));
   if (!exists) throw new NotFoundError(`workspace ${workspaceId} not found`);
+}
+
+/** The `--workspace` a command names, refused unless that workspace exists. */
+export async function workspaceArgument(invocation: Invocation, runtime: Runtime): Promise<string> {
+  const workspaceId = invocation.required('workspace');
+  await requireWorkspace(runtime, workspaceId);
+  return workspaceId;
 }
 
 export const workspaceOption: OptionSpec = {
