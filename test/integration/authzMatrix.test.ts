@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { startTopology, type Topology } from '../support/topology';
 import { client, get, post, type RpcResponse, type Client } from '../support/rpc';
@@ -10,6 +12,8 @@ import {
 import { createRootKey } from '../../src/operations/rootKeys';
 import { RootKeyStore } from '../../src/store/rootKeyStore';
 import { routes } from '../../src/http/routes';
+import type { Operation as Declared, Resource } from '../../src/operations/operation';
+import { operations as registry } from '../../src/operations/registry';
 import { names } from '../../src/store/names';
 import { sleep } from '../support/helpers';
 
@@ -43,19 +47,14 @@ afterAll(async () => {
   if (topology) await topology.stop();
 });
 
-const API_ACTIONS = [
-  'create_api',
-  'read_api',
-  'delete_api',
-  'read_key',
-  'create_key',
-  'verify_key',
-  'update_key',
-  'delete_key',
-] as const;
-const RATELIMIT_ACTIONS = ['limit', 'set_override', 'read_override', 'delete_override'] as const;
-type Action = (typeof API_ACTIONS)[number] | (typeof RATELIMIT_ACTIONS)[number];
-type Resource = 'api' | 'ratelimit';
+/** The actions the registry declares, of each resource, in the order it declares them. */
+const actionsOf = (resource: Resource): string[] => [
+  ...new Set(
+    registry.filter((op) => op.permission.resource === resource).map((op) => op.permission.action),
+  ),
+];
+const API_ACTIONS = actionsOf('api');
+const RATELIMIT_ACTIONS = actionsOf('ratelimit');
 
 /**
  * The resources one row of the matrix works on: a fresh API A, another API B, keys in A, and
@@ -167,249 +166,259 @@ const principals: Principal[] = [
   },
 ];
 
-type Call = (rootKey: string, scene: Scene) => Promise<RpcResponse>;
-
-interface Operation {
-  name: string;
-  resource: Resource;
-  action: Action;
-  /**
-   * How the permission is checked (src/operations, docs/decisions.md):
-   * - `wildcard`: only `api.*.<action>` (or `*`) grants it (createApi: the API does not exist yet);
-   * - `input`: `api.<apiId>.<action>` for the apiId in the input, checked before any lookup;
-   * - `lookup`: first "holds the action on some API" (403 naming `api.*.<action>`), then the key
-   *   is looked up (404) and `api.<its apiId>.<action>` checked;
-   * - `namespace`: first "holds the action on some namespace", then the namespace is looked up
-   *   (404) and `ratelimit.<name or id>.<action>` checked;
-   * - `namespace-create`: the same, but a namespace that does not exist is created, which needs
-   *   the permission by name (there is no id yet).
-   */
-  check: 'wildcard' | 'input' | 'lookup' | 'namespace' | 'namespace-create';
-  call: Call;
+/**
+ * How to call one operation against a scene: the one thing of the matrix its declaration cannot
+ * say. Who may make the call is derived from the operation's declared permission
+ * (src/operations/operation.ts, docs/decisions.md):
+ * - scope `any`: only `<resource>.*.<action>` (or `*`) grants it (createApi: the API does not
+ *   exist yet);
+ * - scope `input`: `<resource>.<id>.<action>` for each id the input names (the rule's own `ids`),
+ *   checked before any lookup;
+ * - scope `resource`: first "holds the action on some id" (403 naming `<resource>.*.<action>`),
+ *   then the resource is looked up (404) and `<resource>.<its id>.<action>` checked; `lookup`
+ *   says which resource of the scene that is.
+ */
+interface Call {
+  /** Which way of calling it, after the operation's name. */
+  variant?: string;
+  /** The query of a GET, the body of a POST: what the rule's `ids` read. */
+  input: (scene: Scene) => object;
+  /** For a rule of scope `resource`: what the handler looks up and checks. */
+  lookup?: {
+    /** The ids a permission may name it by; the first is the one a 403 names. */
+    ids: (scene: Scene) => string[];
+    /** Ids of the input the handler checks before the lookup (verifyKey's apiId). */
+    inputIds?: (scene: Scene) => string[];
+    /**
+     * In another workspace it is not there: a 404, the verdict NOT_FOUND (keys.verifyKey), or it
+     * is created there (ratelimits.limit, setOverride), which only a permission by its first id
+     * (the name: there is no other id yet) can allow.
+     */
+    elsewhere: 'not found' | 'verdict NOT_FOUND' | 'created';
+  };
   /** A write that was allowed happened; a read returned the resource. */
   effect: (scene: Scene, response: RpcResponse) => Promise<void>;
 }
 
-const operations: Operation[] = [
-  {
-    name: 'apis.createApi',
-    resource: 'api',
-    action: 'create_api',
-    check: 'wildcard',
-    call: (rk) => post(base, 'apis.createApi', { name: 'by-matrix' }, rk),
-    effect: async (_, response) => {
-      expect(response.body).toEqual({ apiId: expect.stringMatching(/^api_/), name: 'by-matrix' });
+/** A key of API A, looked up by its id. */
+const keyOfA = { ids: (s: Scene) => [s.apiA], elsewhere: 'not found' } as const;
+/** Namespace N, by its name or its id. */
+const namespaceN = { ids: (s: Scene) => [s.nsN, s.nsNId], elsewhere: 'not found' } as const;
+
+/**
+ * Every operation of the registry, in the order the matrix calls them (each keeps the scene usable
+ * for the next ones); `every route … is in the matrix` checks the names against the registry.
+ */
+const calls: Readonly<Record<string, readonly Call[]>> = {
+  'apis.createApi': [
+    {
+      input: () => ({ name: 'by-matrix' }),
+      effect: async (_, response) => {
+        expect(response.body).toEqual({ apiId: expect.stringMatching(/^api_/), name: 'by-matrix' });
+      },
     },
-  },
-  {
-    name: 'apis.listApis',
-    resource: 'api',
-    action: 'read_api',
-    check: 'wildcard',
-    call: (rk) => get(base, 'apis.listApis', {}, rk),
-    effect: async (_, response) => expect(response.body.total).toEqual(expect.any(Number)),
-  },
-  {
-    name: 'apis.getApi',
-    resource: 'api',
-    action: 'read_api',
-    check: 'input',
-    call: (rk, s) => get(base, 'apis.getApi', { apiId: s.apiA }, rk),
-    effect: async (s, response) => expect(response.body.id).toBe(s.apiA),
-  },
-  {
-    name: 'apis.listKeys',
-    resource: 'api',
-    action: 'read_key',
-    check: 'input',
-    call: (rk, s) => get(base, 'apis.listKeys', { apiId: s.apiA }, rk),
-    effect: async (_, response) => expect(response.body.total).toBe(2),
-  },
-  {
-    name: 'keys.createKey',
-    resource: 'api',
-    action: 'create_key',
-    check: 'input',
-    call: (rk, s) => post(base, 'keys.createKey', { apiId: s.apiA }, rk),
-    effect: async (s, response) => {
-      const got = await admin.get('keys.getKey', { keyId: String(response.body.keyId) });
-      expect(got.body.apiId).toBe(s.apiA);
+  ],
+  'apis.listApis': [
+    {
+      input: () => ({}),
+      effect: async (_, response) => expect(response.body.total).toEqual(expect.any(Number)),
     },
-  },
-  {
-    name: 'migrations.createKeys',
-    resource: 'api',
-    action: 'create_key',
-    check: 'input',
-    call: (rk, s) =>
-      post(base, 'migrations.createKeys', [{ apiId: s.apiA, plaintext: `imported_${s.nsN}` }], rk),
-    effect: async (s, response) => {
-      expect(response.body).toEqual({ keyIds: [expect.stringMatching(/^key_/)] });
-      const verdict = await admin.post('keys.verifyKey', { key: `imported_${s.nsN}` });
-      expect(verdict.body.code).toBe('VALID');
+  ],
+  'apis.getApi': [
+    {
+      input: (s) => ({ apiId: s.apiA }),
+      effect: async (s, response) => expect(response.body.id).toBe(s.apiA),
     },
-  },
-  {
-    name: 'keys.getKey',
-    resource: 'api',
-    action: 'read_key',
-    check: 'lookup',
-    call: (rk, s) => get(base, 'keys.getKey', { keyId: s.key1.keyId }, rk),
-    effect: async (s, response) => expect(response.body.id).toBe(s.key1.keyId),
-  },
-  {
-    name: 'keys.getBucket',
-    resource: 'api',
-    action: 'read_key',
-    check: 'lookup',
-    call: (rk, s) => get(base, 'keys.getBucket', { keyId: s.key1.keyId }, rk),
-    effect: async (_, response) => expect(response.body).toEqual({}),
-  },
-  {
-    name: 'keys.getVerifications',
-    resource: 'api',
-    action: 'read_key',
-    check: 'lookup',
-    call: (rk, s) => get(base, 'keys.getVerifications', { keyId: s.key1.keyId }, rk),
-    effect: async (_, response) => expect(response.body.verifications).toEqual(expect.any(Array)),
-  },
-  {
-    name: 'keys.verifyKey',
-    resource: 'api',
-    action: 'verify_key',
-    check: 'lookup',
-    call: (rk, s) => post(base, 'keys.verifyKey', { key: s.key1.key }, rk),
-    effect: async (s, response) => {
-      expect(response.body).toMatchObject({ valid: true, code: 'VALID', keyId: s.key1.keyId });
+  ],
+  'apis.listKeys': [
+    {
+      input: (s) => ({ apiId: s.apiA }),
+      effect: async (_, response) => expect(response.body.total).toBe(2),
     },
-  },
-  {
-    name: 'keys.verifyKey with apiId',
-    resource: 'api',
-    action: 'verify_key',
-    check: 'input',
-    call: (rk, s) => post(base, 'keys.verifyKey', { key: s.key1.key, apiId: s.apiA }, rk),
-    effect: async (s, response) => {
-      expect(response.body).toMatchObject({ valid: true, code: 'VALID', keyId: s.key1.keyId });
+  ],
+  'keys.createKey': [
+    {
+      input: (s) => ({ apiId: s.apiA }),
+      effect: async (s, response) => {
+        const got = await admin.get('keys.getKey', { keyId: String(response.body.keyId) });
+        expect(got.body.apiId).toBe(s.apiA);
+      },
     },
-  },
-  {
-    name: 'keys.updateKey',
-    resource: 'api',
-    action: 'update_key',
-    check: 'lookup',
-    call: (rk, s) => post(base, 'keys.updateKey', { keyId: s.key1.keyId, name: 'updated' }, rk),
-    effect: async (s) => {
-      expect((await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.name).toBe('updated');
+  ],
+  'migrations.createKeys': [
+    {
+      input: (s) => [{ apiId: s.apiA, plaintext: `imported_${s.nsN}` }],
+      effect: async (s, response) => {
+        expect(response.body).toEqual({ keyIds: [expect.stringMatching(/^key_/)] });
+        const verdict = await admin.post('keys.verifyKey', { key: `imported_${s.nsN}` });
+        expect(verdict.body.code).toBe('VALID');
+      },
     },
-  },
-  {
-    name: 'keys.updateRemaining',
-    resource: 'api',
-    action: 'update_key',
-    check: 'lookup',
-    call: (rk, s) =>
-      post(base, 'keys.updateRemaining', { keyId: s.key1.keyId, op: 'set', value: 7 }, rk),
-    effect: async (s, response) => {
-      expect(response.body).toEqual({ remaining: 7 });
-      expect((await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.remaining).toBe(7);
+  ],
+  'keys.getKey': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId }),
+      lookup: keyOfA,
+      effect: async (s, response) => expect(response.body.id).toBe(s.key1.keyId),
     },
-  },
-  {
-    name: 'keys.deleteKey',
-    resource: 'api',
-    action: 'delete_key',
-    check: 'lookup',
-    call: (rk, s) => post(base, 'keys.deleteKey', { keyId: s.key2.keyId }, rk),
-    effect: async (s) => {
-      expect((await admin.get('keys.getKey', { keyId: s.key2.keyId })).status).toBe(404);
+  ],
+  'keys.getBucket': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId }),
+      lookup: keyOfA,
+      effect: async (_, response) => expect(response.body).toEqual({}),
     },
-  },
-  {
-    name: 'ratelimits.getOverride',
-    resource: 'ratelimit',
-    action: 'read_override',
-    check: 'namespace',
-    call: (rk, s) =>
-      get(base, 'ratelimits.getOverride', { namespaceName: s.nsN, identifier: 'user_1' }, rk),
-    effect: async (_, response) =>
-      expect(response.body).toMatchObject({ identifier: 'user_1', limit: 5 }),
-  },
-  {
-    name: 'ratelimits.getOverride by namespaceId',
-    resource: 'ratelimit',
-    action: 'read_override',
-    check: 'namespace',
-    call: (rk, s) =>
-      get(base, 'ratelimits.getOverride', { namespaceId: s.nsNId, identifier: 'user_1' }, rk),
-    effect: async (_, response) => expect(response.body).toMatchObject({ identifier: 'user_1' }),
-  },
-  {
-    name: 'ratelimits.listOverrides',
-    resource: 'ratelimit',
-    action: 'read_override',
-    check: 'namespace',
-    call: (rk, s) => get(base, 'ratelimits.listOverrides', { namespaceName: s.nsN }, rk),
-    effect: async (_, response) => expect(response.body.total).toBe(2),
-  },
-  {
-    name: 'ratelimits.deleteOverride',
-    resource: 'ratelimit',
-    action: 'delete_override',
-    check: 'namespace',
-    call: (rk, s) =>
-      post(base, 'ratelimits.deleteOverride', { namespaceName: s.nsN, identifier: 'user_2' }, rk),
-    effect: async (s) => {
-      const gone = await admin.get('ratelimits.getOverride', {
-        namespaceName: s.nsN,
-        identifier: 'user_2',
-      });
-      expect(gone.status).toBe(404);
+  ],
+  'keys.getVerifications': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId }),
+      lookup: keyOfA,
+      effect: async (_, response) => expect(response.body.verifications).toEqual(expect.any(Array)),
     },
-  },
+  ],
+  'keys.verifyKey': [
+    {
+      input: (s) => ({ key: s.key1.key }),
+      lookup: { ...keyOfA, elsewhere: 'verdict NOT_FOUND' },
+      effect: async (s, response) => {
+        expect(response.body).toMatchObject({ valid: true, code: 'VALID', keyId: s.key1.keyId });
+      },
+    },
+    {
+      variant: 'with apiId',
+      input: (s) => ({ key: s.key1.key, apiId: s.apiA }),
+      lookup: { ...keyOfA, inputIds: (s) => [s.apiA], elsewhere: 'verdict NOT_FOUND' },
+      effect: async (s, response) => {
+        expect(response.body).toMatchObject({ valid: true, code: 'VALID', keyId: s.key1.keyId });
+      },
+    },
+  ],
+  'keys.updateKey': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId, name: 'updated' }),
+      lookup: keyOfA,
+      effect: async (s) => {
+        expect((await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.name).toBe('updated');
+      },
+    },
+  ],
+  'keys.updateRemaining': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId, op: 'set', value: 7 }),
+      lookup: keyOfA,
+      effect: async (s, response) => {
+        expect(response.body).toEqual({ remaining: 7 });
+        expect((await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.remaining).toBe(7);
+      },
+    },
+  ],
+  'keys.deleteKey': [
+    {
+      input: (s) => ({ keyId: s.key2.keyId }),
+      lookup: keyOfA,
+      effect: async (s) => {
+        expect((await admin.get('keys.getKey', { keyId: s.key2.keyId })).status).toBe(404);
+      },
+    },
+  ],
+  'ratelimits.getOverride': [
+    {
+      input: (s) => ({ namespaceName: s.nsN, identifier: 'user_1' }),
+      lookup: namespaceN,
+      effect: async (_, response) =>
+        expect(response.body).toMatchObject({ identifier: 'user_1', limit: 5 }),
+    },
+    {
+      variant: 'by namespaceId',
+      input: (s) => ({ namespaceId: s.nsNId, identifier: 'user_1' }),
+      lookup: namespaceN,
+      effect: async (_, response) => expect(response.body).toMatchObject({ identifier: 'user_1' }),
+    },
+  ],
+  'ratelimits.listOverrides': [
+    {
+      input: (s) => ({ namespaceName: s.nsN }),
+      lookup: namespaceN,
+      effect: async (_, response) => expect(response.body.total).toBe(2),
+    },
+  ],
+  'ratelimits.deleteOverride': [
+    {
+      input: (s) => ({ namespaceName: s.nsN, identifier: 'user_2' }),
+      lookup: namespaceN,
+      effect: async (s) => {
+        const gone = await admin.get('ratelimits.getOverride', {
+          namespaceName: s.nsN,
+          identifier: 'user_2',
+        });
+        expect(gone.status).toBe(404);
+      },
+    },
+  ],
   // After the reads: in another workspace these create the caller's own namespace N.
-  {
-    name: 'ratelimits.limit',
-    resource: 'ratelimit',
-    action: 'limit',
-    check: 'namespace-create',
-    call: (rk, s) =>
-      post(
-        base,
-        'ratelimits.limit',
-        { namespace: s.nsN, identifier: 'u', limit: 3, duration: 60_000 },
-        rk,
-      ),
-    effect: async (_, response) => expect(response.body).toMatchObject({ success: true, limit: 3 }),
-  },
-  {
-    name: 'ratelimits.setOverride',
-    resource: 'ratelimit',
-    action: 'set_override',
-    check: 'namespace-create',
-    call: (rk, s) =>
-      post(
-        base,
-        'ratelimits.setOverride',
-        { namespaceName: s.nsN, identifier: 'user_9', limit: 9, duration: 1000 },
-        rk,
-      ),
-    effect: async (s, response) => {
-      expect(response.body.overrideId).toMatch(/^rlor_/);
+  'ratelimits.limit': [
+    {
+      input: (s) => ({ namespace: s.nsN, identifier: 'u', limit: 3, duration: 60_000 }),
+      lookup: { ...namespaceN, elsewhere: 'created' },
+      effect: async (_, response) =>
+        expect(response.body).toMatchObject({ success: true, limit: 3 }),
     },
-  },
+  ],
+  'ratelimits.setOverride': [
+    {
+      input: (s) => ({ namespaceName: s.nsN, identifier: 'user_9', limit: 9, duration: 1000 }),
+      lookup: { ...namespaceN, elsewhere: 'created' },
+      effect: async (_, response) => {
+        expect(response.body.overrideId).toMatch(/^rlor_/);
+      },
+    },
+  ],
   // Last: it takes API A and its keys away.
-  {
-    name: 'apis.deleteApi',
-    resource: 'api',
-    action: 'delete_api',
-    check: 'input',
-    call: (rk, s) => post(base, 'apis.deleteApi', { apiId: s.apiA }, rk),
-    effect: async (s) => {
-      expect((await admin.get('apis.getApi', { apiId: s.apiA })).status).toBe(404);
+  'apis.deleteApi': [
+    {
+      input: (s) => ({ apiId: s.apiA }),
+      effect: async (s) => {
+        expect((await admin.get('apis.getApi', { apiId: s.apiA })).status).toBe(404);
+      },
     },
-  },
-];
+  ],
+};
+
+/** One row of the matrix: a declared operation and one way of calling it. */
+interface Row {
+  name: string;
+  op: Declared;
+  call: Call;
+}
+
+/** Every call of `calls`, with its declaration; an operation the matrix cannot call fails here. */
+function rows(): Row[] {
+  const uncalled = registry.filter((op) => !(op.name in calls)).map((op) => op.name);
+  if (uncalled.length > 0) {
+    throw new Error(`no call in the matrix for ${uncalled.join(', ')}: add it to \`calls\``);
+  }
+  return Object.entries(calls).flatMap(([name, list]) => {
+    const op = registry.find((declared) => declared.name === name);
+    if (!op) throw new Error(`${name} is in the matrix but not in the registry`);
+    return list.map((call) => ({
+      name: call.variant === undefined ? name : `${name} ${call.variant}`,
+      op,
+      call,
+    }));
+  });
+}
+
+/** A GET's query: the input's fields as strings. */
+function queryOf(input: object): Record<string, string> {
+  return Object.fromEntries(Object.entries(input).map(([name, value]) => [name, String(value)]));
+}
+
+function callRow(row: Row, rootKey: string, scene: Scene): Promise<RpcResponse> {
+  const input = row.call.input(scene);
+  return row.op.method === 'GET'
+    ? get(base, row.op.name, queryOf(input), rootKey)
+    : post(base, row.op.name, input, rootKey);
+}
 
 type Outcome =
   | { kind: 'allowed' }
@@ -418,7 +427,7 @@ type Outcome =
   | { kind: 'verdict NOT_FOUND' };
 
 /** `*`, `<resource>.*.<action>`, or one of `ids` in the id position. */
-function holds(permissions: readonly string[], resource: Resource, action: Action, ids: string[]) {
+function holds(permissions: readonly string[], resource: Resource, action: string, ids: string[]) {
   return permissions.some(
     (p) =>
       p === '*' ||
@@ -427,62 +436,51 @@ function holds(permissions: readonly string[], resource: Resource, action: Actio
   );
 }
 
-function holdsAnywhere(permissions: readonly string[], resource: Resource, action: Action) {
+function holdsAnywhere(permissions: readonly string[], resource: Resource, action: string) {
   return permissions.some(
     (p) => p === '*' || (p.startsWith(`${resource}.`) && p.endsWith(`.${action}`)),
   );
 }
 
-/** What the contract and docs/decisions.md say this principal gets from this operation. */
-function expected(principal: Principal, op: Operation, scene: Scene): Outcome {
+/**
+ * What the contract and docs/decisions.md say this principal gets from this call, computed from
+ * the operation's declared permission rule.
+ */
+function expected(principal: Principal, row: Row, scene: Scene): Outcome {
   const permissions = principal.permissions(scene);
   const own = principal.workspace === 'own';
-  const { resource, action } = op;
-  const anywhere = `${resource}.*.${action}`;
-  const missing = (): Outcome =>
-    op.name.startsWith('keys.verifyKey') ? { kind: 'verdict NOT_FOUND' } : { kind: 'not found' };
-  switch (op.check) {
-    case 'wildcard':
-      return holds(permissions, resource, action, [])
-        ? { kind: 'allowed' }
-        : { kind: 'forbidden', permission: anywhere };
-    case 'input':
-      if (
-        op.name === 'keys.verifyKey with apiId' &&
-        !holdsAnywhere(permissions, resource, action)
-      ) {
-        return { kind: 'forbidden', permission: anywhere };
+  const rule = row.op.permission;
+  const { resource, action } = rule;
+  const allowedWith = (ids: string[]) => holds(permissions, resource, action, ids);
+  const forbidden = (id: string): Outcome => ({
+    kind: 'forbidden',
+    permission: `${resource}.${id}.${action}`,
+  });
+  switch (rule.scope) {
+    case 'any':
+      return allowedWith([]) ? { kind: 'allowed' } : forbidden('*');
+    case 'input': {
+      for (const id of rule.ids(row.call.input(scene) as never)) {
+        if (!allowedWith([id])) return forbidden(id);
       }
-      if (!holds(permissions, resource, action, [scene.apiA])) {
-        return { kind: 'forbidden', permission: `api.${scene.apiA}.${action}` };
+      // Another workspace's API is looked up in the caller's own workspace: it is not there.
+      return own ? { kind: 'allowed' } : { kind: 'not found' };
+    }
+    case 'resource': {
+      const { lookup } = row.call;
+      if (!lookup) throw new Error(`${row.name}: a rule of scope 'resource' needs a lookup`);
+      if (!holdsAnywhere(permissions, resource, action)) return forbidden('*');
+      for (const id of lookup.inputIds?.(scene) ?? []) {
+        if (!allowedWith([id])) return forbidden(id);
       }
-      return own ? { kind: 'allowed' } : missing();
-    case 'lookup':
-      if (!holdsAnywhere(permissions, resource, action)) {
-        return { kind: 'forbidden', permission: anywhere };
-      }
-      // Another workspace's key is looked up in the caller's own workspace: it is not there.
-      if (!own) return missing();
-      return holds(permissions, resource, action, [scene.apiA])
-        ? { kind: 'allowed' }
-        : { kind: 'forbidden', permission: `api.${scene.apiA}.${action}` };
-    case 'namespace':
-    case 'namespace-create': {
-      if (!holdsAnywhere(permissions, resource, action)) {
-        return { kind: 'forbidden', permission: anywhere };
-      }
-      const byName = `ratelimit.${scene.nsN}.${action}`;
+      const [first, ...others] = lookup.ids(scene);
+      if (first === undefined) throw new Error(`${row.name}: the lookup names no id`);
       if (!own) {
-        // N does not exist in the other workspace: reads find nothing; limit and setOverride
-        // create the caller's own N there, which only a permission by name can allow.
-        if (op.check === 'namespace') return { kind: 'not found' };
-        return holds(permissions, resource, action, [scene.nsN])
-          ? { kind: 'allowed' }
-          : { kind: 'forbidden', permission: byName };
+        // Not there: a read finds nothing; a write creates the caller's own, by its name.
+        if (lookup.elsewhere !== 'created') return { kind: lookup.elsewhere };
+        return allowedWith([first]) ? { kind: 'allowed' } : forbidden(first);
       }
-      return holds(permissions, resource, action, [scene.nsN, scene.nsNId])
-        ? { kind: 'allowed' }
-        : { kind: 'forbidden', permission: byName };
+      return allowedWith([first, ...others]) ? { kind: 'allowed' } : forbidden(first);
     }
   }
 }
@@ -496,8 +494,40 @@ async function rootKeyFor(principal: Principal, scene: Scene): Promise<string> {
 }
 
 test('every route of src/http/routes.ts is in the matrix', () => {
-  const covered = new Set(operations.map((op) => op.name.split(' ')[0]));
-  expect([...covered].sort()).toEqual(routes.map((route) => route.name).sort());
+  const names = routes.map((route): string => route.name);
+  expect({
+    uncalled: names.filter((name) => !(name in calls)),
+    unknown: Object.keys(calls).filter((name) => !names.includes(name)),
+  }).toEqual({ uncalled: [], unknown: [] });
+  // The registry is what the routes are: the matrix covers what is served.
+  expect(names).toEqual(registry.map((op) => op.name));
+  // The declarations say what docs/security.md's authorization matrix documents: its resource,
+  // action and scope (`*`: any; the input's `<apiId>`: input; an id found by the lookup: resource).
+  const documented = new Map<string, string>();
+  const doc = readFileSync(join(__dirname, '../../docs/security.md'), 'utf8');
+  for (const line of doc.split('\n')) {
+    const [, ops, needed] = line.split('|').map((cell) => cell.trim());
+    const permission = /^`(api|ratelimit)\.([^`]+)\.(\w+)`/.exec(needed ?? '');
+    if (!ops || !permission) continue;
+    const [, resource, id, action] = permission;
+    const scope = id === '*' ? 'any' : id === '<apiId>' ? 'input' : 'resource';
+    for (const [, name] of ops.matchAll(/`([a-z]+\.[A-Za-z]+)`/g)) {
+      documented.set(name!, `${resource}.${action} (${scope})`);
+    }
+  }
+  expect(registry.map((op) => [op.name, documented.get(op.name) ?? 'not documented'])).toEqual(
+    registry.map(({ name, permission: { resource, action, scope } }) => [
+      name,
+      `${resource}.${action} (${scope})`,
+    ]),
+  );
+  // Each is called at least once, and a rule of scope 'resource' says what it looks up.
+  for (const row of rows()) {
+    expect([row.name, row.op.permission.scope === 'resource']).toEqual([
+      row.name,
+      row.call.lookup !== undefined,
+    ]);
+  }
 });
 
 describe('the authorization matrix', () => {
@@ -505,18 +535,18 @@ describe('the authorization matrix', () => {
     const scene = await newScene();
     const rootKey = await rootKeyFor(principal, scene);
     const seen: string[] = [];
-    for (const op of operations) {
-      const outcome = expected(principal, op, scene);
+    for (const row of rows()) {
+      const outcome = expected(principal, row, scene);
       const before = await dumpKeyspace(primary);
-      const response = await op.call(rootKey, scene);
-      const line = `${op.name}: ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`;
+      const response = await callRow(row, rootKey, scene);
+      const line = `${row.name}: ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`;
       seen.push(line);
       expectSecurityHeaders(response.headers);
       try {
         switch (outcome.kind) {
           case 'allowed':
             expect(response.status).toBe(200);
-            await op.effect(scene, response);
+            await row.call.effect(scene, response);
             break;
           case 'verdict NOT_FOUND':
             expect(response.status).toBe(200);
@@ -537,6 +567,11 @@ describe('the authorization matrix', () => {
             );
             if (outcome.kind === 'forbidden') {
               expect(error.code).toBe('INSUFFICIENT_PERMISSIONS');
+              // Exactly the permission the declared rule implies, of its resource and action.
+              const { resource, action } = row.op.permission;
+              expect(outcome.permission).toMatch(
+                new RegExp(`^${resource}\\.[^.]+(\\.[^.]+)*\\.${action}$`),
+              );
               expect(error.message).toBe(
                 `this root key lacks the permission ${outcome.permission}`,
               );
@@ -549,7 +584,7 @@ describe('the authorization matrix', () => {
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         throw new Error(
-          `${principal.label} × ${op.name}: expected ${JSON.stringify(outcome)}\n` +
+          `${principal.label} × ${row.name}: expected ${JSON.stringify(outcome)}\n` +
             `${seen.join('\n')}\n${message}`,
         );
       }
@@ -670,65 +705,32 @@ describe('not found looks the same whatever the reason', () => {
 });
 
 describe('authentication', () => {
+  /** Ids that name nothing: the 401 comes before any of them is looked at. */
+  const nowhere: Scene = {
+    apiA: 'api_x',
+    apiB: 'api_y',
+    key1: { keyId: 'key_x', key: 'x' },
+    key2: { keyId: 'key_y', key: 'y' },
+    nsN: 'n',
+    nsNId: 'rlns_x',
+    nsM: 'n.other',
+  };
+  /** Every call of the matrix, so every operation of the registry. */
   const requests: [
     string,
     (rootKey: string | undefined, headers?: Record<string, string>) => Promise<Response>,
-  ][] = [
-    ['apis.createApi', (rk, h) => send('POST', 'apis.createApi', { name: 'x' }, rk, h)],
-    ['apis.getApi', (rk, h) => send('GET', 'apis.getApi?apiId=api_x', undefined, rk, h)],
-    ['apis.listKeys', (rk, h) => send('GET', 'apis.listKeys?apiId=api_x', undefined, rk, h)],
-    ['apis.deleteApi', (rk, h) => send('POST', 'apis.deleteApi', { apiId: 'api_x' }, rk, h)],
-    ['keys.createKey', (rk, h) => send('POST', 'keys.createKey', { apiId: 'api_x' }, rk, h)],
-    ['keys.getKey', (rk, h) => send('GET', 'keys.getKey?keyId=key_x', undefined, rk, h)],
-    ['keys.getBucket', (rk, h) => send('GET', 'keys.getBucket?keyId=key_x', undefined, rk, h)],
-    [
-      'keys.getVerifications',
-      (rk, h) => send('GET', 'keys.getVerifications?keyId=key_x', undefined, rk, h),
-    ],
-    ['apis.listApis', (rk, h) => send('GET', 'apis.listApis', undefined, rk, h)],
-    ['keys.verifyKey', (rk, h) => send('POST', 'keys.verifyKey', { key: 'x' }, rk, h)],
-    ['keys.updateKey', (rk, h) => send('POST', 'keys.updateKey', { keyId: 'key_x' }, rk, h)],
-    ['keys.deleteKey', (rk, h) => send('POST', 'keys.deleteKey', { keyId: 'key_x' }, rk, h)],
-    [
-      'keys.updateRemaining',
-      (rk, h) =>
-        send('POST', 'keys.updateRemaining', { keyId: 'key_x', op: 'set', value: 1 }, rk, h),
-    ],
-    [
-      'ratelimits.limit',
-      (rk, h) =>
-        send('POST', 'ratelimits.limit', { identifier: 'x', limit: 1, duration: 1 }, rk, h),
-    ],
-    [
-      'ratelimits.setOverride',
-      (rk, h) =>
-        send(
-          'POST',
-          'ratelimits.setOverride',
-          { namespaceName: 'n', identifier: 'x', limit: 1, duration: 1 },
-          rk,
-          h,
-        ),
-    ],
-    [
-      'ratelimits.getOverride',
-      (rk, h) =>
-        send('GET', 'ratelimits.getOverride?namespaceName=n&identifier=x', undefined, rk, h),
-    ],
-    [
-      'ratelimits.listOverrides',
-      (rk, h) => send('GET', 'ratelimits.listOverrides?namespaceName=n', undefined, rk, h),
-    ],
-    [
-      'ratelimits.deleteOverride',
-      (rk, h) =>
-        send('POST', 'ratelimits.deleteOverride', { namespaceName: 'n', identifier: 'x' }, rk, h),
-    ],
-    [
-      'migrations.createKeys',
-      (rk, h) => send('POST', 'migrations.createKeys', [{ apiId: 'api_x', plaintext: 'p' }], rk, h),
-    ],
-  ];
+  ][] = rows().map((row) => {
+    const input = row.call.input(nowhere);
+    return [
+      row.name,
+      row.op.method === 'GET'
+        ? (rk, h) => {
+            const query = new URLSearchParams(queryOf(input)).toString();
+            return send('GET', query ? `${row.op.name}?${query}` : row.op.name, undefined, rk, h);
+          }
+        : (rk, h) => send('POST', row.op.name, input, rk, h),
+    ];
+  });
 
   function send(
     method: 'GET' | 'POST',

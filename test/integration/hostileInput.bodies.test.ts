@@ -11,7 +11,14 @@ import {
   json,
   objectText,
 } from '../support/hostile';
-import { bodyOf, getOperations, postOperations, queryText } from '../support/hostileOperations';
+import {
+  bodyOf,
+  fuzz,
+  getOperations,
+  inputObject,
+  postOperations,
+  queryText,
+} from '../support/hostileOperations';
 import {
   MiB,
   RUNS,
@@ -35,11 +42,37 @@ import {
 useHostileTarget();
 
 test('every route of src/http/routes.ts is fuzzed here', () => {
-  const fuzzed = [...postOperations, ...getOperations].map((op) => op.name).sort();
-  expect(fuzzed).toEqual(routes.map((route) => route.name).sort());
-  for (const route of routes) {
-    const isPost = postOperations.some((op) => op.name === route.name);
-    expect([route.name, route.method]).toEqual([route.name, isPost ? 'POST' : 'GET']);
+  // Each operation of the registry has its valid input written in `fuzz`, and none is left over.
+  const names = routes.map((route): string => route.name);
+  expect({
+    unfuzzed: names.filter((name) => !(name in fuzz)),
+    unknown: Object.keys(fuzz).filter((name) => !names.includes(name)),
+  }).toEqual({ unfuzzed: [], unknown: [] });
+  // The split by method is the declared one.
+  expect(postOperations.map((op) => op.name)).toEqual(
+    routes.filter((route) => route.method === 'POST').map((route) => route.name),
+  );
+  expect(getOperations.map((op) => op.name)).toEqual(
+    routes.filter((route) => route.method === 'GET').map((route) => route.name),
+  );
+  for (const op of [...postOperations, ...getOperations]) {
+    const route = routes.find((candidate) => candidate.name === op.name)!;
+    const declared = inputObject(route);
+    // Every declared field is broken (breakers() throws, naming it, for one it cannot break), and
+    // the fields left out are the declared required ones, plus any the operation's check requires.
+    const breakers = op.breakers();
+    expect([op.name, Object.keys(declared.properties).filter((f) => !(f in breakers))]).toEqual([
+      op.name,
+      [],
+    ]);
+    expect([op.name, declared.required.filter((f) => !op.required.includes(f))]).toEqual([
+      op.name,
+      [],
+    ]);
+    // The valid input names only declared fields, and every required one.
+    const given = op.base().map(([name]) => name);
+    expect([op.name, given.filter((f) => !(f in declared.properties))]).toEqual([op.name, []]);
+    expect([op.name, op.required.filter((f) => !given.includes(f))]).toEqual([op.name, []]);
   }
 });
 

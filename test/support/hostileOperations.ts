@@ -1,7 +1,5 @@
 import fc from 'fast-check';
 import {
-  INTERVAL_MAX,
-  LIMIT_MAX,
   badCost,
   badCursor,
   badExpires,
@@ -23,11 +21,16 @@ import {
   objectText,
   wrongType,
 } from './hostile';
+import type { JsonSchema, Operation } from '../../src/operations/operation';
+import { operations } from '../../src/operations/registry';
 import { fixture } from './hostileTarget';
 
 /**
- * Every operation of src/http/routes.ts as the hostile-input tests see it: a valid input built
- * on the fixtures, and how each of its fields can be broken.
+ * Every operation of src/operations/registry.ts as the hostile-input tests see it: a valid input
+ * built on the fixtures, and how each of its fields can be broken. Whether it is a POST or a GET,
+ * which fields it declares and which of them it requires come from its declaration; a declared
+ * field whose schema says enough (a string's maximum length, an integer's range) is broken as that
+ * schema says, the others by the breakers written here.
  */
 const DAY = 86_400_000;
 
@@ -57,21 +60,25 @@ export const keyFieldBreakers = () => ({
   refill: badRefill(),
 });
 
-export const postOperations: PostOperation[] = [
-  {
-    name: 'apis.createApi',
-    base: () => [['name', '"fuzz-created"']],
-    required: ['name'],
-    breakers: () => ({ name: badString(256) }),
-  },
-  {
-    name: 'apis.deleteApi',
-    base: () => [['apiId', json(fixture.apiId)]],
-    required: ['apiId'],
-    breakers: () => ({ apiId: badString(64) }),
-  },
-  {
-    name: 'keys.createKey',
+/** What the hostile-input tests need to know of an operation beyond its declaration. */
+interface Fuzz {
+  /** A valid input (the entries of one object, as raw JSON texts for a POST). */
+  base: () => [string, string][];
+  /**
+   * How to break the fields whose schema does not say enough, or says less than the contract
+   * (patterns, enums, objects, nulls the contract leaves open); and fields the operation does not
+   * declare but refuses.
+   */
+  breakers?: () => Record<string, fc.Arbitrary<string>>;
+  /** Required by the operation's own check (`Operation.check`) beyond the schema's `required`. */
+  alsoRequired?: string[];
+}
+
+/** Every operation, by name; `every route … is fuzzed here` checks it against the registry. */
+export const fuzz: Readonly<Record<string, Fuzz>> = {
+  'apis.createApi': { base: () => [['name', '"fuzz-created"']] },
+  'apis.deleteApi': { base: () => [['apiId', json(fixture.apiId)]] },
+  'keys.createKey': {
     base: () => [
       ['apiId', json(fixture.apiId)],
       ['name', '"k"'],
@@ -85,18 +92,15 @@ export const postOperations: PostOperation[] = [
       ['remaining', '100'],
       ['refill', '{"interval":"monthly","amount":100,"refillDay":31}'],
     ],
-    required: ['apiId'],
     // Optional fields of createKey are not fuzzed with null: the contract leaves null open there.
     breakers: () => ({
       ...keyFieldBreakers(),
-      apiId: badString(64),
       prefix: badPrefix().filter((text) => text !== 'null'),
       byteLength: badInteger(16, 255, { nullable: true }),
       remaining: badRemaining(),
     }),
   },
-  {
-    name: 'keys.updateKey',
+  'keys.updateKey': {
     base: () => [
       ['keyId', json(fixture.keyId)],
       ['name', '"renamed"'],
@@ -106,29 +110,22 @@ export const postOperations: PostOperation[] = [
       ['ratelimit', VALID_RATELIMIT],
       ['enabled', 'true'],
     ],
-    required: ['keyId'],
     breakers: () => ({
       ...keyFieldBreakers(),
-      keyId: badString(64),
       remaining: badRemaining().filter((text) => text !== '0'),
     }),
   },
-  {
-    name: 'keys.updateRemaining',
+  'keys.updateRemaining': {
     base: () => [
       ['keyId', json(fixture.keyId)],
       ['op', '"set"'],
       ['value', '10'],
     ],
-    required: ['keyId', 'op', 'value'],
     breakers: () => ({
-      keyId: badString(64),
       op: fc.oneof(wrongType(['string']), fc.constantFrom('"add"', '"SET"', '""', '"set "')),
-      value: badInteger(0, LIMIT_MAX),
     }),
   },
-  {
-    name: 'ratelimits.limit',
+  'ratelimits.limit': {
     base: () => [
       ['namespace', '"fuzz.ns"'],
       ['identifier', '"user_1"'],
@@ -137,18 +134,9 @@ export const postOperations: PostOperation[] = [
       ['cost', '1'],
       ['async', 'false'],
     ],
-    required: ['identifier', 'limit', 'duration'],
-    breakers: () => ({
-      namespace: badNamespace(),
-      identifier: badString(256),
-      limit: badInteger(1, LIMIT_MAX),
-      duration: badInteger(1, INTERVAL_MAX),
-      cost: badInteger(0, LIMIT_MAX),
-      async: badAsync(),
-    }),
+    breakers: () => ({ namespace: badNamespace(), async: badAsync() }),
   },
-  {
-    name: 'ratelimits.setOverride',
+  'ratelimits.setOverride': {
     base: () => [
       ['namespaceName', '"fuzz.ns"'],
       ['identifier', '"user_*"'],
@@ -157,33 +145,26 @@ export const postOperations: PostOperation[] = [
       ['async', 'true'],
     ],
     // Neither namespaceName nor namespaceId: 400 too.
-    required: ['identifier', 'limit', 'duration', 'namespaceName'],
+    alsoRequired: ['namespaceName'],
     breakers: () => ({
       namespaceName: badNamespace(),
       // Both namespaceName and namespaceId: 400 whatever the id.
       namespaceId: fc.oneof(badString(64), fc.constant('"rlns_1ChFn6PMC5yVErDBdZFGpo"')),
-      identifier: badString(256),
-      limit: badInteger(1, LIMIT_MAX),
-      duration: badInteger(1, INTERVAL_MAX),
       async: badAsync(),
     }),
   },
-  {
-    name: 'ratelimits.deleteOverride',
+  'ratelimits.deleteOverride': {
     base: () => [
       ['namespaceName', '"fuzz.ns"'],
       ['identifier', '"user_*"'],
     ],
-    required: ['identifier', 'namespaceName'],
+    alsoRequired: ['namespaceName'],
     breakers: () => ({
       namespaceName: badNamespace(),
       namespaceId: fc.oneof(badString(64), fc.constant('"rlns_1ChFn6PMC5yVErDBdZFGpo"')),
-      identifier: badString(256),
     }),
   },
-  {
-    name: 'migrations.createKeys',
-    wrap: (item) => `[${item}]`,
+  'migrations.createKeys': {
     base: () => [
       ['apiId', json(fixture.apiId)],
       ['plaintext', json(`migrated_${fixture.keyId}`)],
@@ -196,11 +177,10 @@ export const postOperations: PostOperation[] = [
       ['remaining', '5'],
       ['enabled', 'true'],
     ],
-    required: ['apiId', 'plaintext'],
+    // One of plaintext and hash is required; hash is broken below.
+    alsoRequired: ['plaintext'],
     breakers: () => ({
       ...keyFieldBreakers(),
-      apiId: badString(64),
-      plaintext: badString(512),
       // With plaintext, any hash is one too many; alone, these are malformed.
       hash: fc.oneof(
         badObject(),
@@ -219,24 +199,15 @@ export const postOperations: PostOperation[] = [
       remaining: badRemaining(),
     }),
   },
-  {
-    name: 'keys.deleteKey',
-    base: () => [['keyId', json(fixture.keyId)]],
-    required: ['keyId'],
-    breakers: () => ({ keyId: badString(64) }),
-  },
-  {
-    name: 'keys.verifyKey',
+  'keys.deleteKey': { base: () => [['keyId', json(fixture.keyId)]] },
+  'keys.verifyKey': {
     base: () => [
       ['key', json(fixture.key)],
       ['apiId', json(fixture.apiId)],
       ['ratelimit', '{"cost":1}'],
       ['authorization', '{"permissions":{"and":[]}}'],
     ],
-    required: ['key'],
     breakers: () => ({
-      key: badString(512),
-      apiId: badString(64),
       ratelimit: badCost(),
       remaining: badCost(),
       authorization: fc.oneof(
@@ -244,93 +215,130 @@ export const postOperations: PostOperation[] = [
         fc.constant('{}'),
         badPermissionQuery().map((query) => `{"permissions":${query}}`),
       ),
+      // Not declared: refused by the operation's check.
       ratelimits: fc.constantFrom('[]', '[{"name":"requests","cost":1}]', '{}'),
     }),
   },
-];
-
-export interface GetOperation {
-  name: string;
-  base: () => [string, string][];
-  required: string[];
-  breakers: () => Record<string, fc.Arbitrary<string>>;
-}
-
-export const getOperations: GetOperation[] = [
-  {
-    name: 'apis.getApi',
-    base: () => [['apiId', fixture.apiId]],
-    required: ['apiId'],
-    breakers: () => ({ apiId: badQueryString(64) }),
-  },
-  {
-    name: 'apis.listKeys',
+  'apis.getApi': { base: () => [['apiId', fixture.apiId]] },
+  'apis.listKeys': {
     base: () => [
       ['apiId', fixture.apiId],
       ['limit', '10'],
       ['ownerId', fixture.ownerId],
     ],
-    required: ['apiId'],
     breakers: () => ({
-      apiId: badQueryString(64),
-      limit: badLimit(),
       cursor: badCursor(),
-      ownerId: badQueryString(256),
       externalId: fc.oneof(badQueryString(256), fc.constant('someone-else')),
     }),
   },
-  {
-    name: 'keys.getKey',
-    base: () => [['keyId', fixture.keyId]],
-    required: ['keyId'],
-    breakers: () => ({ keyId: badQueryString(64) }),
-  },
-  {
-    name: 'apis.listApis',
-    base: () => [['limit', '10']],
-    required: [],
-    breakers: () => ({ limit: badLimit(), cursor: badQueryString(64) }),
-  },
-  {
-    name: 'keys.getVerifications',
-    base: () => [['keyId', fixture.keyId]],
-    required: ['keyId'],
-    breakers: () => ({ keyId: badQueryString(64) }),
-  },
-  {
-    name: 'keys.getBucket',
-    base: () => [['keyId', fixture.keyId]],
-    required: ['keyId'],
-    breakers: () => ({ keyId: badQueryString(64) }),
-  },
-  {
-    name: 'ratelimits.getOverride',
+  'keys.getKey': { base: () => [['keyId', fixture.keyId]] },
+  'apis.listApis': { base: () => [['limit', '10']] },
+  'keys.getVerifications': { base: () => [['keyId', fixture.keyId]] },
+  'keys.getBucket': { base: () => [['keyId', fixture.keyId]] },
+  'ratelimits.getOverride': {
     base: () => [
       ['namespaceName', 'fuzz.ns'],
       ['identifier', 'user_*'],
     ],
-    required: ['identifier', 'namespaceName'],
+    alsoRequired: ['namespaceName'],
     breakers: () => ({
       namespaceName: badQueryNamespace(),
       namespaceId: fc.string({ maxLength: 70 }),
-      identifier: badQueryString(256),
     }),
   },
-  {
-    name: 'ratelimits.listOverrides',
+  'ratelimits.listOverrides': {
     base: () => [
       ['namespaceName', 'fuzz.ns'],
       ['limit', '10'],
     ],
-    required: ['namespaceName'],
+    alsoRequired: ['namespaceName'],
     breakers: () => ({
       namespaceName: badQueryNamespace(),
       namespaceId: fc.string({ maxLength: 70 }),
-      cursor: badQueryString(256),
-      limit: badLimit(),
     }),
   },
-];
+};
+
+/** The object schema of one input: the input's own, or its items' for an array (createKeys). */
+export function inputObject(op: Operation): {
+  properties: Readonly<Record<string, JsonSchema>>;
+  required: readonly string[];
+} {
+  const schema = op.input.type === 'array' ? (op.input.items as JsonSchema) : op.input;
+  return {
+    properties: (schema.properties ?? {}) as Readonly<Record<string, JsonSchema>>,
+    required: (schema.required ?? []) as readonly string[],
+  };
+}
+
+/**
+ * How the declared schema of one field breaks it: a string is broken by its maximum length
+ * (`minLength: 1`: empty too), an integer by its range, a page size by every way a query can miss
+ * 1–100. Anything else needs a breaker written in `fuzz`; without one the test says which.
+ */
+function breakerOf(
+  op: Operation,
+  field: string,
+  schema: JsonSchema,
+): fc.Arbitrary<string> | undefined {
+  const types = ([] as unknown[]).concat(schema.type);
+  const nullable = types.includes('null');
+  const kind = types.find((type) => type !== 'null');
+  if (schema.pattern !== undefined || schema.enum !== undefined) return undefined;
+  if (kind === 'string' && schema.minLength === 1 && typeof schema.maxLength === 'number') {
+    return op.method === 'GET'
+      ? badQueryString(schema.maxLength)
+      : badString(schema.maxLength, { nullable });
+  }
+  const { minimum, maximum } = schema;
+  if (kind === 'integer' && typeof minimum === 'number' && typeof maximum === 'number') {
+    if (op.method === 'GET') return minimum === 1 && maximum === 100 ? badLimit() : undefined;
+    return badInteger(minimum, maximum, { nullable });
+  }
+  return undefined;
+}
+
+function breakersOf(op: Operation, written: Fuzz['breakers']): PostOperation['breakers'] {
+  return () => {
+    const explicit = written?.() ?? {};
+    const derived: Record<string, fc.Arbitrary<string>> = {};
+    for (const [field, schema] of Object.entries(inputObject(op).properties)) {
+      if (field in explicit) continue;
+      const breaker = breakerOf(op, field, schema);
+      if (!breaker) {
+        throw new Error(
+          `${op.name}: no breaker for its declared field ${field} ` +
+            `(${JSON.stringify(schema)}): write one in test/support/hostileOperations.ts`,
+        );
+      }
+      derived[field] = breaker;
+    }
+    return { ...derived, ...explicit };
+  };
+}
+
+function fuzzed(op: Operation, entry: Fuzz): PostOperation {
+  return {
+    name: op.name,
+    base: entry.base,
+    required: [...inputObject(op).required, ...(entry.alsoRequired ?? [])],
+    breakers: breakersOf(op, entry.breakers),
+    ...(op.input.type === 'array' ? { wrap: (item: string) => `[${item}]` } : {}),
+  };
+}
+
+/** The registry's operations that have an entry in `fuzz`, split by their declared method. */
+const withFuzz = (method: Operation['method']) =>
+  operations.flatMap((op) => {
+    const entry = fuzz[op.name];
+    return op.method === method && entry ? [fuzzed(op, entry)] : [];
+  });
+
+export const postOperations: PostOperation[] = withFuzz('POST');
+
+export type GetOperation = Omit<PostOperation, 'wrap'>;
+
+export const getOperations: GetOperation[] = withFuzz('GET');
 
 export const queryText = (entries: readonly (readonly [string, string])[]) =>
   entries
@@ -338,7 +346,9 @@ export const queryText = (entries: readonly (readonly [string, string])[]) =>
     .join('&');
 
 export const ALL_PATHS = [
-  ...postOperations.map((op) => ({ path: `/v1/${op.name}`, allow: 'POST' })),
-  ...getOperations.map((op) => ({ path: `/v1/${op.name}`, allow: 'GET, HEAD' })),
+  ...operations.map((op) => ({
+    path: `/v1/${op.name}`,
+    allow: op.method === 'POST' ? 'POST' : 'GET, HEAD',
+  })),
   { path: '/v1/liveness', allow: 'GET, HEAD' },
 ];
