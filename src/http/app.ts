@@ -116,6 +116,7 @@ export function createApp(options: AppOptions): Koa<KoaState> {
     const exchange = lifecycle.begin(ctx.method, ctx.path);
     ctx.state.exchange = exchange;
     ctx.set(exchange.headers);
+    ctx.set(lifecycle.headers);
     try {
       const answer = await lifecycle.run(exchange, async () => {
         await next();

@@ -44,6 +44,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     // serialises them once instead of header by header.
     res.writeHead(answer.status, {
       ...exchange.headers,
+      ...lifecycle.headers,
       ...answer.headers,
       'Content-Type': JSON_CONTENT_TYPE,
       'Content-Length': Buffer.byteLength(body),
@@ -60,11 +61,15 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     const exchange = lifecycle.begin('POST', compiled.path, compiled.route.name);
     let status = 500;
     try {
-      const answer = (await lifecycle.run(exchange, () =>
-        invoke(services, compiled, exchange.state, req.headers.authorization, () =>
+      // Lifecycle.run's own steps, without its extra await: this door answers only RPCs.
+      let answer: Answer;
+      try {
+        answer = await invoke(services, compiled, exchange.state, req.headers.authorization, () =>
           readJsonBody(req, maxBodyBytes),
-        ),
-      )) as Answer;
+        );
+      } catch (thrown) {
+        answer = lifecycle.fail(exchange, thrown);
+      }
       status = write(res, exchange, answer);
     } catch (thrown) {
       // Only writing the answer can get here (e.g. a header value node refuses): a bug, never a

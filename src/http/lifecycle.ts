@@ -18,7 +18,7 @@ export interface Exchange {
   readonly path: string;
   readonly started: bigint;
   readonly state: RequestState;
-  /** Headers every answer to this request carries, in the order they go out. */
+  /** Headers of this request's answer (its id first); the steps' static headers follow them. */
   readonly headers: Record<string, string>;
   /** The status that went out, set by the door once it has answered. */
   status: number;
@@ -30,7 +30,9 @@ export interface Exchange {
  * awaited layer would cost it a promise and a turn of the microtask queue.
  */
 export interface LifecycleStep {
-  /** Before the route runs: may add headers that every answer carries. */
+  /** Headers every answer carries, the same for every request: merged once, at start-up. */
+  headers?: Readonly<Record<string, string>>;
+  /** Before the route runs: may add headers that every answer to this request carries. */
   enter?(exchange: Exchange): void;
   /** Once the answer has gone out: logs and metrics. */
   finish?(exchange: Exchange): void;
@@ -44,6 +46,8 @@ export interface LifecycleStep {
 export class Lifecycle {
   private readonly enters: readonly ((exchange: Exchange) => void)[];
   private readonly finishes: readonly ((exchange: Exchange) => void)[];
+  /** The steps' static headers, in step order: sent after each request's own. */
+  readonly headers: Readonly<Record<string, string>>;
 
   constructor(
     steps: readonly LifecycleStep[],
@@ -51,6 +55,10 @@ export class Lifecycle {
   ) {
     this.enters = steps.flatMap((step) => (step.enter ? [step.enter.bind(step)] : []));
     this.finishes = steps.flatMap((step) => (step.finish ? [step.finish.bind(step)] : []));
+    this.headers = Object.assign({}, ...steps.map((step) => step.headers ?? {})) as Record<
+      string,
+      string
+    >;
   }
 
   begin(method: string, path: string, operation?: string): Exchange {
@@ -97,11 +105,7 @@ export class Lifecycle {
 export function defaultSteps(logger: Logger, metrics: Metrics): LifecycleStep[] {
   const accessLog = accessLogger(logger);
   return [
-    {
-      enter(exchange) {
-        Object.assign(exchange.headers, SECURITY_HEADERS);
-      },
-    },
+    { headers: SECURITY_HEADERS },
     {
       finish(exchange) {
         recordRequest(accessLog, metrics, exchange.state, exchange);
