@@ -115,8 +115,9 @@ export function createApp(options: AppOptions): Koa<KoaState> {
   app.use(async (ctx, next) => {
     const exchange = lifecycle.begin(ctx.method, ctx.path);
     ctx.state.exchange = exchange;
-    ctx.set(exchange.headers);
+    ctx.set('X-Request-Id', exchange.state.requestId);
     ctx.set(lifecycle.headers);
+    ctx.set(exchange.headers);
     try {
       const answer = await lifecycle.run(exchange, async () => {
         await next();

@@ -18,7 +18,10 @@ export interface Exchange {
   readonly path: string;
   readonly started: bigint;
   readonly state: RequestState;
-  /** Headers of this request's answer (its id first); the steps' static headers follow them. */
+  /**
+   * Headers the steps add for this request alone. Every answer carries `X-Request-Id` first,
+   * then the steps' static headers, then these.
+   */
   readonly headers: Record<string, string>;
   /** The status that went out, set by the door once it has answered. */
   status: number;
@@ -46,7 +49,7 @@ export interface LifecycleStep {
 export class Lifecycle {
   private readonly enters: readonly ((exchange: Exchange) => void)[];
   private readonly finishes: readonly ((exchange: Exchange) => void)[];
-  /** The steps' static headers, in step order: sent after each request's own. */
+  /** The steps' static headers, in step order: sent after the request id. */
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(
@@ -68,7 +71,7 @@ export class Lifecycle {
       path,
       started: process.hrtime.bigint(),
       state: { requestId, operation, logFields: {} },
-      headers: { 'X-Request-Id': requestId },
+      headers: {},
       status: 500,
     };
     for (const enter of this.enters) enter(exchange);
