@@ -25,13 +25,18 @@ const create: CommandSpec = {
   async run(invocation, runtime) {
     const name = invocation.string('name');
     const workspaceId = invocation.string('workspace');
+    const permissions = invocation.string('permissions');
     const created = await createRootKey(await rootKeyStore(runtime), {
       ...(workspaceId !== undefined ? { workspaceId } : {}),
       ...(name !== undefined ? { name } : {}),
-      permissions: (invocation.string('permissions') ?? '')
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean),
+      ...(permissions !== undefined
+        ? {
+            permissions: permissions
+              .split(',')
+              .map((p) => p.trim())
+              .filter(Boolean),
+          }
+        : {}),
     });
     // Scripts (make run) read this line; it stays JSON in both modes.
     process.stdout.write(`${JSON.stringify(created)}\n`);

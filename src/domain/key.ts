@@ -11,6 +11,8 @@ export interface KeyDetails {
   meta?: Record<string, unknown>;
   updatedAt?: number;
   expires?: number;
+  /** A label of the caller's own (`production`, `test`…), answered by every verification. */
+  environment?: string;
 }
 
 export type KeyDetailName = keyof KeyDetails;
@@ -37,6 +39,7 @@ export const KEY_DETAIL_RULES: Readonly<Record<KeyDetailName, KeyDetailRule>> = 
   meta: { stored: 'json', input: true, verdict: true },
   updatedAt: { stored: 'number', input: false, verdict: false },
   expires: { stored: 'number', input: true, verdict: true },
+  environment: { stored: 'text', input: true, verdict: true },
 };
 
 export const KEY_DETAIL_NAMES = Object.keys(KEY_DETAIL_RULES) as readonly KeyDetailName[];

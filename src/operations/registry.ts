@@ -1,5 +1,6 @@
 import { createApi } from './apis/createApi';
 import { deleteApi } from './apis/deleteApi';
+import { deleteKeys } from './apis/deleteKeys';
 import { getApi } from './apis/getApi';
 import { listApis } from './apis/listApis';
 import { listKeys } from './apis/listKeys';
@@ -11,6 +12,7 @@ import { getVerifications } from './keys/getVerifications';
 import { updateKey } from './keys/updateKey';
 import { updateRemaining } from './keys/updateRemaining';
 import { verifyKey } from './keys/verifyKey';
+import { whoami } from './keys/whoami';
 import { createKeys } from './migrations/createKeys';
 import type { Operation } from './operation';
 import { deleteOverride } from './ratelimits/deleteOverride';
@@ -40,6 +42,8 @@ export const operations: readonly Operation[] = [
   listOverrides,
   deleteOverride,
   createKeys,
+  deleteKeys,
+  whoami,
   // keyward's own additions, for the dashboard.
   listApis,
   getVerifications,

@@ -28,8 +28,11 @@ export async function createRootKey(
   options: { workspaceId?: string; name?: string; permissions?: readonly string[]; now?: number },
 ): Promise<NewRootKey> {
   const now = options.now ?? Date.now();
-  const permissions =
-    options.permissions && options.permissions.length > 0 ? [...options.permissions] : ['*'];
+  // Full access only when asked for, with `*`: an empty list given by mistake must not grant it.
+  if (options.permissions?.length === 0) {
+    throw new BadRequestError('permissions: name at least one permission, or * for every one');
+  }
+  const permissions = options.permissions ? [...options.permissions] : ['*'];
   for (const permission of permissions) {
     if (!isValidPermission(permission)) {
       throw new BadRequestError(`permissions: "${permission}" is not resource.id.action or *`);

@@ -38,6 +38,8 @@ export const refill = {
     refillDay: { type: 'integer', minimum: 1, maximum: 31 },
   },
 } as const;
+/** Unkey v1 takes any string up to 256 characters, the empty one included. */
+export const environment = { type: 'string', maxLength: 256 } as const;
 export const expires = { type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 } as const;
 export const cost = {
   type: 'object',
@@ -55,6 +57,7 @@ export const newKeyFields = {
   externalId: text,
   meta,
   expires,
+  environment,
   ratelimit,
   remaining,
   refill,
@@ -113,6 +116,7 @@ export const keyOutput = object(
     createdAt: integer,
     updatedAt: integer,
     expires: integer,
+    environment: string,
     ratelimit: ratelimitOutput,
     remaining: integer,
     refill: object(

@@ -195,6 +195,11 @@ interface Call {
      * (the name: there is no other id yet) can allow.
      */
     elsewhere: 'not found' | 'verdict NOT_FOUND' | 'created';
+    /**
+     * The exact permission missing after the lookup is answered as not found (keys.whoami: a
+     * plaintext must not tell which keys exist beyond what the root key may read).
+     */
+    hidden?: true;
   };
   /** A write that was allowed happened; a read returned the resource. */
   effect: (scene: Scene, response: RpcResponse) => Promise<void>;
@@ -312,6 +317,13 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       },
     },
   ],
+  'keys.whoami': [
+    {
+      input: (s) => ({ key: s.key1.key }),
+      lookup: { ...keyOfA, hidden: true },
+      effect: async (s, response) => expect(response.body.id).toBe(s.key1.keyId),
+    },
+  ],
   'keys.deleteKey': [
     {
       input: (s) => ({ keyId: s.key2.keyId }),
@@ -373,7 +385,16 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       },
     },
   ],
-  // Last: it takes API A and its keys away.
+  // Last two: they take API A's keys, then API A itself away.
+  'apis.deleteKeys': [
+    {
+      input: (s) => ({ apiId: s.apiA }),
+      effect: async (s, response) => {
+        expect(response.body.deletedKeys).toEqual(expect.any(Number));
+        expect((await admin.get('apis.listKeys', { apiId: s.apiA })).body.total).toBe(0);
+      },
+    },
+  ],
   'apis.deleteApi': [
     {
       input: (s) => ({ apiId: s.apiA }),
@@ -480,7 +501,8 @@ function expected(principal: Principal, row: Row, scene: Scene): Outcome {
         if (lookup.elsewhere !== 'created') return { kind: lookup.elsewhere };
         return allowedWith([first]) ? { kind: 'allowed' } : forbidden(first);
       }
-      return allowedWith([first, ...others]) ? { kind: 'allowed' } : forbidden(first);
+      if (allowedWith([first, ...others])) return { kind: 'allowed' };
+      return lookup.hidden ? { kind: 'not found' } : forbidden(first);
     }
   }
 }

@@ -55,6 +55,11 @@ export const keyFieldBreakers = () => ({
   externalId: fc.oneof(badString(256, { nullable: true }), fc.constant('"someone-else"')),
   meta: badMeta({ nullable: true }),
   expires: badExpires(true),
+  // Unkey takes any string of up to 256 characters, the empty one included.
+  environment: fc.oneof(
+    wrongType(['string', 'null']),
+    fc.integer({ min: 257, max: 100_000 }).map((n) => json('e'.repeat(n))),
+  ),
   ratelimit: badRatelimit({ nullable: true }),
   enabled: fc.oneof(wrongType(['boolean', 'null']), fc.constantFrom('1', '"true"')),
   refill: badRefill(),
@@ -78,6 +83,14 @@ interface Fuzz {
 export const fuzz: Readonly<Record<string, Fuzz>> = {
   'apis.createApi': { base: () => [['name', '"fuzz-created"']] },
   'apis.deleteApi': { base: () => [['apiId', json(fixture.apiId)]] },
+  'apis.deleteKeys': {
+    base: () => [
+      ['apiId', json(fixture.apiId)],
+      ['permanent', 'false'],
+    ],
+    breakers: () => ({ permanent: wrongType(['boolean']) }),
+  },
+  'keys.whoami': { base: () => [['key', json(fixture.key)]] },
   'keys.createKey': {
     base: () => [
       ['apiId', json(fixture.apiId)],

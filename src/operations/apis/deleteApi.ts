@@ -1,9 +1,7 @@
 import { NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
 import { empty, id } from '../schemas';
-
-/** Keys deleted per round trip while an API is purged. */
-const PURGE_BATCH = 100;
+import { purgeKeys } from './purgeKeys';
 
 /**
  * Marks the API deleted (its keys stop verifying on every node as the invalidation arrives), then
@@ -28,16 +26,7 @@ export const deleteApi = defineOperation({
     if (!(await deps.apis.markDeleted(ws, input.apiId, deps.now()))) {
       throw new NotFoundError(`api ${input.apiId} not found`);
     }
-    for (;;) {
-      const keyIds = await deps.keys.firstKeyIds(ws, input.apiId, PURGE_BATCH);
-      if (keyIds.length === 0) break;
-      await Promise.all(
-        keyIds.map(async (keyId) => {
-          // An index entry whose record is gone would otherwise be listed here forever.
-          if (!(await deps.keys.delete(ws, keyId))) await deps.keys.unindex(ws, input.apiId, keyId);
-        }),
-      );
-    }
+    await purgeKeys(deps, ws, input.apiId);
     await deps.apis.remove(ws, input.apiId);
     return {};
   },

@@ -12,6 +12,7 @@ export interface KeyFieldsInput {
   externalId?: string | null;
   meta?: Record<string, unknown> | null;
   expires?: number | null;
+  environment?: string | null;
   enabled?: boolean;
   ratelimit?: RatelimitInput | null;
   /** Usage credits; null (on update) makes usage unlimited. */
@@ -31,10 +32,19 @@ export function ownerIdOf(input: {
   return input.externalId;
 }
 
-function checkRefill(refill: RefillConfig | null | undefined): void {
-  if (refill && refill.refillDay !== undefined && refill.interval !== 'monthly') {
-    throw new BadRequestError('refill.refillDay: only allowed with interval monthly');
+/**
+ * A refill as stored: a monthly one without `refillDay` refills on day 1, and says so (Unkey
+ * stores and shows the 1; keyward used to leave it implicit).
+ */
+function storedRefill(refill: RefillConfig | null | undefined): RefillConfig | null | undefined {
+  if (!refill) return refill;
+  if (refill.interval !== 'monthly') {
+    if (refill.refillDay !== undefined) {
+      throw new BadRequestError('refill.refillDay: only allowed with interval monthly');
+    }
+    return refill;
   }
+  return refill.refillDay === undefined ? { ...refill, refillDay: 1 } : refill;
 }
 
 /**
@@ -52,21 +62,22 @@ export function toKeyFields(input: KeyFieldsInput, now: number, hadCredits: bool
   if (input.meta !== undefined && input.meta !== null) checkMeta(input.meta);
   if (input.meta !== undefined) fields.meta = input.meta;
   if (input.expires !== undefined) fields.expires = input.expires;
+  if (input.environment !== undefined) fields.environment = input.environment;
   if (input.enabled !== undefined) fields.enabled = input.enabled;
   if (input.ratelimit !== undefined) {
     fields.ratelimit = input.ratelimit === null ? null : normalizeRatelimit(input.ratelimit);
   }
-  checkRefill(input.refill);
+  const refill = storedRefill(input.refill);
   if (input.remaining === null) {
-    if (input.refill) throw new BadRequestError('refill: requires remaining');
+    if (refill) throw new BadRequestError('refill: requires remaining');
     fields.credits = null;
-  } else if (input.remaining !== undefined || input.refill !== undefined) {
-    if (input.remaining === undefined && !hadCredits && input.refill) {
+  } else if (input.remaining !== undefined || refill !== undefined) {
+    if (input.remaining === undefined && !hadCredits && refill) {
       throw new BadRequestError('refill: requires remaining');
     }
     if (input.remaining !== undefined || hadCredits) {
       fields.credits = {
-        ...(input.refill !== undefined ? { refill: input.refill } : {}),
+        ...(refill !== undefined ? { refill } : {}),
         ...(input.remaining !== undefined ? { resetTo: input.remaining } : {}),
       };
     }

@@ -1,6 +1,17 @@
 import { NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
-import { empty, expires, id, meta, nullable, ratelimit, refill, remaining, text } from '../schemas';
+import {
+  empty,
+  environment,
+  expires,
+  id,
+  meta,
+  nullable,
+  ratelimit,
+  refill,
+  remaining,
+  text,
+} from '../schemas';
 import { toKeyFields, type KeyFieldsInput } from './fields';
 import { loadKey } from './loadKey';
 
@@ -20,8 +31,10 @@ export const updateKey = defineOperation({
       externalId: nullable(text),
       meta: nullable(meta),
       expires: nullable(expires),
+      environment: nullable(environment),
       ratelimit: { ...ratelimit, type: ['object', 'null'] },
-      remaining: nullable(remaining),
+      // 0 is allowed here, as updateRemaining's `set 0` is: a key can be used up on purpose.
+      remaining: nullable({ ...remaining, minimum: 0 }),
       refill: { ...refill, type: ['object', 'null'] },
       enabled: { type: 'boolean' },
     },

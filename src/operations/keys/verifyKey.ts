@@ -135,6 +135,7 @@ export const verifyKey = defineOperation({
       ownerId: { type: 'string' },
       meta: { type: 'object' },
       expires: { type: 'integer' },
+      environment: { type: 'string' },
       remaining: { type: 'integer' },
       ratelimit: { type: 'object' },
       enabled: { type: 'boolean' },

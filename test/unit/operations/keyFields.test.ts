@@ -143,11 +143,21 @@ describe('toKeyFields: credits and refill', () => {
       'refill.refillDay: only allowed with interval monthly',
     ],
     ['monthly with refillDay', { interval: 'monthly', amount: 1, refillDay: 3 }, undefined],
-    ['monthly without refillDay', { interval: 'monthly', amount: 1 }, undefined],
   ])('%s', async (_name, refill, refusal) => {
     const run = () => toKeyFields({ remaining: 1, refill }, NOW, false);
     if (refusal === undefined) expect(run()).toEqual({ credits: { refill, resetTo: 1 } });
     else expect(await badRequest(run)).toBe(refusal);
+  });
+
+  test('a monthly refill without refillDay is stored with refillDay 1, as Unkey does', () => {
+    expect(
+      toKeyFields({ remaining: 1, refill: { interval: 'monthly', amount: 1 } }, NOW, false),
+    ).toEqual({
+      credits: { refill: { interval: 'monthly', amount: 1, refillDay: 1 }, resetTo: 1 },
+    });
+    expect(toKeyFields({ refill: { interval: 'daily', amount: 1 } }, NOW, true)).toEqual({
+      credits: { refill: { interval: 'daily', amount: 1 } },
+    });
   });
 });
 
