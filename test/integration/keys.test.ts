@@ -356,7 +356,10 @@ describe('keys.verifyKey', () => {
       code: 'INSUFFICIENT_PERMISSIONS',
     });
     expect((await verify({ or: ['a', 'b'] })).body.code).toBe('INSUFFICIENT_PERMISSIONS');
-    expect((await verify({ and: [] })).body.code).toBe('VALID');
+    // Unkey v2's string grammar is read too; an empty `and` is malformed, as in Unkey's schema.
+    expect((await verify('a.read OR (b.write AND c)')).body.code).toBe('INSUFFICIENT_PERMISSIONS');
+    expect((await verify({ and: [] })).status).toBe(400);
+    expect((await verify('a XOR b')).status).toBe(400);
     expect((await verify(42)).status).toBe(400);
   });
 

@@ -218,7 +218,7 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
       ['key', json(fixture.key)],
       ['apiId', json(fixture.apiId)],
       ['ratelimit', '{"cost":1}'],
-      ['authorization', '{"permissions":{"and":[]}}'],
+      ['authorization', '{"permissions":{"or":["documents.read","documents.write"]}}'],
     ],
     breakers: () => ({
       ratelimit: badCost(),

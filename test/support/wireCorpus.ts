@@ -551,9 +551,9 @@ export async function runScenario(context: ScenarioContext): Promise<{
   const permissions = (label: string, query: unknown) =>
     verify(`permissions ${label}`, { key: k1Key, authorization: { permissions: query } });
   await permissions('named: INSUFFICIENT_PERMISSIONS', 'documents.read');
-  await permissions('{and: []}: VALID', { and: [] });
-  await permissions('{or: []}: INSUFFICIENT_PERMISSIONS', { or: [] });
-  await permissions('{or: [x, {and: []}]}: VALID', { or: ['x', { and: [] }] });
+  await permissions('{and: []}: 400', { and: [] });
+  await permissions('{or: []}: 400', { or: [] });
+  await permissions('{or: [x, {and: []}]}: 400', { or: ['x', { and: [] }] });
   await permissions('{not: [x]}: 400', { not: ['x'] });
   await permissions('101 items: 400', { and: Array.from({ length: 101 }, () => 'x') });
   await permissions(

@@ -1,4 +1,5 @@
 import { isGranted, permissionFor } from '../../auth/permissions';
+import { evaluate, parsePermissionQuery } from '../../auth/permissionQuery';
 import { BadRequestError } from '../../errors';
 import { hashKey } from '../../keys/keyMaterial';
 import type { BucketDecision } from '../../limiter/tokenBucket';
@@ -10,7 +11,6 @@ import type { Directory } from '../../cache/directory';
 import type { Limiter } from '../../limiter/limiter';
 import type { Services } from '../services';
 import { creditSpend } from './credits';
-import { permissionQuerySchema, satisfies, type PermissionQuery } from './permissionQuery';
 import { verdict, verificationHeaders, type Verification } from './verification';
 
 export interface VerifyKeyInput {
@@ -18,8 +18,11 @@ export interface VerifyKeyInput {
   apiId?: string;
   ratelimit?: { cost?: number };
   remaining?: { cost?: number };
-  authorization?: { permissions: PermissionQuery };
+  /** Unkey v1's JSON query or v2's string grammar; parsed by src/auth/permissionQuery.ts. */
+  authorization?: { permissions: unknown };
 }
+
+const NO_PERMISSIONS: ReadonlySet<string> = new Set();
 
 /** What deciding a verification needs: narrow enough to be faked in a unit test. */
 export interface VerifyDeps extends Pick<Services, 'limiterFailure' | 'now'> {
@@ -41,9 +44,10 @@ export async function decideVerification(
   }
   if (input.apiId !== undefined)
     requirePermission(caller, permissionFor('api', input.apiId, 'verify_key'));
-  // Judged before the lookup: a malformed query is a 400 whether or not the key exists, and the
-  // answer does not depend on the key (keys hold no permissions yet).
-  const permissionsHeld = input.authorization ? satisfies(input.authorization.permissions) : true;
+  // Parsed before the lookup: a malformed query is a 400 whether or not the key exists.
+  const query = input.authorization
+    ? parsePermissionQuery(input.authorization.permissions)
+    : undefined;
   const key = await deps.directory.keyByHash(caller.rootKey.workspaceId, hashKey(input.key));
   if (!key) return { valid: false, code: 'NOT_FOUND', requestId: caller.requestId };
   if (input.apiId === undefined)
@@ -65,7 +69,10 @@ export async function decideVerification(
     return verdict(key, 'FORBIDDEN', requestId);
   if (key.expires !== undefined && key.expires <= deps.now())
     return verdict(key, 'EXPIRED', requestId);
-  if (!permissionsHeld) return verdict(key, 'INSUFFICIENT_PERMISSIONS', requestId);
+  // Keys hold no permissions yet (the access model comes with roles): a named one is not held.
+  if (query && !evaluate(query, NO_PERMISSIONS)) {
+    return verdict(key, 'INSUFFICIENT_PERMISSIONS', requestId);
+  }
   if (!key.ratelimit && !key.credits) return verdict(key, 'VALID', requestId);
 
   const credits = creditSpend(deps.now(), key, input.remaining?.cost ?? 1);
@@ -120,7 +127,8 @@ export const verifyKey = defineOperation({
       authorization: {
         type: 'object',
         required: ['permissions'],
-        properties: { permissions: permissionQuerySchema },
+        // The shape is the parser's to judge: its messages say what is wrong, and where.
+        properties: { permissions: { type: ['string', 'object'] } },
       },
     },
   },

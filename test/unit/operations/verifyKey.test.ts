@@ -114,9 +114,9 @@ describe('decideVerification: the first failing check decides, in contract order
       'INSUFFICIENT_PERMISSIONS',
     ],
     [
-      'an empty `or` is never satisfied',
+      'a query in the v2 string grammar, not held',
       keyWith({ ratelimit: RATELIMIT }),
-      { authorization: { permissions: { or: [] } } },
+      { authorization: { permissions: 'a.read OR (b.write AND c.admin)' } },
       'INSUFFICIENT_PERMISSIONS',
     ],
   ])('%s → %s, and the limiter is never called', async (_name, stored, input, code) => {
@@ -131,9 +131,9 @@ describe('decideVerification: the first failing check decides, in contract order
     ['ratelimit only', { ratelimit: RATELIMIT }, {}],
     ['credits only', { credits: CREDITS }, {}],
     [
-      'both, apiId matching, satisfied `and: []`, expiring later',
+      'both, apiId matching, expiring later',
       { ratelimit: RATELIMIT, credits: CREDITS, expires: NOW + 1 },
-      { apiId: 'api_1', authorization: { permissions: { and: [] } } },
+      { apiId: 'api_1' },
     ],
   ])('every check passes (%s) → the limiter is asked exactly once', async (_name, props, input) => {
     const { deps, limiter } = setup(keyWith(props));
@@ -141,6 +141,22 @@ describe('decideVerification: the first failing check decides, in contract order
     expect(result.code).toBe('VALID');
     expect(result.valid).toBe(true);
     expect(limiter.calls).toHaveLength(1);
+  });
+
+  test.each([
+    ['an empty `and`', { and: [] }],
+    ['an unknown operator', 'a XOR b'],
+    ['a stray parenthesis', 'a)'],
+  ])('a malformed query (%s) is a 400 before any lookup', async (_name, permissions) => {
+    const { deps, limiter, directory } = setup(keyWith({ ratelimit: RATELIMIT }));
+    await expect(
+      decideVerification(
+        deps,
+        callerWith(['api.*.verify_key']),
+        verify({ authorization: { permissions } }),
+      ),
+    ).rejects.toBeInstanceOf(BadRequestError);
+    expect([directory.lookups.length, limiter.calls.length]).toEqual([0, 0]);
   });
 
   test('a key with neither ratelimit nor credits is VALID without reaching the limiter', async () => {
