@@ -1,5 +1,5 @@
-import { request } from 'node:http';
 import type { Exchange, LifecycleStep } from '../../src/http/lifecycle';
+import { rawRequest } from '../support/rawHttp';
 import { startTopology, type Topology } from '../support/topology';
 
 /**
@@ -50,44 +50,24 @@ interface RawAnswer {
   body: string;
 }
 
-function send(
+async function send(
   node: number,
   method: string,
   path: string,
   options: { body?: string; authorization?: string; contentType?: string } = {},
 ): Promise<RawAnswer> {
-  const url = new URL(path, topology.nodes[node]!.url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method,
-        agent: false,
-        headers: {
-          ...(options.authorization !== undefined
-            ? { authorization: options.authorization }
-            : { authorization: `Bearer ${topology.rootKey}` }),
-          ...(options.body !== undefined
-            ? { 'content-type': options.contentType ?? 'application/json' }
-            : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.rawHeaders,
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
+  const { status, rawHeaders, text } = await rawRequest(topology.nodes[node]!.url, {
+    method,
+    path,
+    headers: {
+      authorization: options.authorization ?? `Bearer ${topology.rootKey}`,
+      ...(options.body !== undefined
+        ? { 'content-type': options.contentType ?? 'application/json' }
+        : {}),
+    },
+    ...(options.body !== undefined ? { body: options.body } : {}),
   });
+  return { status, headers: rawHeaders, body: text };
 }
 
 /** What differs between any two answers: the request id, the date, the door's own stamp. */

@@ -9,7 +9,10 @@ import { connect } from 'node:net';
 export interface RawResponse {
   status: number;
   headers: IncomingHttpHeaders;
+  /** Name, value, name, value…: as they came on the wire, in order and in their own case. */
+  rawHeaders: string[];
   text: string;
+  bytes: Buffer;
 }
 
 export interface RawRequest {
@@ -28,6 +31,7 @@ export function rawRequest(baseUrl: string, options: RawRequest): Promise<RawRes
   const url = new URL(baseUrl);
   const timeoutMs = options.timeoutMs ?? REQUEST_DEADLINE_MS;
   return new Promise((resolve, reject) => {
+    let answered = false;
     const headers: Record<string, string | number> = { ...options.headers };
     if (options.body !== undefined && !options.chunks) {
       headers['content-length'] ??= Buffer.byteLength(options.body);
@@ -46,17 +50,26 @@ export function rawRequest(baseUrl: string, options: RawRequest): Promise<RawRes
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
+        res.on('end', () => {
+          answered = true;
+          const bytes = Buffer.concat(chunks);
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-        res.on('error', reject);
+            rawHeaders: res.rawHeaders,
+            text: bytes.toString('utf8'),
+            bytes,
+          });
+        });
+        res.on('error', (error) => {
+          if (!answered) reject(error);
+        });
       },
     );
-    req.on('error', reject);
+    // After the answer, a write error only means the server stopped reading an upload (413).
+    req.on('error', (error) => {
+      if (!answered) reject(error);
+    });
     if (options.chunks) {
       for (const chunk of options.chunks) req.write(chunk);
       req.end();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+import { rawRequest } from './rawHttp';
 import { DEEP_JSON, INVALID_UTF8 } from './hostile';
 
 /**
@@ -60,47 +60,19 @@ const REQUEST_DEADLINE_MS = 15_000;
  * One request on a fresh connection, answered with the exact status, raw header list and body
  * bytes. An upload the server cut short after answering (413) still yields the answer.
  */
-export function exchange(baseUrl: string, request: CorpusRequest): Promise<CorpusAnswer> {
-  const url = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const headers: Record<string, string | number> = { ...request.headers };
-    if (request.body !== undefined) headers['content-length'] = Buffer.byteLength(request.body);
-    const req = httpRequest(
-      {
-        host: url.hostname,
-        port: url.port,
-        method: request.method,
-        path: request.path,
-        headers,
-        agent: false,
-        signal: AbortSignal.timeout(REQUEST_DEADLINE_MS),
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          settled = true;
-          resolve({
-            status: res.statusCode ?? 0,
-            rawHeaders: res.rawHeaders,
-            body: Buffer.concat(chunks),
-          });
-        });
-        res.on('error', (error) => {
-          if (!settled) reject(error);
-        });
-      },
-    );
-    // After the answer, a write error only means the server stopped reading the upload.
-    req.on('error', (error) => {
-      if (!settled) reject(error);
-    });
-    if (request.chunks) {
-      for (const chunk of request.chunks) req.write(chunk);
-      req.end();
-    } else req.end(request.body);
+export async function exchange(baseUrl: string, request: CorpusRequest): Promise<CorpusAnswer> {
+  const { status, rawHeaders, bytes } = await rawRequest(baseUrl, {
+    method: request.method,
+    path: request.path,
+    headers: {
+      ...request.headers,
+      ...(request.body !== undefined ? { 'content-length': Buffer.byteLength(request.body) } : {}),
+    },
+    ...(request.body !== undefined ? { body: request.body } : {}),
+    ...(request.chunks ? { chunks: request.chunks } : {}),
+    timeoutMs: REQUEST_DEADLINE_MS,
   });
+  return { status, rawHeaders, body: bytes };
 }
 
 interface Sent {
