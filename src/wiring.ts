@@ -11,6 +11,7 @@ import { ApiStore } from './store/apiStore';
 import { KeyStore } from './store/keyStore';
 import type { Announce } from './store/names';
 import { RatelimitStore } from './store/ratelimitStore';
+import { RbacStore } from './store/rbacStore';
 import { RootKeyStore } from './store/rootKeyStore';
 
 /**
@@ -34,6 +35,7 @@ export function assembleServices(parts: {
     keys: new KeyStore(primary, announce),
     rootKeys: new RootKeyStore(primary),
     ratelimits: new RatelimitStore(primary, announce),
+    rbac: new RbacStore(primary, announce),
   };
   const directory = new Directory(stores, {
     ...config.cache,

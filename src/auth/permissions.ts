@@ -22,7 +22,7 @@ export function isValidPermission(text: string): boolean {
 }
 
 export function permissionFor(
-  resource: 'api' | 'ratelimit',
+  resource: 'api' | 'ratelimit' | 'rbac',
   id: string,
   action: string,
 ): Permission {

@@ -216,6 +216,9 @@ export class Directory implements InvalidationTarget {
       case 'ns':
         this.namespaces.invalidate(`${message.workspaceId} ${message.name}`);
         break;
+      case 'rbac':
+        // Nothing is derived from permissions and roles yet: keys do not hold them.
+        break;
     }
   }
 

@@ -15,6 +15,14 @@ import { verifyKey } from './keys/verifyKey';
 import { whoami } from './keys/whoami';
 import { createKeys } from './migrations/createKeys';
 import type { Operation } from './operation';
+import { createPermission } from './permissions/createPermission';
+import { createRole } from './permissions/createRole';
+import { deletePermission } from './permissions/deletePermission';
+import { deleteRole } from './permissions/deleteRole';
+import { getPermission } from './permissions/getPermission';
+import { getRole } from './permissions/getRole';
+import { listPermissions } from './permissions/listPermissions';
+import { listRoles } from './permissions/listRoles';
 import { deleteOverride } from './ratelimits/deleteOverride';
 import { getOverride } from './ratelimits/getOverride';
 import { limit } from './ratelimits/limit';
@@ -44,6 +52,14 @@ export const operations: readonly Operation[] = [
   createKeys,
   deleteKeys,
   whoami,
+  createPermission,
+  getPermission,
+  listPermissions,
+  deletePermission,
+  createRole,
+  getRole,
+  listRoles,
+  deleteRole,
   // keyward's own additions, for the dashboard.
   listApis,
   getVerifications,

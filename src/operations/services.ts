@@ -6,6 +6,7 @@ import type { RecentVerifications } from '../observability/recentVerifications';
 import type { ApiStore } from '../store/apiStore';
 import type { KeyStore } from '../store/keyStore';
 import type { RatelimitStore } from '../store/ratelimitStore';
+import type { RbacStore } from '../store/rbacStore';
 import type { RootKeyStore } from '../store/rootKeyStore';
 
 /**
@@ -17,6 +18,7 @@ export interface Services {
   keys: KeyStore;
   rootKeys: RootKeyStore;
   ratelimits: RatelimitStore;
+  rbac: RbacStore;
   directory: Directory;
   limiter: Limiter;
   management: ManagementLimiter;

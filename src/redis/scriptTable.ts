@@ -137,6 +137,23 @@ export const SCRIPTS = {
     codes: { '': 'namespace_not_found' },
     value: 'the override id',
   },
+  createRbacEntry: {
+    file: 'create-rbac-entry-2.lua',
+    command: 'createRbacEntryV1',
+    keys: ['names', 'record'],
+    argv: ['name', 'id'],
+    moreArgv: 'the record: field, value pairs',
+    reply: 'integer',
+    codes: { 1: 'created', [-1]: 'name_taken' },
+  },
+  deleteRbacEntry: {
+    file: 'delete-rbac-entry-2.lua',
+    command: 'deleteRbacEntryV1',
+    keys: ['names', 'record'],
+    argv: ['channel', 'message'],
+    reply: 'integer',
+    codes: { 1: 'deleted', [-1]: 'not_found' },
+  },
 } as const satisfies Record<string, ScriptSpec>;
 
 export type ScriptName = keyof typeof SCRIPTS;

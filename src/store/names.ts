@@ -27,6 +27,11 @@ export const names = {
     `${PREFIX}:{${ws}}:rlns:id:${namespaceId}:overrides`,
   overrideOrder: (ws: string, namespaceId: string) =>
     `${PREFIX}:{${ws}}:rlns:id:${namespaceId}:order`,
+  /** Permissions and roles: a record each, and per kind a hash of names → ids. */
+  permission: (ws: string, id: string) => `${PREFIX}:{${ws}}:perm:${id}`,
+  permissionNames: (ws: string) => `${PREFIX}:{${ws}}:permnames`,
+  role: (ws: string, id: string) => `${PREFIX}:{${ws}}:role:${id}`,
+  roleNames: (ws: string) => `${PREFIX}:{${ws}}:rolenames`,
   rootKey: (hash: string) => `${PREFIX}:rootkey:{${hash}}`,
   bucket: (bucketId: string) => `${PREFIX}:bucket:{${bucketId}}`,
   /** A key's usage credits: tagged like its bucket, so one script can decide both. */
@@ -56,13 +61,16 @@ export const invalidation = {
   api: (ws: string, apiId: string) => `api ${ws} ${apiId}`,
   rootKey: (hash: string) => `root ${hash}`,
   namespace: (ws: string, name: string) => `ns ${ws} ${name}`,
+  /** A permission or role of the workspace changed: whatever a node derived from them is stale. */
+  rbac: (ws: string) => `rbac ${ws}`,
 } as const;
 
 export type Invalidation =
   | { kind: 'key'; workspaceId: string; hash: string; created: boolean }
   | { kind: 'api'; workspaceId: string; apiId: string }
   | { kind: 'root'; hash: string }
-  | { kind: 'ns'; workspaceId: string; name: string };
+  | { kind: 'ns'; workspaceId: string; name: string }
+  | { kind: 'rbac'; workspaceId: string };
 
 /**
  * Told of every invalidation a store write has published (or, for a namespace's creation, that
@@ -77,5 +85,6 @@ export function parseInvalidation(message: string): Invalidation | undefined {
   if (kind === 'api' && a && b) return { kind, workspaceId: a, apiId: b };
   if (kind === 'root' && a) return { kind, hash: a };
   if (kind === 'ns' && a && b) return { kind, workspaceId: a, name: b };
+  if (kind === 'rbac' && a) return { kind, workspaceId: a };
   return undefined;
 }

@@ -55,6 +55,7 @@ const actionsOf = (resource: Resource): string[] => [
 ];
 const API_ACTIONS = actionsOf('api');
 const RATELIMIT_ACTIONS = actionsOf('ratelimit');
+const RBAC_ACTIONS = actionsOf('rbac');
 
 /**
  * The resources one row of the matrix works on: a fresh API A, another API B, keys in A, and
@@ -71,6 +72,11 @@ interface Scene {
   /** N's id: a permission may name a namespace by its id too. */
   nsNId: string;
   nsM: string;
+  /** A permission and a role that are read, and a permission and a role that are deleted. */
+  permission: string;
+  permissionToDelete: string;
+  role: string;
+  roleToDelete: string;
 }
 
 let scenes = 0;
@@ -102,7 +108,32 @@ async function newScene(): Promise<Scene> {
   }
   const nsNId = (await primary.hget(names.namespace(topology.workspaceId, nsN), 'id')) ?? '';
   expect(nsNId).toMatch(/^rlns_/);
-  return { apiA, apiB, key1, key2, nsN, nsNId, nsM };
+  const rbac = async (operation: string, name: string, field: string) => {
+    const created = await admin.post<Record<string, string>>(operation, { name });
+    expect(created.status).toBe(200);
+    return created.body[field] ?? '';
+  };
+  const permission = await rbac('permissions.createPermission', `${nsN}.read`, 'permissionId');
+  const permissionToDelete = await rbac(
+    'permissions.createPermission',
+    `${nsN}.gone`,
+    'permissionId',
+  );
+  const role = await rbac('permissions.createRole', `${nsN} reader`, 'roleId');
+  const roleToDelete = await rbac('permissions.createRole', `${nsN} gone`, 'roleId');
+  return {
+    apiA,
+    apiB,
+    key1,
+    key2,
+    nsN,
+    nsNId,
+    nsM,
+    permission,
+    permissionToDelete,
+    role,
+    roleToDelete,
+  };
 }
 
 interface Principal {
@@ -111,10 +142,14 @@ interface Principal {
   permissions: (scene: Scene) => string[];
 }
 
-/** Every action of both resources, on `apiId` and on the namespace `ns`. */
+/**
+ * Every action of every resource: on `apiId`, on the namespace `ns`, and on `rbac` (whose
+ * permissions and roles a root key is granted as a whole, `rbac.*.<action>`, or not at all).
+ */
 const every = (apiId: string, ns: string) => [
   ...API_ACTIONS.map((action) => `api.${apiId}.${action}`),
   ...RATELIMIT_ACTIONS.map((action) => `ratelimit.${ns}.${action}`),
+  ...RBAC_ACTIONS.map((action) => `rbac.*.${action}`),
 ];
 
 const principals: Principal[] = [
@@ -131,7 +166,8 @@ const principals: Principal[] = [
   {
     label: 'the right actions on another resource',
     workspace: 'own',
-    permissions: () => [...API_ACTIONS, ...RATELIMIT_ACTIONS].map((action) => `key.*.${action}`),
+    permissions: () =>
+      [...API_ACTIONS, ...RATELIMIT_ACTIONS, ...RBAC_ACTIONS].map((action) => `key.*.${action}`),
   },
   ...API_ACTIONS.flatMap((action): Principal[] => [
     { label: `only api.*.${action}`, workspace: 'own', permissions: () => [`api.*.${action}`] },
@@ -153,6 +189,11 @@ const principals: Principal[] = [
       permissions: (s) => [`ratelimit.${s.nsN}.${action}`],
     },
   ]),
+  ...RBAC_ACTIONS.map((action): Principal => ({
+    label: `only rbac.*.${action}`,
+    workspace: 'own',
+    permissions: () => [`rbac.*.${action}`],
+  })),
   { label: '* in another workspace', workspace: 'other', permissions: () => ['*'] },
   {
     label: 'every action on A and N in another workspace',
@@ -181,6 +222,11 @@ const principals: Principal[] = [
 interface Call {
   /** Which way of calling it, after the operation's name. */
   variant?: string;
+  /**
+   * For a rule of scope `any` whose input names a resource of the scene (a permission or role by
+   * its id): in another workspace it is not there, a 404.
+   */
+  namesResource?: true;
   /** The query of a GET, the body of a POST: what the rule's `ids` read. */
   input: (scene: Scene) => object;
   /** For a rule of scope `resource`: what the handler looks up and checks. */
@@ -385,6 +431,72 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       },
     },
   ],
+  'permissions.createPermission': [
+    {
+      // In the caller's own workspace, whichever that is (as createApi).
+      input: (s) => ({ name: `${s.nsN}.new` }),
+      effect: async (_, response) =>
+        expect(response.body).toEqual({ permissionId: expect.stringMatching(/^perm_/) }),
+    },
+  ],
+  'permissions.getPermission': [
+    {
+      input: (s) => ({ permissionId: s.permission }),
+      namesResource: true,
+      effect: async (s, response) => expect(response.body.id).toBe(s.permission),
+    },
+  ],
+  'permissions.listPermissions': [
+    {
+      // The caller's own workspace's, whichever that is (as listApis).
+      input: () => ({}),
+      effect: async (_, response) => expect(Array.isArray(response.body)).toBe(true),
+    },
+  ],
+  'permissions.deletePermission': [
+    {
+      input: (s) => ({ permissionId: s.permissionToDelete }),
+      namesResource: true,
+      effect: async (s) => {
+        const gone = await admin.get('permissions.getPermission', {
+          permissionId: s.permissionToDelete,
+        });
+        expect(gone.status).toBe(404);
+      },
+    },
+  ],
+  'permissions.createRole': [
+    {
+      input: (s) => ({ name: `${s.nsN} new role` }),
+      effect: async (_, response) =>
+        expect(response.body).toEqual({ roleId: expect.stringMatching(/^role_/) }),
+    },
+  ],
+  'permissions.getRole': [
+    {
+      input: (s) => ({ roleId: s.role }),
+      namesResource: true,
+      effect: async (s, response) => expect(response.body.id).toBe(s.role),
+    },
+  ],
+  'permissions.listRoles': [
+    {
+      // The caller's own workspace's, whichever that is (as listApis).
+      input: () => ({}),
+      effect: async (_, response) => expect(Array.isArray(response.body)).toBe(true),
+    },
+  ],
+  'permissions.deleteRole': [
+    {
+      input: (s) => ({ roleId: s.roleToDelete }),
+      namesResource: true,
+      effect: async (s) => {
+        expect((await admin.get('permissions.getRole', { roleId: s.roleToDelete })).status).toBe(
+          404,
+        );
+      },
+    },
+  ],
   // Last two: they take API A's keys, then API A itself away.
   'apis.deleteKeys': [
     {
@@ -479,7 +591,8 @@ function expected(principal: Principal, row: Row, scene: Scene): Outcome {
   });
   switch (rule.scope) {
     case 'any':
-      return allowedWith([]) ? { kind: 'allowed' } : forbidden('*');
+      if (!allowedWith([])) return forbidden('*');
+      return own || !row.call.namesResource ? { kind: 'allowed' } : { kind: 'not found' };
     case 'input': {
       for (const id of rule.ids(row.call.input(scene) as never)) {
         if (!allowedWith([id])) return forbidden(id);
@@ -529,7 +642,7 @@ test('every route of src/http/routes.ts is in the matrix', () => {
   const doc = readFileSync(join(__dirname, '../../docs/security.md'), 'utf8');
   for (const line of doc.split('\n')) {
     const [, ops, needed] = line.split('|').map((cell) => cell.trim());
-    const permission = /^`(api|ratelimit)\.([^`]+)\.(\w+)`/.exec(needed ?? '');
+    const permission = /^`(api|ratelimit|rbac)\.([^`]+)\.(\w+)`/.exec(needed ?? '');
     if (!ops || !permission) continue;
     const [, resource, id, action] = permission;
     const scope = id === '*' ? 'any' : id === '<apiId>' ? 'input' : 'resource';
@@ -736,6 +849,10 @@ describe('authentication', () => {
     nsN: 'n',
     nsNId: 'rlns_x',
     nsM: 'n.other',
+    permission: 'perm_x',
+    permissionToDelete: 'perm_y',
+    role: 'role_x',
+    roleToDelete: 'role_y',
   };
   /** Every call of the matrix, so every operation of the registry. */
   const requests: [

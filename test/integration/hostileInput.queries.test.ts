@@ -19,7 +19,9 @@ import {
 useHostileTarget();
 
 describe('GET queries', () => {
-  test.each(getOperations.map((op) => [op.name, op]))(
+  // A GET without parameters (listPermissions, listRoles) has nothing to break.
+  const withParameters = getOperations.filter((op) => Object.keys(op.breakers()).length > 0);
+  test.each(withParameters.map((op) => [op.name, op]))(
     '%s: a broken, missing or repeated parameter is 400 and writes nothing',
     async (_, op) => {
       const baseEntries = op.base();

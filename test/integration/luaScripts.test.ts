@@ -136,6 +136,23 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     await redis.hset(`${t}:ns`, 'id', 'ns_1');
     return [noNamespace, await set()];
   },
+  createRbacEntry: async (t) => {
+    const create = (id: string) =>
+      redis.createRbacEntryV1(`${t}:names`, `${t}:${id}`, 'docs.read', id, 'id', id);
+    const created = await create('perm_1');
+    const taken = await create('perm_2');
+    expect(await redis.exists(`${t}:perm_2`)).toBe(0);
+    expect(await redis.hgetall(`${t}:names`)).toEqual({ 'docs.read': 'perm_1' });
+    return [created, taken];
+  },
+  deleteRbacEntry: async (t) => {
+    await redis.hset(`${t}:names`, 'admin', 'role_1');
+    await redis.hset(`${t}:role_1`, 'id', 'role_1', 'name', 'admin');
+    const remove = () => redis.deleteRbacEntryV1(`${t}:names`, `${t}:role_1`, 'c', 'm');
+    const deleted = await remove();
+    expect(await redis.hgetall(`${t}:names`)).toEqual({});
+    return [deleted, await remove()];
+  },
 };
 
 test.each(Object.keys(SCRIPTS) as ScriptName[])(

@@ -65,6 +65,24 @@ export const keyFieldBreakers = () => ({
   refill: badRefill(),
 });
 
+/** A permission name or slug: 3–256 of `[a-zA-Z0-9_.:-]` (Unkey v1's identifier). */
+function badPermissionName(options: { nullable?: boolean } = {}): fc.Arbitrary<string> {
+  return fc.oneof(
+    wrongType(options.nullable === false ? ['string'] : ['string']),
+    fc.constantFrom('""', '"ab"', '"has space"', '"a*b"', '"slash/ed"', '"é.read"'),
+    fc.integer({ min: 257, max: 100_000 }).map((n) => json('p'.repeat(n))),
+  );
+}
+
+/** A description: 3–256 characters, or empty. */
+function badDescription(): fc.Arbitrary<string> {
+  return fc.oneof(
+    wrongType(['string']),
+    fc.constantFrom('"a"', '"ab"'),
+    fc.integer({ min: 257, max: 100_000 }).map((n) => json('d'.repeat(n))),
+  );
+}
+
 /** What the hostile-input tests need to know of an operation beyond its declaration. */
 interface Fuzz {
   /** A valid input (the entries of one object, as raw JSON texts for a POST). */
@@ -91,6 +109,38 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     breakers: () => ({ permanent: wrongType(['boolean']) }),
   },
   'keys.whoami': { base: () => [['key', json(fixture.key)]] },
+  'permissions.createPermission': {
+    base: () => [
+      ['name', '"fuzz.documents.read"'],
+      ['slug', '"fuzz-documents-read"'],
+      ['description', '"read the documents"'],
+    ],
+    breakers: () => ({
+      name: badPermissionName(),
+      slug: badPermissionName({ nullable: false }),
+      description: badDescription(),
+    }),
+  },
+  'permissions.getPermission': { base: () => [['permissionId', fixture.permissionId]] },
+  'permissions.listPermissions': { base: () => [] },
+  'permissions.deletePermission': { base: () => [['permissionId', json(fixture.permissionId)]] },
+  'permissions.createRole': {
+    base: () => [
+      ['name', '"fuzz reader"'],
+      ['description', '"reads"'],
+    ],
+    breakers: () => ({
+      name: fc.oneof(
+        wrongType(['string']),
+        fc.constantFrom('""', '"ab"'),
+        fc.integer({ min: 257, max: 100_000 }).map((n) => json('r'.repeat(n))),
+      ),
+      description: badDescription(),
+    }),
+  },
+  'permissions.getRole': { base: () => [['roleId', fixture.roleId]] },
+  'permissions.listRoles': { base: () => [] },
+  'permissions.deleteRole': { base: () => [['roleId', json(fixture.roleId)]] },
   'keys.createKey': {
     base: () => [
       ['apiId', json(fixture.apiId)],

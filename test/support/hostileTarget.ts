@@ -25,7 +25,14 @@ export let base: string;
 export let rootKey: string;
 export let primary: Redis;
 /** The fixtures every valid base input names, so that a missing check would really write. */
-export const fixture = { apiId: '', keyId: '', key: '', ownerId: 'owner-1' };
+export const fixture = {
+  apiId: '',
+  keyId: '',
+  key: '',
+  ownerId: 'owner-1',
+  permissionId: '',
+  roleId: '',
+};
 
 /** Starts one node with the fixtures before the file's tests, and stops it after them. */
 export function useHostileTarget(): void {
@@ -58,6 +65,14 @@ export function useHostileTarget(): void {
     expect(created.status).toBe(200);
     fixture.keyId = created.body.keyId;
     fixture.key = created.body.key;
+    const permission = await admin.post<{ permissionId: string }>('permissions.createPermission', {
+      name: 'fuzz.fixture',
+    });
+    fixture.permissionId = permission.body.permissionId;
+    const role = await admin.post<{ roleId: string }>('permissions.createRole', {
+      name: 'fuzz fixture',
+    });
+    fixture.roleId = role.body.roleId;
   });
 
   afterAll(async () => {

@@ -273,6 +273,7 @@ const SERVICE_NAMES = [
   'keys',
   'rootKeys',
   'ratelimits',
+  'rbac',
   'directory',
   'limiter',
   'management',
@@ -325,7 +326,7 @@ describe('bindOperation', () => {
 
   test('every service name is listed', () => {
     expect(everyServiceListed).toBe(true);
-    expect(Object.keys(sentinels)).toHaveLength(11);
+    expect(Object.keys(sentinels)).toHaveLength(12);
   });
 
   test('hands the operation exactly the services it uses', async () => {

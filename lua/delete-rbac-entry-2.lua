@@ -1,0 +1,22 @@
+--[[
+  Delete a permission or a role: its record and its name, and tell every node. Keys and roles
+  that still name its id hold nothing by it any more: an id that resolves to no record is not a
+  permission, so nothing else has to be rewritten in the same step.
+
+  KEYS[1]  the workspace's names of this kind (hash: name → id)
+  KEYS[2]  the record (hash)
+  ARGV[1]  invalidation channel
+  ARGV[2]  invalidation message
+
+  Returns 1 when deleted, -1 when there is no such record.
+]]
+local record = redis.call('HMGET', KEYS[2], 'id', 'name')
+if not record[1] then
+  return -1
+end
+redis.call('DEL', KEYS[2])
+if redis.call('HGET', KEYS[1], record[2]) == record[1] then
+  redis.call('HDEL', KEYS[1], record[2])
+end
+redis.call('PUBLISH', ARGV[1], ARGV[2])
+return 1

@@ -1,0 +1,19 @@
+import { defineOperation } from '../operation';
+import { object } from '../schemas';
+import { roleOutput } from './schemas';
+import { roleView, type RoleView } from './views';
+
+/** Unkey v1 answers the whole list, as an array, oldest first. */
+export const listRoles = defineOperation({
+  name: 'permissions.listRoles',
+  method: 'GET',
+  plane: 'management',
+  summary: "The workspace's roles, oldest first.",
+  permission: { resource: 'rbac', action: 'read_role', scope: 'any' },
+  input: object({}),
+  output: { type: 'array', items: roleOutput },
+  uses: ['rbac'],
+  async handle(deps, caller): Promise<RoleView[]> {
+    return (await deps.rbac.listRoles(caller.rootKey.workspaceId)).map(roleView);
+  },
+});

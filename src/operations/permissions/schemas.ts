@@ -1,0 +1,36 @@
+import { object } from '../schemas';
+
+/**
+ * Unkey v1's rules for a permission's name and slug (its `identifier`): 3–256 characters that
+ * are safe in a URL and in a permission query.
+ */
+export const permissionName = {
+  type: 'string',
+  minLength: 3,
+  maxLength: 256,
+  pattern: '^[a-zA-Z0-9_.:-]*$',
+} as const;
+
+/** A role's name is a label for people (Unkey v1's `name`): 3–256 characters of any kind. */
+export const roleName = { type: 'string', minLength: 3, maxLength: 256 } as const;
+
+/** 3–256 characters, or empty, as Unkey v1 takes it. */
+export const description = {
+  anyOf: [
+    { type: 'string', minLength: 3, maxLength: 256 },
+    { type: 'string', maxLength: 0 },
+  ],
+} as const;
+
+const text = { type: 'string' } as const;
+const integer = { type: 'integer' } as const;
+
+export const permissionOutput = object(
+  { id: text, name: text, slug: text, description: text, createdAt: integer },
+  ['id', 'name', 'slug'],
+);
+
+export const roleOutput = object({ id: text, name: text, description: text, createdAt: integer }, [
+  'id',
+  'name',
+]);
