@@ -10,13 +10,17 @@ import type { NamespaceOverrides } from '../domain/overrides';
 import type { ApiRecord, RootKeyRecord } from '../domain/records';
 import type { RootKeyStore } from '../store/rootKeyStore';
 import type { RatelimitStore } from '../store/ratelimitStore';
+import type { RbacCatalogue, RbacStore } from '../store/rbacStore';
 import { OverrideMatcher } from '../limiter/overrides';
 
 export interface CachedNamespace extends NamespaceOverrides {
   matcher: OverrideMatcher;
 }
 
-type CachedDetails = Pick<KeyRecord, (typeof VERDICT_DETAIL_NAMES)[number] | 'credits'>;
+type CachedDetails = Pick<
+  KeyRecord,
+  (typeof VERDICT_DETAIL_NAMES)[number] | 'credits' | 'permissionIds' | 'roleIds'
+>;
 
 /**
  * A cached key, which is also its own cache entry (`value`, `generation`, `until`). A node holds
@@ -60,6 +64,12 @@ class CachedKey implements CacheEntry<KeyLookup> {
   get credits(): KeyRecord['credits'] {
     return this.details?.credits;
   }
+  get permissionIds(): KeyRecord['permissionIds'] {
+    return this.details?.permissionIds;
+  }
+  get roleIds(): KeyRecord['roleIds'] {
+    return this.details?.roleIds;
+  }
   get value(): this {
     return this;
   }
@@ -69,7 +79,12 @@ class CachedKey implements CacheEntry<KeyLookup> {
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
 interface CachedKey extends VerifiableKey {}
 
-const CACHED_DETAIL_NAMES = [...VERDICT_DETAIL_NAMES, 'credits'] as const;
+const CACHED_DETAIL_NAMES = [
+  ...VERDICT_DETAIL_NAMES,
+  'credits',
+  'permissionIds',
+  'roleIds',
+] as const;
 
 for (const name of VERDICT_DETAIL_NAMES) {
   Object.defineProperty(CachedKey.prototype, name, {
@@ -99,6 +114,8 @@ function keyEntry(
   return { value: lookup, generation, until };
 }
 
+const EMPTY_CATALOGUE: RbacCatalogue = { permissions: new Map(), roles: new Map() };
+
 /** Strings many cached records repeat (workspace and API ids, rate limits) are kept once. */
 const INTERN_LIMIT = 100_000;
 
@@ -114,6 +131,8 @@ export class Directory implements InvalidationTarget {
   private readonly ratelimits = new Map<string, NonNullable<KeyRecord['ratelimit']>>();
   readonly apis: ReadThroughCache<ApiRecord>;
   readonly namespaces: ReadThroughCache<CachedNamespace>;
+  /** Each workspace's permissions and roles, by id: what a key's ids resolve to. */
+  readonly rbac: ReadThroughCache<RbacCatalogue>;
 
   constructor(
     private readonly stores: {
@@ -121,6 +140,7 @@ export class Directory implements InvalidationTarget {
       keys: KeyStore;
       apis: ApiStore;
       ratelimits: RatelimitStore;
+      rbac: RbacStore;
     },
     options: CacheOptions,
   ) {
@@ -133,6 +153,7 @@ export class Directory implements InvalidationTarget {
     );
     this.apis = new ReadThroughCache(options, isRedisUnavailable);
     this.namespaces = new ReadThroughCache(options, isRedisUnavailable);
+    this.rbac = new ReadThroughCache(options, isRedisUnavailable);
   }
 
   rootKeyByHash(hash: string): Promise<RootKeyRecord | undefined> {
@@ -197,6 +218,11 @@ export class Directory implements InvalidationTarget {
     });
   }
 
+  /** The workspace's permissions and roles by id (never undefined: an empty one has none). */
+  async catalogue(ws: string): Promise<RbacCatalogue> {
+    return (await this.rbac.get(ws, () => this.stores.rbac.catalogue(ws))) ?? EMPTY_CATALOGUE;
+  }
+
   apply(message: Invalidation): void {
     switch (message.kind) {
       case 'root':
@@ -217,7 +243,7 @@ export class Directory implements InvalidationTarget {
         this.namespaces.invalidate(`${message.workspaceId} ${message.name}`);
         break;
       case 'rbac':
-        // Nothing is derived from permissions and roles yet: keys do not hold them.
+        this.rbac.invalidate(message.workspaceId);
         break;
     }
   }
@@ -227,5 +253,6 @@ export class Directory implements InvalidationTarget {
     this.keys.reset(listening);
     this.apis.reset(listening);
     this.namespaces.reset(listening);
+    this.rbac.reset(listening);
   }
 }

@@ -70,6 +70,12 @@ export interface KeyRecord extends KeyDetails {
   enabled: boolean;
   ratelimit?: RatelimitConfig;
   credits?: KeyCredits;
+  /**
+   * The ids of the permissions and roles the key holds, each present only when not empty (kept
+   * in sets beside the record). An id whose permission or role is gone holds nothing.
+   */
+  permissionIds?: readonly string[];
+  roleIds?: readonly string[];
   /** Bumped by every write; updates and deletes compare-and-set on it. */
   version: number;
   /** Position in the API's creation order. */
@@ -79,7 +85,15 @@ export interface KeyRecord extends KeyDetails {
 /** What a verification needs of a key: the record without what only management reads. */
 export type VerifiableKey = Pick<
   KeyRecord,
-  'id' | 'workspaceId' | 'apiId' | 'enabled' | 'ratelimit' | 'credits' | ClientDetailName
+  | 'id'
+  | 'workspaceId'
+  | 'apiId'
+  | 'enabled'
+  | 'ratelimit'
+  | 'credits'
+  | 'permissionIds'
+  | 'roleIds'
+  | ClientDetailName
 >;
 
 /** The mutable part of a key: what createKey sets and updateKey may change or clear. */

@@ -4,6 +4,12 @@ import { deleteKeys } from './apis/deleteKeys';
 import { getApi } from './apis/getApi';
 import { listApis } from './apis/listApis';
 import { listKeys } from './apis/listKeys';
+import { addPermissions } from './keys/addPermissions';
+import { removePermissions } from './keys/removePermissions';
+import { setPermissions } from './keys/setPermissions';
+import { addRoles } from './keys/addRoles';
+import { removeRoles } from './keys/removeRoles';
+import { setRoles } from './keys/setRoles';
 import { createKey } from './keys/createKey';
 import { deleteKey } from './keys/deleteKey';
 import { getBucket } from './keys/getBucket';
@@ -60,6 +66,12 @@ export const operations: readonly Operation[] = [
   getRole,
   listRoles,
   deleteRole,
+  addPermissions,
+  removePermissions,
+  setPermissions,
+  addRoles,
+  removeRoles,
+  setRoles,
   // keyward's own additions, for the dashboard.
   listApis,
   getVerifications,

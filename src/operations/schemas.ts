@@ -124,6 +124,8 @@ export const keyOutput = object(
       ['interval', 'amount', 'lastRefillAt'],
     ),
     enabled: boolean,
+    permissions: { type: 'array', items: string },
+    roles: { type: 'array', items: string },
   },
   ['id', 'start', 'workspaceId', 'apiId', 'createdAt', 'enabled'],
 );

@@ -15,6 +15,9 @@ export interface KeyView extends KeyDetails {
   remaining?: number;
   refill?: RefillConfig & { lastRefillAt: number };
   enabled: boolean;
+  /** Its own permissions and its roles, by name: only for a key that holds any. */
+  permissions?: string[];
+  roles?: string[];
 }
 
 export function keyView(key: KeyRecord): KeyView {

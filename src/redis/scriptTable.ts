@@ -141,7 +141,7 @@ export const SCRIPTS = {
     file: 'create-rbac-entry-2.lua',
     command: 'createRbacEntryV1',
     keys: ['names', 'record'],
-    argv: ['name', 'id'],
+    argv: ['name', 'id', 'channel', 'message'],
     moreArgv: 'the record: field, value pairs',
     reply: 'integer',
     codes: { 1: 'created', [-1]: 'name_taken' },

@@ -187,9 +187,22 @@ export class KeyStore {
     return updateCreditsOutcome(result) ?? result;
   }
 
+  /** The record and the ids of what it holds, in one round trip. */
   async get(ws: string, keyId: string): Promise<KeyRecord | undefined> {
     if (!isStorableId(keyId)) return undefined;
-    return keyFromHash(await this.redis.hgetall(names.key(ws, keyId)));
+    const [hash, permissionIds, roleIds] = execResults(
+      await this.redis
+        .pipeline()
+        .hgetall(names.key(ws, keyId))
+        .smembers(names.keyPermissions(ws, keyId))
+        .smembers(names.keyRoles(ws, keyId))
+        .exec(),
+    ) as [Record<string, string>, string[], string[]];
+    const record = keyFromHash(hash);
+    if (!record) return undefined;
+    if (permissionIds.length > 0) record.permissionIds = permissionIds.sort();
+    if (roleIds.length > 0) record.roleIds = roleIds.sort();
+    return record;
   }
 
   async findByHash(ws: string, hash: string): Promise<KeyRecord | undefined> {
@@ -261,6 +274,9 @@ export class KeyStore {
       if (outcome === 'deleted') {
         this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
         if (current.credits) await this.deleteCredits(keyId);
+        if (current.permissionIds || current.roleIds) {
+          await this.redis.del(names.keyPermissions(ws, keyId), names.keyRoles(ws, keyId));
+        }
         return true;
       }
     }

@@ -16,6 +16,9 @@ export const names = {
   ownerKeys: (ws: string, apiId: string, ownerId: string) =>
     `${PREFIX}:{${ws}}:api:${apiId}:owner:${ownerId}`,
   key: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}`,
+  /** The ids of the permissions (roles) a key holds directly: sets beside its record. */
+  keyPermissions: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}:perms`,
+  keyRoles: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}:roles`,
   keyHashes: (ws: string) => `${PREFIX}:{${ws}}:keyhashes`,
   rootKeyIds: (ws: string) => `${PREFIX}:{${ws}}:rootkeys`,
   // Namespace names are free text (with `:`), so names and ids live under different fixed words:
@@ -31,6 +34,8 @@ export const names = {
   permission: (ws: string, id: string) => `${PREFIX}:{${ws}}:perm:${id}`,
   permissionNames: (ws: string) => `${PREFIX}:{${ws}}:permnames`,
   role: (ws: string, id: string) => `${PREFIX}:{${ws}}:role:${id}`,
+  /** The ids of a role's permissions. */
+  rolePermissions: (ws: string, id: string) => `${PREFIX}:{${ws}}:role:${id}:perms`,
   roleNames: (ws: string) => `${PREFIX}:{${ws}}:rolenames`,
   rootKey: (hash: string) => `${PREFIX}:rootkey:{${hash}}`,
   bucket: (bucketId: string) => `${PREFIX}:bucket:{${bucketId}}`,

@@ -51,6 +51,14 @@ function fields(record: PermissionRecord | RoleRecord): string[] {
 const byCreation = (a: { createdAt: number; id: string }, b: { createdAt: number; id: string }) =>
   a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+/** What a node needs of a workspace's permissions and roles to judge its keys: names by id. */
+export interface RbacCatalogue {
+  permissions: ReadonlyMap<string, string>;
+  roles: ReadonlyMap<string, { name: string; permissionIds: readonly string[] }>;
+}
+
+export type LinkKind = 'permissions' | 'roles';
+
 /** Permissions and roles of a workspace on the primary, under the workspace's hash tag. */
 export class RbacStore {
   constructor(
@@ -84,6 +92,70 @@ export class RbacStore {
     return (await this.list('role', ws, roleFromHash)).sort(byCreation);
   }
 
+  /** Every permission's and role's name by id, with each role's permission ids. */
+  async catalogue(ws: string): Promise<RbacCatalogue> {
+    const [permissionIds, roleIds] = execResults(
+      await this.redis
+        .pipeline()
+        .hgetall(names.permissionNames(ws))
+        .hgetall(names.roleNames(ws))
+        .exec(),
+    ) as [Hash, Hash];
+    const permissions = new Map(Object.entries(permissionIds).map(([name, id]) => [id, name]));
+    const roleEntries = Object.entries(roleIds);
+    const roles = new Map<string, { name: string; permissionIds: string[] }>();
+    if (roleEntries.length > 0) {
+      const pipeline = this.redis.pipeline();
+      for (const [, id] of roleEntries) pipeline.smembers(names.rolePermissions(ws, id));
+      const members = execResults(await pipeline.exec()) as string[][];
+      roleEntries.forEach(([name, id], i) =>
+        roles.set(id, { name, permissionIds: members[i] ?? [] }),
+      );
+    }
+    return { permissions, roles };
+  }
+
+  /** The ids of the named permissions (or roles) that exist, by name. */
+  async idsByName(
+    ws: string,
+    kind: LinkKind,
+    wanted: readonly string[],
+  ): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    if (wanted.length === 0) return found;
+    const index = kind === 'permissions' ? names.permissionNames(ws) : names.roleNames(ws);
+    const ids = await this.redis.hmget(index, ...wanted);
+    wanted.forEach((name, i) => {
+      const id = ids[i];
+      if (id) found.set(name, id);
+    });
+    return found;
+  }
+
+  /**
+   * Adds, removes or sets (replaces) what a key holds directly, atomically, and tells every node
+   * to read the key again.
+   */
+  async changeKeyLinks(
+    ws: string,
+    key: { id: string; hash: string },
+    kind: LinkKind,
+    op: 'add' | 'remove' | 'set',
+    ids: readonly string[],
+  ): Promise<void> {
+    const set =
+      kind === 'permissions' ? names.keyPermissions(ws, key.id) : names.keyRoles(ws, key.id);
+    const multi = this.redis.multi();
+    if (op === 'set') multi.del(set);
+    if (ids.length > 0) {
+      if (op === 'remove') multi.srem(set, ...ids);
+      else multi.sadd(set, ...ids);
+    }
+    multi.publish(names.invalidationChannel, invalidation.key(ws, key.hash));
+    execResults(await multi.exec());
+    this.announce({ kind: 'key', workspaceId: ws, hash: key.hash, created: false });
+  }
+
   deletePermission(ws: string, id: string): Promise<boolean> {
     return this.remove('permission', ws, id);
   }
@@ -99,9 +171,13 @@ export class RbacStore {
       KINDS[kind].record(ws, id),
       name,
       id,
+      names.invalidationChannel,
+      invalidation.rbac(ws),
       ...fields(record),
     );
-    return createOutcome(result);
+    const outcome = createOutcome(result);
+    if (outcome === 'created') this.announce({ kind: 'rbac', workspaceId: ws });
+    return outcome;
   }
 
   private async list<T>(kind: Kind, ws: string, parse: (hash: Hash) => T | undefined) {

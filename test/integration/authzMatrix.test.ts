@@ -370,6 +370,66 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       effect: async (s, response) => expect(response.body.id).toBe(s.key1.keyId),
     },
   ],
+  'keys.addPermissions': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId, permissions: [{ id: s.permission }] }),
+      namesResource: true,
+      effect: async (s) => {
+        const held = (await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.permissions;
+        expect(held ?? []).toEqual([expect.any(String)]);
+      },
+    },
+  ],
+  'keys.removePermissions': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId, permissions: [{ id: s.permission }] }),
+      namesResource: true,
+      effect: async (s) => {
+        const held = (await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.permissions;
+        expect(held ?? []).toEqual([]);
+      },
+    },
+  ],
+  'keys.setPermissions': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId, permissions: [{ id: s.permission }] }),
+      namesResource: true,
+      effect: async (s) => {
+        const held = (await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.permissions;
+        expect(held ?? []).toEqual([expect.any(String)]);
+      },
+    },
+  ],
+  'keys.addRoles': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId, roles: [{ id: s.role }] }),
+      namesResource: true,
+      effect: async (s) => {
+        const held = (await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.roles;
+        expect(held ?? []).toEqual([expect.any(String)]);
+      },
+    },
+  ],
+  'keys.removeRoles': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId, roles: [{ id: s.role }] }),
+      namesResource: true,
+      effect: async (s) => {
+        const held = (await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.roles;
+        expect(held ?? []).toEqual([]);
+      },
+    },
+  ],
+  'keys.setRoles': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId, roles: [{ id: s.role }] }),
+      namesResource: true,
+      effect: async (s) => {
+        const held = (await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.roles;
+        expect(held ?? []).toEqual([expect.any(String)]);
+      },
+    },
+  ],
   'keys.deleteKey': [
     {
       input: (s) => ({ keyId: s.key2.keyId }),

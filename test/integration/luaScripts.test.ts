@@ -138,7 +138,7 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
   },
   createRbacEntry: async (t) => {
     const create = (id: string) =>
-      redis.createRbacEntryV1(`${t}:names`, `${t}:${id}`, 'docs.read', id, 'id', id);
+      redis.createRbacEntryV1(`${t}:names`, `${t}:${id}`, 'docs.read', id, 'c', 'm', 'id', id);
     const created = await create('perm_1');
     const taken = await create('perm_2');
     expect(await redis.exists(`${t}:perm_2`)).toBe(0);

@@ -1,4 +1,5 @@
 import { Unkey } from '@unkey/api';
+import { eventually } from '../support/helpers';
 import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
 
@@ -10,9 +11,11 @@ import { startTopology, type Topology } from '../support/topology';
 let topology: Topology;
 let unkey: Unkey;
 let api: Client;
+let second: Client;
 
 beforeAll(async () => {
-  topology = await startTopology({ nodes: 1 });
+  topology = await startTopology({ nodes: 2 });
+  second = client(topology.nodes[1]!.url, topology.rootKey);
   unkey = new Unkey({
     baseUrl: topology.nodes[0]!.url,
     rootKey: topology.rootKey,
@@ -152,5 +155,124 @@ describe('root-key permissions', () => {
     expect((await apiOnly.post('permissions.createRole', { name: 'sneaky role' })).status).toBe(
       403,
     );
+  });
+});
+
+describe('what keys hold', () => {
+  async function newKey() {
+    const { apiId } = await ok(unkey.apis.create({ name: `holdings ${Date.now()}` }));
+    return ok(unkey.keys.create({ apiId }));
+  }
+  const verify = (node: Client, key: string, permissions?: unknown) =>
+    node.post<{ valid: boolean; code: string; permissions?: string[]; roles?: string[] }>(
+      'keys.verifyKey',
+      { key, ...(permissions !== undefined ? { authorization: { permissions } } : {}) },
+    );
+
+  test('permissions by id or name, created when asked, checked at verification', async () => {
+    const { keyId, key } = await newKey();
+    const { permissionId } = await ok(unkey.permissions.createPermission({ name: 'orders.read' }));
+    const added = await ok(
+      unkey.keys.addPermissions({
+        keyId,
+        permissions: [{ id: permissionId }, { name: 'orders.write', create: true }],
+      }),
+    );
+    expect(added.map((p) => p.name).sort()).toEqual(['orders.read', 'orders.write']);
+
+    const verdict = await ok(
+      unkey.keys.verify({
+        key,
+        authorization: { permissions: { and: ['orders.read', 'orders.write'] } },
+      }),
+    );
+    expect(verdict).toMatchObject({
+      valid: true,
+      code: 'VALID',
+      permissions: ['orders.read', 'orders.write'],
+      roles: [],
+    });
+    expect((await verify(api, key, 'orders.read AND orders.delete')).body.code).toBe(
+      'INSUFFICIENT_PERMISSIONS',
+    );
+    const shown = await api.get('keys.getKey', { keyId });
+    expect(shown.body).toMatchObject({ permissions: ['orders.read', 'orders.write'], roles: [] });
+
+    // A name not there and not to be created: 404, and nothing changed.
+    const refused = await api.post('keys.addPermissions', {
+      keyId,
+      permissions: [{ name: 'orders.refund' }],
+    });
+    expect(refused.status).toBe(404);
+    await ok(unkey.keys.removePermissions({ keyId, permissions: [{ name: 'orders.write' }] }));
+    expect((await verify(api, key, 'orders.write')).body.code).toBe('INSUFFICIENT_PERMISSIONS');
+    expect((await verify(api, key, 'orders.read')).body.code).toBe('VALID');
+    const set = await ok(unkey.keys.setPermissions({ keyId, permissions: [] }));
+    expect(set).toEqual([]);
+    expect((await verify(api, key, 'orders.read')).body.code).toBe('INSUFFICIENT_PERMISSIONS');
+  });
+
+  test('roles add their permissions; a deleted permission or role is refused on another node', async () => {
+    const { keyId, key } = await newKey();
+    const { roleId } = await ok(unkey.permissions.createRole({ name: 'support agent' }));
+    const { permissionId } = await ok(unkey.permissions.createPermission({ name: 'tickets.read' }));
+    await ok(unkey.keys.addRoles({ keyId, roles: [{ id: roleId }] }));
+    await ok(unkey.keys.addPermissions({ keyId, permissions: [{ id: permissionId }] }));
+    // The other node reads and caches the key first, so it must be told of every change.
+    expect((await verify(second, key, 'tickets.read')).body).toMatchObject({
+      code: 'VALID',
+      roles: ['support agent'],
+    });
+
+    await ok(unkey.permissions.deletePermission({ permissionId }));
+    await eventually(
+      async () =>
+        (await verify(second, key, 'tickets.read')).body.code === 'INSUFFICIENT_PERMISSIONS',
+      { what: 'a deleted permission refused on the other node', timeoutMs: 1000 },
+    );
+    await ok(unkey.permissions.deleteRole({ roleId }));
+    await eventually(async () => (await verify(second, key)).body.roles?.length === 0, {
+      what: 'a deleted role gone on the other node',
+      timeoutMs: 1000,
+    });
+    const set = await ok(
+      unkey.keys.setRoles({ keyId, roles: [{ name: 'auditor', create: true }] }),
+    );
+    expect(set.map((r) => r.name)).toEqual(['auditor']);
+    await eventually(async () => (await verify(second, key)).body.roles?.[0] === 'auditor', {
+      what: 'a set role seen on the other node',
+      timeoutMs: 1000,
+    });
+  });
+
+  test('creating what is missing needs rbac.*.create_permission, and a refusal writes nothing', async () => {
+    const { keyId } = await newKey();
+    const adder = client(
+      topology.nodes[0]!.url,
+      (
+        await topology.newRootKey({
+          workspaceId: topology.workspaceId,
+          permissions: ['rbac.*.add_permission_to_key'],
+        })
+      ).key,
+    );
+    const before = (await ok(unkey.permissions.listPermissions())).length;
+    const refused = await adder.post('keys.addPermissions', {
+      keyId,
+      permissions: [{ name: 'made.up', create: true }],
+    });
+    expect(refused.status).toBe(403);
+    expect(JSON.stringify(refused.body)).toContain('rbac.*.create_permission');
+    expect((await ok(unkey.permissions.listPermissions())).length).toBe(before);
+    expect((await api.get('keys.getKey', { keyId })).body).not.toHaveProperty('permissions');
+
+    // Taking a permission away by a set needs the removal permission too.
+    await ok(
+      unkey.keys.addPermissions({ keyId, permissions: [{ name: 'kept.one', create: true }] }),
+    );
+    const setAway = await adder.post('keys.setPermissions', { keyId, permissions: [] });
+    expect(setAway.status).toBe(403);
+    expect(JSON.stringify(setAway.body)).toContain('rbac.*.remove_permission_from_key');
+    expect((await api.get('keys.getKey', { keyId })).body.permissions).toEqual(['kept.one']);
   });
 });

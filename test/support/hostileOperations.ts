@@ -74,6 +74,21 @@ function badPermissionName(options: { nullable?: boolean } = {}): fc.Arbitrary<s
   );
 }
 
+/** The refs of a key's permissions or roles: `[{ id? | name?, create? }]`, 1–100 of them. */
+function badLinks(minItems: number): fc.Arbitrary<string> {
+  return fc.oneof(
+    wrongType(['array']),
+    fc.constantFrom(
+      ...(minItems > 0 ? ['[]'] : []),
+      '[5]',
+      '[{"id":5}]',
+      '[{"name":""}]',
+      '[{"name":"x","create":"yes"}]',
+      `[${Array.from({ length: 101 }, () => '{"name":"x"}').join(',')}]`,
+    ),
+  );
+}
+
 /** A description: 3–256 characters, or empty. */
 function badDescription(): fc.Arbitrary<string> {
   return fc.oneof(
@@ -109,6 +124,48 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     breakers: () => ({ permanent: wrongType(['boolean']) }),
   },
   'keys.whoami': { base: () => [['key', json(fixture.key)]] },
+  'keys.addPermissions': {
+    base: () => [
+      ['keyId', json(fixture.keyId)],
+      ['permissions', `[{"name":"fuzz.permissions","create":true}]`],
+    ],
+    breakers: () => ({ permissions: badLinks(1) }),
+  },
+  'keys.removePermissions': {
+    base: () => [
+      ['keyId', json(fixture.keyId)],
+      ['permissions', `[{"name":"fuzz.permissions","create":true}]`],
+    ],
+    breakers: () => ({ permissions: badLinks(1) }),
+  },
+  'keys.setPermissions': {
+    base: () => [
+      ['keyId', json(fixture.keyId)],
+      ['permissions', `[{"name":"fuzz.permissions","create":true}]`],
+    ],
+    breakers: () => ({ permissions: badLinks(0) }),
+  },
+  'keys.addRoles': {
+    base: () => [
+      ['keyId', json(fixture.keyId)],
+      ['roles', `[{"name":"fuzz.roles","create":true}]`],
+    ],
+    breakers: () => ({ roles: badLinks(1) }),
+  },
+  'keys.removeRoles': {
+    base: () => [
+      ['keyId', json(fixture.keyId)],
+      ['roles', `[{"name":"fuzz.roles","create":true}]`],
+    ],
+    breakers: () => ({ roles: badLinks(1) }),
+  },
+  'keys.setRoles': {
+    base: () => [
+      ['keyId', json(fixture.keyId)],
+      ['roles', `[{"name":"fuzz.roles","create":true}]`],
+    ],
+    breakers: () => ({ roles: badLinks(0) }),
+  },
   'permissions.createPermission': {
     base: () => [
       ['name', '"fuzz.documents.read"'],

@@ -25,7 +25,7 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   tombstoneApi: 'c7fc6c9bb64d37baec9a87f3b0595d6abfb0f23e',
   ensureNamespace: '253721fd84c089f96f30fd4721b599695a437d8e',
   setOverride: 'd87513a82ed3fe011367eab83f7e4a5d9aad73f6',
-  createRbacEntry: '2c93e3a6a03f6f3eadb315c84cc99f29a74a7a89',
+  createRbacEntry: '91f2b284bfa7ef83918a5b038837bff729005830',
   deleteRbacEntry: '2d2c37f4f8ca9d19ebf7d69cf18b698640aa5dea',
 };
 

@@ -38,7 +38,7 @@ export const listKeys = defineOperation({
     },
   },
   output: page('keys', keyOutput),
-  uses: ['apis', 'keys', 'now'],
+  uses: ['apis', 'keys', 'now', 'directory'],
   async handle(
     deps,
     caller,

@@ -3,6 +3,7 @@ import { creditsAt, latestRefillPoint } from '../../limiter/credits';
 import type { CreditSpend } from '../../limiter/tokenBucket';
 import type { Services } from '../services';
 import { keyView, type KeyView } from '../views';
+import { holdingsOf, holdsAny } from './holdings';
 
 /**
  * What the credits are worth now: the record's latest "set remaining" if the hash has not
@@ -41,10 +42,15 @@ export function creditSpend(
 
 /** A key as clients see it, with its credits as they stand now. */
 export async function viewWithCredits(
-  deps: Pick<Services, 'keys' | 'now'>,
+  deps: Pick<Services, 'keys' | 'now' | 'directory'>,
   key: KeyRecord,
 ): Promise<KeyView> {
   const view = keyView(key);
+  if (holdsAny(key)) {
+    const holdings = holdingsOf(key, await deps.directory.catalogue(key.workspaceId));
+    view.permissions = holdings.permissions;
+    view.roles = holdings.roles;
+  }
   const credits = await currentCredits(deps, key);
   if (credits) {
     view.remaining = credits.remaining;

@@ -1,6 +1,7 @@
 import { copyDetails, VERDICT_DETAIL_NAMES, type VerifiableKey } from '../../domain/key';
 import { DECIDED_AT } from '../../limiter/tokenBucket';
 import { rateLimitHeaders } from '../rateLimitHeaders';
+import type { Holdings } from './holdings';
 
 export type VerificationCode =
   | 'VALID'
@@ -31,6 +32,10 @@ export interface Verification extends Partial<
     | { limit: number; evaluated: false };
   enabled?: boolean;
   requestId: string;
+  /** Every permission the key holds, its roles' included: only for a key that holds any. */
+  permissions?: string[];
+  /** Its roles: only for a key that holds any. */
+  roles?: string[];
 }
 
 /** The verdict on a found key: its identity and details, in the order the answer shows them. */
@@ -38,6 +43,7 @@ export function verdict(
   key: VerifiableKey,
   code: VerificationCode,
   requestId: string,
+  holdings?: Holdings,
 ): Verification {
   const result: Verification = {
     valid: code === 'VALID',
@@ -47,6 +53,10 @@ export function verdict(
     requestId,
   };
   copyDetails(result, key, VERDICT_DETAIL_NAMES);
+  if (holdings) {
+    result.permissions = [...holdings.effective].sort();
+    result.roles = holdings.roles;
+  }
   return result;
 }
 

@@ -11,7 +11,13 @@ import type { Directory } from '../../cache/directory';
 import type { Limiter } from '../../limiter/limiter';
 import type { Services } from '../services';
 import { creditSpend } from './credits';
-import { verdict, verificationHeaders, type Verification } from './verification';
+import { holdingsOf, holdsAny } from './holdings';
+import {
+  verdict,
+  verificationHeaders,
+  type Verification,
+  type VerificationCode,
+} from './verification';
 
 export interface VerifyKeyInput {
   key: string;
@@ -22,11 +28,12 @@ export interface VerifyKeyInput {
   authorization?: { permissions: unknown };
 }
 
+/** What a key that holds no permission or role is judged on. */
 const NO_PERMISSIONS: ReadonlySet<string> = new Set();
 
 /** What deciding a verification needs: narrow enough to be faked in a unit test. */
 export interface VerifyDeps extends Pick<Services, 'limiterFailure' | 'now'> {
-  directory: Pick<Directory, 'keyByHash'>;
+  directory: Pick<Directory, 'keyByHash' | 'catalogue'>;
   limiter: Pick<Limiter, 'check'>;
 }
 
@@ -64,16 +71,18 @@ export async function decideVerification(
   }
 
   const { requestId } = caller;
-  if (!key.enabled) return verdict(key, 'DISABLED', requestId);
-  if (input.apiId !== undefined && input.apiId !== key.apiId)
-    return verdict(key, 'FORBIDDEN', requestId);
-  if (key.expires !== undefined && key.expires <= deps.now())
-    return verdict(key, 'EXPIRED', requestId);
-  // Keys hold no permissions yet (the access model comes with roles): a named one is not held.
-  if (query && !evaluate(query, NO_PERMISSIONS)) {
-    return verdict(key, 'INSUFFICIENT_PERMISSIONS', requestId);
+  // Only a key that holds permissions or roles needs the workspace's (a cache hit when warm).
+  const holdings = holdsAny(key)
+    ? holdingsOf(key, await deps.directory.catalogue(caller.rootKey.workspaceId))
+    : undefined;
+  const answer = (code: VerificationCode) => verdict(key, code, requestId, holdings);
+  if (!key.enabled) return answer('DISABLED');
+  if (input.apiId !== undefined && input.apiId !== key.apiId) return answer('FORBIDDEN');
+  if (key.expires !== undefined && key.expires <= deps.now()) return answer('EXPIRED');
+  if (query && !evaluate(query, holdings?.effective ?? NO_PERMISSIONS)) {
+    return answer('INSUFFICIENT_PERMISSIONS');
   }
-  if (!key.ratelimit && !key.credits) return verdict(key, 'VALID', requestId);
+  if (!key.ratelimit && !key.credits) return answer('VALID');
 
   const credits = creditSpend(deps.now(), key, input.remaining?.cost ?? 1);
   let decision: BucketDecision;
@@ -82,11 +91,7 @@ export async function decideVerification(
   } catch (error) {
     if (!isRedisUnavailable(error)) throw error;
     // Never an ordinary VALID: the caller learns the limit was not evaluated, whatever the policy.
-    const result = verdict(
-      key,
-      deps.limiterFailure === 'open' ? 'VALID' : 'LIMITER_UNAVAILABLE',
-      requestId,
-    );
+    const result = answer(deps.limiterFailure === 'open' ? 'VALID' : 'LIMITER_UNAVAILABLE');
     result.evaluated = false;
     if (key.ratelimit) result.ratelimit = { limit: key.ratelimit.limit, evaluated: false };
     return result;
@@ -96,7 +101,7 @@ export async function decideVerification(
     : decision.usageExceeded
       ? 'USAGE_EXCEEDED'
       : 'RATE_LIMITED';
-  const result = verdict(key, code, requestId);
+  const result = answer(code);
   if (key.ratelimit) {
     result.ratelimit = {
       limit: decision.limit,
@@ -147,6 +152,8 @@ export const verifyKey = defineOperation({
       remaining: { type: 'integer' },
       ratelimit: { type: 'object' },
       enabled: { type: 'boolean' },
+      permissions: { type: 'array', items: { type: 'string' } },
+      roles: { type: 'array', items: { type: 'string' } },
       evaluated: { const: false },
       requestId: { type: 'string' },
     },

@@ -10,6 +10,7 @@ import {
   type VerifyKeyInput,
 } from '../../../src/operations/keys/verifyKey';
 import { isRedisUnavailable } from '../../../src/redis/failures';
+import type { RbacCatalogue } from '../../../src/store/rbacStore';
 import { callerWith, NOW, thrownBy, WS } from './fakes';
 
 const PLAINTEXT = 'kw_3ZbqPlaintextSecret';
@@ -43,7 +44,21 @@ type DirectoryLookup = VerifyDeps['directory'];
 
 class FakeDirectory implements DirectoryLookup {
   readonly lookups: [string, string][] = [];
+  /** The workspace's permissions and roles: `read.docs` held through the role `reader`. */
+  readonly rbac: RbacCatalogue = {
+    permissions: new Map([
+      ['perm_read', 'read.docs'],
+      ['perm_write', 'write.docs'],
+    ]),
+    roles: new Map([
+      ['role_reader', { name: 'reader', permissionIds: ['perm_read', 'perm_gone'] }],
+    ]),
+  };
   constructor(private readonly stored: VerifiableKey | undefined) {}
+  async catalogue(ws: string): Promise<RbacCatalogue> {
+    expect(ws).toBe(WS);
+    return this.rbac;
+  }
   async keyByHash(ws: string, hash: string): Promise<VerifiableKey | undefined> {
     this.lookups.push([ws, hash]);
     return ws === WS && hash === hashKey(PLAINTEXT) ? this.stored : undefined;
@@ -403,5 +418,58 @@ describe('decideVerification: input and answer shape', () => {
     const caller = callerWith(['api.*.verify_key']);
     await decideVerification(deps, caller, verify());
     expect(caller.logFields).toEqual(logged);
+  });
+});
+
+describe('permissions and roles at verification', () => {
+  test.each<[string, Partial<VerifiableKey>, unknown, string]>([
+    ['its own permission', { permissionIds: ['perm_write'] }, 'write.docs', 'VALID'],
+    ['through a role', { roleIds: ['role_reader'] }, 'read.docs', 'VALID'],
+    ['not through a role', { roleIds: ['role_reader'] }, 'write.docs', 'INSUFFICIENT_PERMISSIONS'],
+    [
+      'both sides of an AND',
+      { permissionIds: ['perm_write'], roleIds: ['role_reader'] },
+      'read.docs AND write.docs',
+      'VALID',
+    ],
+    [
+      'a deleted permission holds nothing',
+      { permissionIds: ['perm_gone'] },
+      'gone',
+      'INSUFFICIENT_PERMISSIONS',
+    ],
+    [
+      'a deleted role holds nothing',
+      { roleIds: ['role_gone'] },
+      'read.docs',
+      'INSUFFICIENT_PERMISSIONS',
+    ],
+  ])('%s', async (_name, props, permissions, code) => {
+    const { deps } = setup(keyWith(props));
+    const result = await decideVerification(
+      deps,
+      callerWith(['api.*.verify_key']),
+      verify({ authorization: { permissions } }),
+    );
+    expect(result.code).toBe(code);
+  });
+
+  test('the answer lists every permission the key holds and its roles, sorted', async () => {
+    const { deps } = setup(
+      keyWith({
+        permissionIds: ['perm_write', 'perm_gone'],
+        roleIds: ['role_reader', 'role_gone'],
+      }),
+    );
+    const result = await decideVerification(deps, callerWith(['api.*.verify_key']), verify());
+    expect(result).toMatchObject({ permissions: ['read.docs', 'write.docs'], roles: ['reader'] });
+  });
+
+  test('a key that holds nothing answers neither list and never asks for the catalogue', async () => {
+    const { deps, directory } = setup(keyWith({}));
+    directory.catalogue = () => Promise.reject(new Error('must not be asked'));
+    const result = await decideVerification(deps, callerWith(['api.*.verify_key']), verify());
+    expect(result).not.toHaveProperty('permissions');
+    expect(result).not.toHaveProperty('roles');
   });
 });

@@ -1,0 +1,3 @@
+import { linkOperation } from './linkOperation';
+
+export const addPermissions = linkOperation('permissions', 'add');

@@ -1,0 +1,3 @@
+import { linkOperation } from './linkOperation';
+
+export const addRoles = linkOperation('roles', 'add');

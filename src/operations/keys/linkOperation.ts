@@ -1,0 +1,79 @@
+import type { LinkKind } from '../../store/rbacStore';
+import { defineOperation } from '../operation';
+import { empty } from '../schemas';
+import {
+  heldLinks,
+  linkedKey,
+  linksInput,
+  linkedOutput,
+  requireRemoval,
+  resolveLinks,
+  type LinkRef,
+  type Linked,
+} from './links';
+
+type LinkInput = { keyId: string } & { [kind in LinkKind]?: LinkRef[] };
+
+const ACTIONS = {
+  permissions: { add: 'add_permission_to_key', remove: 'remove_permission_from_key' },
+  roles: { add: 'add_role_to_key', remove: 'remove_role_from_key' },
+} as const;
+
+const NAMES = {
+  permissions: { add: 'addPermissions', remove: 'removePermissions', set: 'setPermissions' },
+  roles: { add: 'addRoles', remove: 'removeRoles', set: 'setRoles' },
+} as const;
+
+/**
+ * keys.add|remove|set Permissions|Roles, one declaration for the six: they differ only in what
+ * they link and how. add and set answer what they linked (set: everything the key now holds of
+ * that kind); remove answers `{}` and passes over what the key does not hold. set also needs the
+ * remove permission when it takes something away.
+ */
+export function linkOperation(kind: LinkKind, op: 'add' | 'remove' | 'set') {
+  const action = op === 'remove' ? ACTIONS[kind].remove : ACTIONS[kind].add;
+  return defineOperation({
+    name: `keys.${NAMES[kind][op]}`,
+    method: 'POST',
+    plane: 'management',
+    summary:
+      op === 'add'
+        ? `Gives a key ${kind}, by id or by name (created when asked and allowed).`
+        : op === 'remove'
+          ? `Takes ${kind} from a key.`
+          : `Sets a key's ${kind}: the ones named, and only those.`,
+    permission: { resource: 'rbac', action, scope: 'any' },
+    input: linksInput(kind, op === 'set' ? 0 : 1),
+    output: op === 'remove' ? empty : linkedOutput,
+    uses: ['keys', 'directory', 'rbac', 'now'],
+    async handle(deps, caller, input: LinkInput): Promise<Linked[] | Record<string, never>> {
+      const key = await linkedKey(deps, caller, input.keyId);
+      const ws = caller.rootKey.workspaceId;
+      const refs = input[kind] ?? [];
+      const catalogue = await deps.rbac.catalogue(ws);
+      if (op === 'remove') {
+        const byName = new Map(heldLinks(key, kind, catalogue).map((l) => [l.name, l.id]));
+        const ids = refs.flatMap((r) => {
+          const id = r.id ?? (r.name !== undefined ? byName.get(r.name) : undefined);
+          return id === undefined ? [] : [id];
+        });
+        await deps.rbac.changeKeyLinks(ws, key, kind, 'remove', ids);
+        return {};
+      }
+      const linked = await resolveLinks(deps, caller, kind, refs, catalogue);
+      if (op === 'set') {
+        const kept = new Set(linked.map((l) => l.id));
+        const ids = (kind === 'permissions' ? key.permissionIds : key.roleIds) ?? [];
+        if (ids.some((id) => !kept.has(id))) requireRemoval(caller, kind);
+      }
+      await deps.rbac.changeKeyLinks(
+        ws,
+        key,
+        kind,
+        op,
+        linked.map((l) => l.id),
+      );
+      return linked;
+    },
+  });
+}

@@ -1,0 +1,149 @@
+import { isGranted, permissionFor } from '../../auth/permissions';
+import type { KeyRecord } from '../../domain/key';
+import { BadRequestError, InsufficientPermissionsError, NotFoundError } from '../../errors';
+import { newId } from '../../keys/ids';
+import type { LinkKind, RbacCatalogue } from '../../store/rbacStore';
+import type { Caller } from '../operation';
+import { object } from '../schemas';
+import type { Services } from '../services';
+
+/** A permission or role named in a key call: by id, or by name (created when asked and allowed). */
+export interface LinkRef {
+  id?: string;
+  name?: string;
+  create?: boolean;
+}
+
+export interface Linked {
+  id: string;
+  name: string;
+}
+
+const ref = object({
+  id: { type: 'string', minLength: 1, maxLength: 64 },
+  name: { type: 'string', minLength: 1, maxLength: 512 },
+  create: { type: 'boolean' },
+});
+
+/** `{ keyId, permissions: [...] }` (or `roles`), with at least `min` items and at most 100. */
+export function linksInput(kind: LinkKind, min: number) {
+  return object(
+    {
+      keyId: { type: 'string', minLength: 1, maxLength: 64 },
+      [kind]: { type: 'array', minItems: min, maxItems: 100, items: ref },
+    },
+    ['keyId', kind],
+  );
+}
+
+export const linkedOutput = {
+  type: 'array',
+  items: object({ id: { type: 'string' }, name: { type: 'string' } }, ['id', 'name']),
+} as const;
+
+const SINGULAR = { permissions: 'permission', roles: 'role' } as const;
+const CREATE_ACTION = { permissions: 'create_permission', roles: 'create_role' } as const;
+const REMOVE_ACTION = {
+  permissions: 'remove_permission_from_key',
+  roles: 'remove_role_from_key',
+} as const;
+
+type LinkDeps = Pick<Services, 'keys' | 'directory' | 'rbac' | 'now'>;
+
+/** The key of this workspace, unless it or its API is gone. */
+export async function linkedKey(
+  deps: Pick<Services, 'keys' | 'directory'>,
+  caller: Caller,
+  keyId: string,
+): Promise<KeyRecord> {
+  caller.logFields.keyId = keyId;
+  const key = await deps.keys.get(caller.rootKey.workspaceId, keyId);
+  if (!key || !(await deps.directory.liveApi(key.workspaceId, key.apiId))) {
+    throw new NotFoundError(`key ${keyId} not found`);
+  }
+  return key;
+}
+
+function byId(catalogue: RbacCatalogue, kind: LinkKind): ReadonlyMap<string, string> {
+  if (kind === 'permissions') return catalogue.permissions;
+  return new Map([...catalogue.roles].map(([id, role]) => [id, role.name]));
+}
+
+/** What the key holds directly of this kind, by id → name (ids whose entry is gone left out). */
+export function heldLinks(key: KeyRecord, kind: LinkKind, catalogue: RbacCatalogue): Linked[] {
+  const names = byId(catalogue, kind);
+  const ids = (kind === 'permissions' ? key.permissionIds : key.roleIds) ?? [];
+  return ids.flatMap((id) => {
+    const name = names.get(id);
+    return name === undefined ? [] : [{ id, name }];
+  });
+}
+
+/**
+ * Resolves refs to existing entries, creating the missing ones named with `create: true`. Every
+ * refusal comes before the first write: an unknown id or name is 404, and creating without
+ * `rbac.*.create_<kind>` is 403.
+ */
+export async function resolveLinks(
+  deps: LinkDeps,
+  caller: Caller,
+  kind: LinkKind,
+  refs: readonly LinkRef[],
+  catalogue: RbacCatalogue,
+): Promise<Linked[]> {
+  const ws = caller.rootKey.workspaceId;
+  const names = byId(catalogue, kind);
+  const ids = new Map([...names].map(([id, name]) => [name, id]));
+  const resolved: Linked[] = [];
+  const toCreate: string[] = [];
+  refs.forEach((item, index) => {
+    if (item.id !== undefined) {
+      const name = names.get(item.id);
+      if (name === undefined) throw new NotFoundError(`${SINGULAR[kind]} ${item.id} not found`);
+      resolved.push({ id: item.id, name });
+    } else if (item.name !== undefined) {
+      const id = ids.get(item.name);
+      if (id !== undefined) resolved.push({ id, name: item.name });
+      else if (item.create) toCreate.push(item.name);
+      else {
+        throw new NotFoundError(
+          `${SINGULAR[kind]} ${item.name} not found and not allowed to create (create: true)`,
+        );
+      }
+    } else throw new BadRequestError(`${kind}[${index}]: give either id or name`);
+  });
+  if (toCreate.length > 0) {
+    const needed = permissionFor('rbac', '*', CREATE_ACTION[kind]);
+    if (!isGranted(caller.rootKey.permissions, needed)) {
+      throw new InsufficientPermissionsError(needed);
+    }
+    const now = deps.now();
+    for (const name of new Set(toCreate)) {
+      const id = newId(kind === 'permissions' ? 'perm' : 'role', now);
+      const record = { id, workspaceId: ws, name, createdAt: now };
+      const outcome =
+        kind === 'permissions'
+          ? await deps.rbac.createPermission({ ...record, slug: name })
+          : await deps.rbac.createRole(record);
+      // Created meanwhile by someone else: the name is what the caller asked for either way.
+      const existing =
+        outcome === 'created' ? id : (await deps.rbac.idsByName(ws, kind, [name])).get(name);
+      if (existing === undefined) throw new NotFoundError(`${SINGULAR[kind]} ${name} not found`);
+      resolved.push({ id: existing, name });
+    }
+  }
+  return dedupe(resolved);
+}
+
+function dedupe(links: Linked[]): Linked[] {
+  const seen = new Map<string, Linked>();
+  for (const link of links) seen.set(link.id, link);
+  return [...seen.values()];
+}
+
+/** Removing what a key holds needs its own permission, checked before anything is written. */
+export function requireRemoval(caller: Caller, kind: LinkKind): void {
+  const needed = permissionFor('rbac', '*', REMOVE_ACTION[kind]);
+  if (!isGranted(caller.rootKey.permissions, needed))
+    throw new InsufficientPermissionsError(needed);
+}

@@ -1,0 +1,3 @@
+import { linkOperation } from './linkOperation';
+
+export const removeRoles = linkOperation('roles', 'remove');

@@ -1,0 +1,3 @@
+import { linkOperation } from './linkOperation';
+
+export const setPermissions = linkOperation('permissions', 'set');
