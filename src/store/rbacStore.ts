@@ -67,11 +67,20 @@ export class RbacStore {
   ) {}
 
   createPermission(permission: PermissionRecord): Promise<'created' | 'name_taken'> {
-    return this.create('permission', permission);
+    return this.create('permission', permission, []);
   }
 
-  createRole(role: RoleRecord): Promise<'created' | 'name_taken'> {
-    return this.create('role', role);
+  /** A role and the ids of its permissions, in one step. */
+  createRole(
+    role: RoleRecord,
+    permissionIds: readonly string[] = [],
+  ): Promise<'created' | 'name_taken'> {
+    return this.create('role', role, permissionIds);
+  }
+
+  /** The ids of a role's permissions (some may name deleted ones). */
+  rolePermissionIds(ws: string, roleId: string): Promise<string[]> {
+    return this.redis.smembers(names.rolePermissions(ws, roleId));
   }
 
   async getPermission(ws: string, id: string): Promise<PermissionRecord | undefined> {
@@ -164,15 +173,23 @@ export class RbacStore {
     return this.remove('role', ws, id);
   }
 
-  private async create(kind: Kind, record: PermissionRecord | RoleRecord) {
+  private async create(
+    kind: Kind,
+    record: PermissionRecord | RoleRecord,
+    members: readonly string[],
+  ) {
     const { workspaceId: ws, id, name } = record;
     const result = await this.redis.createRbacEntryV1(
       KINDS[kind].names(ws),
       KINDS[kind].record(ws, id),
+      // A permission has no members; the name is never written then, only named for the slot.
+      names.rolePermissions(ws, id),
       name,
       id,
       names.invalidationChannel,
       invalidation.rbac(ws),
+      members.length,
+      ...members,
       ...fields(record),
     );
     const outcome = createOutcome(result);
@@ -199,6 +216,7 @@ export class RbacStore {
     const result = await this.redis.deleteRbacEntryV1(
       KINDS[kind].names(ws),
       KINDS[kind].record(ws, id),
+      names.rolePermissions(ws, id),
       names.invalidationChannel,
       invalidation.rbac(ws),
     );

@@ -138,19 +138,39 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
   },
   createRbacEntry: async (t) => {
     const create = (id: string) =>
-      redis.createRbacEntryV1(`${t}:names`, `${t}:${id}`, 'docs.read', id, 'c', 'm', 'id', id);
+      redis.createRbacEntryV1(
+        `${t}:names`,
+        `${t}:${id}`,
+        `${t}:${id}:members`,
+        'docs.read',
+        id,
+        'c',
+        'm',
+        2,
+        'perm_a',
+        'perm_b',
+        'id',
+        id,
+      );
     const created = await create('perm_1');
     const taken = await create('perm_2');
     expect(await redis.exists(`${t}:perm_2`)).toBe(0);
+    expect(await redis.smembers(`${t}:perm_1:members`)).toEqual(
+      expect.arrayContaining(['perm_a', 'perm_b']),
+    );
+    expect(await redis.hgetall(`${t}:perm_1`)).toEqual({ id: 'perm_1' });
     expect(await redis.hgetall(`${t}:names`)).toEqual({ 'docs.read': 'perm_1' });
     return [created, taken];
   },
   deleteRbacEntry: async (t) => {
     await redis.hset(`${t}:names`, 'admin', 'role_1');
     await redis.hset(`${t}:role_1`, 'id', 'role_1', 'name', 'admin');
-    const remove = () => redis.deleteRbacEntryV1(`${t}:names`, `${t}:role_1`, 'c', 'm');
+    await redis.sadd(`${t}:role_1:members`, 'perm_a');
+    const remove = () =>
+      redis.deleteRbacEntryV1(`${t}:names`, `${t}:role_1`, `${t}:role_1:members`, 'c', 'm');
     const deleted = await remove();
     expect(await redis.hgetall(`${t}:names`)).toEqual({});
+    expect(await redis.exists(`${t}:role_1:members`)).toBe(0);
     return [deleted, await remove()];
   },
 };

@@ -276,3 +276,79 @@ describe('what keys hold', () => {
     expect((await api.get('keys.getKey', { keyId })).body.permissions).toEqual(['kept.one']);
   });
 });
+
+describe('what roles hold', () => {
+  test('a role made with permissions gives them to its keys; its view lists them', async () => {
+    const { apiId } = await ok(unkey.apis.create({ name: 'role holdings' }));
+    const { keyId, key } = await ok(unkey.keys.create({ apiId }));
+    await ok(unkey.permissions.createPermission({ name: 'invoices.read' }));
+    const made = await api.post<{ roleId: string }>('permissions.createRole', {
+      name: 'accountant',
+      permissions: ['invoices.read', 'invoices.write'],
+    });
+    expect(made.status).toBe(200);
+    const { roleId } = made.body;
+    expect((await api.get('permissions.getRole', { roleId })).body).toEqual({
+      id: roleId,
+      name: 'accountant',
+      permissions: ['invoices.read', 'invoices.write'],
+    });
+    await ok(unkey.keys.addRoles({ keyId, roles: [{ name: 'accountant' }] }));
+    const verdict = await api.post<{ code: string; permissions: string[] }>('keys.verifyKey', {
+      key,
+      authorization: { permissions: 'invoices.read AND invoices.write' },
+    });
+    expect(verdict.body).toMatchObject({
+      code: 'VALID',
+      permissions: ['invoices.read', 'invoices.write'],
+    });
+    // Deleting one of its permissions takes it from the role, and from the key, on every node.
+    const writeId = (await ok(unkey.permissions.listPermissions())).find(
+      (p) => p.name === 'invoices.write',
+    )!.id;
+    await ok(unkey.permissions.deletePermission({ permissionId: writeId }));
+    await eventually(
+      async () =>
+        (
+          await second.post<{ code: string }>('keys.verifyKey', {
+            key,
+            authorization: { permissions: 'invoices.write' },
+          })
+        ).body.code === 'INSUFFICIENT_PERMISSIONS',
+      { what: 'the role without the deleted permission, on the other node', timeoutMs: 1000 },
+    );
+    expect((await api.get('permissions.getRole', { roleId })).body.permissions).toEqual([
+      'invoices.read',
+    ]);
+  });
+
+  test('a role naming missing permissions needs rbac.*.create_permission; refused, it writes nothing', async () => {
+    const roleMaker = client(
+      topology.nodes[0]!.url,
+      (
+        await topology.newRootKey({
+          workspaceId: topology.workspaceId,
+          permissions: ['rbac.*.create_role'],
+        })
+      ).key,
+    );
+    const before = await ok(unkey.permissions.listRoles());
+    const refused = await roleMaker.post('permissions.createRole', {
+      name: 'ghost writer',
+      permissions: ['ghost.write'],
+    });
+    expect(refused.status).toBe(403);
+    expect(JSON.stringify(refused.body)).toContain('rbac.*.create_permission');
+    expect(await ok(unkey.permissions.listRoles())).toEqual(before);
+    expect((await ok(unkey.permissions.listPermissions())).map((p) => p.name)).not.toContain(
+      'ghost.write',
+    );
+    // Existing ones need no more than create_role.
+    await ok(unkey.permissions.createPermission({ name: 'ghost.read' }));
+    const allowed = await roleMaker.post('permissions.createRole', {
+      name: 'ghost reader',
+      permissions: ['ghost.read'],
+    });
+    expect(allowed.status).toBe(200);
+  });
+});

@@ -193,6 +193,15 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
         fc.integer({ min: 257, max: 100_000 }).map((n) => json('r'.repeat(n))),
       ),
       description: badDescription(),
+      permissions: fc.oneof(
+        wrongType(['array']),
+        fc.constantFrom(
+          '[5]',
+          '["ab"]',
+          '["has space"]',
+          `[${Array.from({ length: 101 }, (_, i) => `"p.${i}"`).join(',')}]`,
+        ),
+      ),
     }),
   },
   'permissions.getRole': { base: () => [['roleId', fixture.roleId]] },

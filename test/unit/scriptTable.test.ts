@@ -25,8 +25,8 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   tombstoneApi: 'c7fc6c9bb64d37baec9a87f3b0595d6abfb0f23e',
   ensureNamespace: '253721fd84c089f96f30fd4721b599695a437d8e',
   setOverride: 'd87513a82ed3fe011367eab83f7e4a5d9aad73f6',
-  createRbacEntry: '91f2b284bfa7ef83918a5b038837bff729005830',
-  deleteRbacEntry: '2d2c37f4f8ca9d19ebf7d69cf18b698640aa5dea',
+  createRbacEntry: '727c2b192beb0a7ee63b0a5d2741d6ac122c0537',
+  deleteRbacEntry: '5df032f80c81fff2d05c59578cc4f98c55bc70f6',
 };
 
 const scripts = loadScripts();
@@ -71,9 +71,9 @@ describe('the script table', () => {
         .sort((a, b) => a.command.localeCompare(b.command)),
     ).toEqual([
       { command: 'createKeyV1', numberOfKeys: 5 },
-      { command: 'createRbacEntryV1', numberOfKeys: 2 },
+      { command: 'createRbacEntryV1', numberOfKeys: 3 },
       { command: 'deleteKeyV1', numberOfKeys: 4 },
-      { command: 'deleteRbacEntryV1', numberOfKeys: 2 },
+      { command: 'deleteRbacEntryV1', numberOfKeys: 3 },
       { command: 'ensureNamespaceV1', numberOfKeys: 2 },
       { command: 'importKeysV1', numberOfKeys: undefined },
       { command: 'setOverrideV1', numberOfKeys: 3 },

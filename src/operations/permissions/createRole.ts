@@ -1,36 +1,79 @@
-import { ConflictError } from '../../errors';
+import { isGranted, permissionFor } from '../../auth/permissions';
+import { ConflictError, InsufficientPermissionsError } from '../../errors';
 import { newId } from '../../keys/ids';
 import { defineOperation } from '../operation';
 import { object } from '../schemas';
-import { description, roleName } from './schemas';
+import { description, permissionName, roleName } from './schemas';
 
 interface CreateRoleInput {
   name: string;
   description?: string;
+  /** Names of the role's permissions, as Unkey v2's createRole takes them. */
+  permissions?: string[];
 }
 
 export const createRole = defineOperation({
   name: 'permissions.createRole',
   method: 'POST',
   plane: 'management',
-  summary: 'Creates a role: a named group of permissions.',
+  summary:
+    'Creates a role: a named group of permissions, given by name (missing ones are created with rbac.*.create_permission).',
   permission: { resource: 'rbac', action: 'create_role', scope: 'any' },
-  input: object({ name: roleName, description }, ['name']),
+  input: object(
+    {
+      name: roleName,
+      description,
+      permissions: { type: 'array', maxItems: 100, items: permissionName },
+    },
+    ['name'],
+  ),
   output: object({ roleId: { type: 'string' } }, ['roleId']),
   uses: ['rbac', 'now'],
   async handle(deps, caller, input: CreateRoleInput): Promise<{ roleId: string }> {
+    const ws = caller.rootKey.workspaceId;
     const now = deps.now();
-    const roleId = newId('role', now);
-    const outcome = await deps.rbac.createRole({
-      id: roleId,
-      workspaceId: caller.rootKey.workspaceId,
-      name: input.name,
-      ...(input.description ? { description: input.description } : {}),
-      createdAt: now,
-    });
-    if (outcome === 'name_taken') {
-      throw new ConflictError(`Role with name "${input.name}" already exists in this workspace`);
+    const taken = () =>
+      new ConflictError(`Role with name "${input.name}" already exists in this workspace`);
+    // Every refusal before the first write: a taken name, or a permission it may not create.
+    if ((await deps.rbac.idsByName(ws, 'roles', [input.name])).size > 0) throw taken();
+    const wanted = [...new Set(input.permissions ?? [])];
+    const existing = await deps.rbac.idsByName(ws, 'permissions', wanted);
+    const missing = wanted.filter((name) => !existing.has(name));
+    if (missing.length > 0) {
+      const needed = permissionFor('rbac', '*', 'create_permission');
+      if (!isGranted(caller.rootKey.permissions, needed)) {
+        throw new InsufficientPermissionsError(needed);
+      }
     }
+    const permissionIds = [...existing.values()];
+    for (const name of missing) {
+      const id = newId('perm', now);
+      const outcome = await deps.rbac.createPermission({
+        id,
+        workspaceId: ws,
+        name,
+        slug: name,
+        createdAt: now,
+      });
+      // Created meanwhile by another call: the role takes that one.
+      const found =
+        outcome === 'created'
+          ? id
+          : (await deps.rbac.idsByName(ws, 'permissions', [name])).get(name);
+      if (found !== undefined) permissionIds.push(found);
+    }
+    const roleId = newId('role', now);
+    const outcome = await deps.rbac.createRole(
+      {
+        id: roleId,
+        workspaceId: ws,
+        name: input.name,
+        ...(input.description ? { description: input.description } : {}),
+        createdAt: now,
+      },
+      permissionIds,
+    );
+    if (outcome === 'name_taken') throw taken();
     return { roleId };
   },
 });

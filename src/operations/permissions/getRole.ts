@@ -2,7 +2,7 @@ import { NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
 import { id, object } from '../schemas';
 import { roleOutput } from './schemas';
-import { roleView, type RoleView } from './views';
+import { rolePermissionNames, roleView, type RoleView } from './views';
 
 export const getRole = defineOperation({
   name: 'permissions.getRole',
@@ -14,8 +14,9 @@ export const getRole = defineOperation({
   output: roleOutput,
   uses: ['rbac'],
   async handle(deps, caller, input: { roleId: string }): Promise<RoleView> {
-    const found = await deps.rbac.getRole(caller.rootKey.workspaceId, input.roleId);
+    const ws = caller.rootKey.workspaceId;
+    const found = await deps.rbac.getRole(ws, input.roleId);
     if (!found) throw new NotFoundError(`role ${input.roleId} not found`);
-    return roleView(found);
+    return roleView(found, rolePermissionNames(await deps.rbac.catalogue(ws), found.id));
   },
 });

@@ -1,7 +1,7 @@
 import { defineOperation } from '../operation';
 import { object } from '../schemas';
 import { roleOutput } from './schemas';
-import { roleView, type RoleView } from './views';
+import { rolePermissionNames, roleView, type RoleView } from './views';
 
 /** Unkey v1 answers the whole list, as an array, oldest first. */
 export const listRoles = defineOperation({
@@ -14,6 +14,11 @@ export const listRoles = defineOperation({
   output: { type: 'array', items: roleOutput },
   uses: ['rbac'],
   async handle(deps, caller): Promise<RoleView[]> {
-    return (await deps.rbac.listRoles(caller.rootKey.workspaceId)).map(roleView);
+    const ws = caller.rootKey.workspaceId;
+    const [roles, catalogue] = await Promise.all([
+      deps.rbac.listRoles(ws),
+      deps.rbac.catalogue(ws),
+    ]);
+    return roles.map((role) => roleView(role, rolePermissionNames(catalogue, role.id)));
   },
 });

@@ -30,7 +30,7 @@ export const permissionOutput = object(
   ['id', 'name', 'slug'],
 );
 
-export const roleOutput = object({ id: text, name: text, description: text, createdAt: integer }, [
-  'id',
-  'name',
-]);
+export const roleOutput = object(
+  { id: text, name: text, description: text, permissions: { type: 'array', items: text } },
+  ['id', 'name'],
+);

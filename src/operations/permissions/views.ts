@@ -1,4 +1,5 @@
 import type { PermissionRecord, RoleRecord } from '../../domain/rbac';
+import type { RbacCatalogue } from '../../store/rbacStore';
 
 /** A permission as Unkey v1 answers it. */
 export interface PermissionView {
@@ -13,6 +14,8 @@ export interface RoleView {
   id: string;
   name: string;
   description?: string;
+  /** Its permissions, by name (as Unkey v2 answers a role): only when it has any. */
+  permissions?: string[];
 }
 
 export function permissionView(permission: PermissionRecord): PermissionView {
@@ -20,7 +23,21 @@ export function permissionView(permission: PermissionRecord): PermissionView {
   return { id, name, slug, ...(description !== undefined ? { description } : {}) };
 }
 
-export function roleView(role: RoleRecord): RoleView {
+export function roleView(role: RoleRecord, permissions: readonly string[] = []): RoleView {
   const { id, name, description } = role;
-  return { id, name, ...(description !== undefined ? { description } : {}) };
+  return {
+    id,
+    name,
+    ...(description !== undefined ? { description } : {}),
+    ...(permissions.length > 0 ? { permissions: [...permissions].sort() } : {}),
+  };
+}
+
+/** The names of a role's permissions that still exist. */
+export function rolePermissionNames(catalogue: RbacCatalogue, roleId: string): string[] {
+  const role = catalogue.roles.get(roleId);
+  return (role?.permissionIds ?? []).flatMap((id) => {
+    const name = catalogue.permissions.get(id);
+    return name === undefined ? [] : [name];
+  });
 }

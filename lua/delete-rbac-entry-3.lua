@@ -1,10 +1,11 @@
 --[[
-  Delete a permission or a role: its record and its name, and tell every node. Keys and roles
-  that still name its id hold nothing by it any more: an id that resolves to no record is not a
-  permission, so nothing else has to be rewritten in the same step.
+  Delete a permission or a role: its record, its name and its members, and tell every node. Keys
+  and roles that still name its id hold nothing by it any more: an id that resolves to no record
+  is not a permission, so nothing else has to be rewritten in the same step.
 
   KEYS[1]  the workspace's names of this kind (hash: name → id)
   KEYS[2]  the record (hash)
+  KEYS[3]  the entry's members (set: a role's permission ids)
   ARGV[1]  invalidation channel
   ARGV[2]  invalidation message
 
@@ -14,7 +15,7 @@ local record = redis.call('HMGET', KEYS[2], 'id', 'name')
 if not record[1] then
   return -1
 end
-redis.call('DEL', KEYS[2])
+redis.call('DEL', KEYS[2], KEYS[3])
 if redis.call('HGET', KEYS[1], record[2]) == record[1] then
   redis.call('HDEL', KEYS[1], record[2])
 end
