@@ -165,6 +165,28 @@ export class RbacStore {
     this.announce({ kind: 'key', workspaceId: ws, hash: key.hash, created: false });
   }
 
+  /**
+   * What a key about to be created will hold. Written before the key: until its record exists
+   * nothing reads these sets, so the key appears with them or not at all.
+   */
+  async linkNewKey(
+    ws: string,
+    keyId: string,
+    links: { permissions: readonly string[]; roles: readonly string[] },
+  ): Promise<void> {
+    const multi = this.redis.multi();
+    multi.del(names.keyPermissions(ws, keyId), names.keyRoles(ws, keyId));
+    if (links.permissions.length > 0)
+      multi.sadd(names.keyPermissions(ws, keyId), ...links.permissions);
+    if (links.roles.length > 0) multi.sadd(names.keyRoles(ws, keyId), ...links.roles);
+    execResults(await multi.exec());
+  }
+
+  /** Undoes linkNewKey when the key could not be created after all. */
+  async unlinkNewKey(ws: string, keyId: string): Promise<void> {
+    await this.redis.del(names.keyPermissions(ws, keyId), names.keyRoles(ws, keyId));
+  }
+
   deletePermission(ws: string, id: string): Promise<boolean> {
     return this.remove('permission', ws, id);
   }

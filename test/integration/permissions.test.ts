@@ -352,3 +352,89 @@ describe('what roles hold', () => {
     expect(allowed.status).toBe(200);
   });
 });
+
+describe('createKey and updateKey', () => {
+  test('createKey takes permissions and roles by name, creating what is missing', async () => {
+    const { apiId } = await ok(unkey.apis.create({ name: 'born with permissions' }));
+    const role = await api.post('permissions.createRole', {
+      name: 'born role',
+      permissions: ['born.read'],
+    });
+    expect(role.status).toBe(200);
+    const { keyId, key } = await ok(
+      unkey.keys.create({ apiId, permissions: ['born.write'], roles: ['born role'] }),
+    );
+    expect((await api.get('keys.getKey', { keyId })).body).toMatchObject({
+      permissions: ['born.write'],
+      roles: ['born role'],
+    });
+    const verdict = await api.post<{ code: string }>('keys.verifyKey', {
+      key,
+      authorization: { permissions: 'born.read AND born.write' },
+    });
+    expect(verdict.body.code).toBe('VALID');
+  });
+
+  test('a refused createKey writes nothing: no key, no permission', async () => {
+    const { apiId } = await ok(unkey.apis.create({ name: 'refused birth' }));
+    const keyMaker = client(
+      topology.nodes[0]!.url,
+      (
+        await topology.newRootKey({
+          workspaceId: topology.workspaceId,
+          permissions: ['api.*.create_key', 'api.*.read_key'],
+        })
+      ).key,
+    );
+    const refused = await keyMaker.post('keys.createKey', { apiId, permissions: ['never.made'] });
+    expect(refused.status).toBe(403);
+    expect(JSON.stringify(refused.body)).toContain('rbac.*.create_permission');
+    expect((await api.get('apis.listKeys', { apiId })).body.total).toBe(0);
+    expect((await ok(unkey.permissions.listPermissions())).map((p) => p.name)).not.toContain(
+      'never.made',
+    );
+    // An API that is not there: 404 before anything is made.
+    const noApi = await api.post('keys.createKey', { apiId: 'api_gone', permissions: ['x.y.z'] });
+    expect(noApi.status).toBe(404);
+    expect((await ok(unkey.permissions.listPermissions())).map((p) => p.name)).not.toContain(
+      'x.y.z',
+    );
+  });
+
+  test('updateKey replaces what a key holds, seen by another node', async () => {
+    const { apiId } = await ok(unkey.apis.create({ name: 'updated holdings' }));
+    const { keyId, key } = await ok(unkey.keys.create({ apiId, permissions: ['first.one'] }));
+    expect(
+      (
+        await second.post<{ code: string }>('keys.verifyKey', {
+          key,
+          authorization: { permissions: 'first.one' },
+        })
+      ).body.code,
+    ).toBe('VALID');
+    expect(
+      (await api.post('keys.updateKey', { keyId, permissions: ['second.one'], name: 'moved' }))
+        .status,
+    ).toBe(200);
+    const codeOn = async (node: Client, permissions: string) =>
+      (
+        await node.post<{ code: string }>('keys.verifyKey', {
+          key,
+          authorization: { permissions },
+        })
+      ).body.code;
+    await eventually(
+      async () =>
+        (await codeOn(second, 'second.one')) === 'VALID' &&
+        (await codeOn(second, 'first.one')) === 'INSUFFICIENT_PERMISSIONS',
+      { what: 'the replaced permissions on the other node', timeoutMs: 1000 },
+    );
+    expect((await api.get('keys.getKey', { keyId })).body).toMatchObject({
+      name: 'moved',
+      permissions: ['second.one'],
+    });
+    expect((await api.post('keys.updateKey', { keyId, permissions: [] })).status).toBe(200);
+    // A key that holds nothing answers as one that never held anything.
+    expect((await api.get('keys.getKey', { keyId })).body).not.toHaveProperty('permissions');
+  });
+});

@@ -49,6 +49,21 @@ export interface PostOperation {
 export const bodyOf = (op: PostOperation, entries: readonly (readonly [string, string])[]) =>
   (op.wrap ?? ((item: string) => item))(objectText(entries));
 
+/** A list of permission (or role) names: 1–100 names of 3–256 characters. */
+const badNames = () =>
+  fc.oneof(
+    wrongType(['array']),
+    fc.constantFrom(
+      '[5]',
+      '["ab"]',
+      '[null]',
+      `[${Array.from({ length: 101 }, (_, i) => `"n.${i}"`).join(',')}]`,
+    ),
+  );
+
+/** Fields createKey and updateKey share beyond the key's own: what it holds, by name. */
+const holdingBreakers = () => ({ permissions: badNames(), roles: badNames() });
+
 export const keyFieldBreakers = () => ({
   name: badString(256, { nullable: true }),
   ownerId: badString(256, { nullable: true }),
@@ -224,6 +239,7 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     // Optional fields of createKey are not fuzzed with null: the contract leaves null open there.
     breakers: () => ({
       ...keyFieldBreakers(),
+      ...holdingBreakers(),
       prefix: badPrefix().filter((text) => text !== 'null'),
       byteLength: badInteger(16, 255, { nullable: true }),
       remaining: badRemaining(),
@@ -241,6 +257,7 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     ],
     breakers: () => ({
       ...keyFieldBreakers(),
+      ...holdingBreakers(),
       remaining: badRemaining().filter((text) => text !== '0'),
     }),
   },

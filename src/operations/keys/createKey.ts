@@ -1,7 +1,10 @@
 import { ConflictError, NotFoundError } from '../../errors';
 import { newId } from '../../keys/ids';
 import { DEFAULT_BYTE_LENGTH, generateKey } from '../../keys/keyMaterial';
-import { defineOperation } from '../operation';
+import { defineOperation, type Caller } from '../operation';
+import { permissionName, roleName } from '../permissions/schemas';
+import type { Services } from '../services';
+import { carryOut, planLinks, type LinkPlan } from './links';
 import {
   byteLength,
   id,
@@ -15,6 +18,30 @@ export interface CreateKeyInput extends KeyFieldsInput {
   apiId: string;
   prefix?: string;
   byteLength?: number;
+  /** By name; missing ones are created when the root key may (Unkey v1's createKey). */
+  permissions?: string[];
+  roles?: string[];
+}
+
+/** The key's permissions and roles, planned (every refusal) before anything is written. */
+async function planKeyLinks(
+  deps: Pick<Services, 'rbac' | 'directory'>,
+  caller: Caller,
+  input: CreateKeyInput,
+): Promise<LinkPlan[]> {
+  if (input.permissions === undefined && input.roles === undefined) return [];
+  const ws = caller.rootKey.workspaceId;
+  const catalogue = await deps.rbac.catalogue(ws);
+  const asRefs = (names: string[] = []) => names.map((name) => ({ name, create: true }));
+  const plans = [
+    planLinks(caller, 'permissions', asRefs(input.permissions), catalogue),
+    planLinks(caller, 'roles', asRefs(input.roles), catalogue),
+  ];
+  // Created permissions would outlive a key refused for its API: look before creating them.
+  if (!(await deps.directory.liveApi(ws, input.apiId))) {
+    throw new NotFoundError(`api ${input.apiId} not found`);
+  }
+  return plans;
 }
 
 export const createKey = defineOperation({
@@ -31,17 +58,30 @@ export const createKey = defineOperation({
   input: {
     type: 'object',
     required: ['apiId'],
-    properties: { ...newKeyFieldsSchema, byteLength },
+    properties: {
+      ...newKeyFieldsSchema,
+      byteLength,
+      permissions: { type: 'array', maxItems: 100, items: permissionName },
+      roles: { type: 'array', maxItems: 100, items: roleName },
+    },
   },
   output: object({ keyId: id, key: plaintextKey }, ['keyId', 'key']),
-  uses: ['keys', 'now'],
+  uses: ['keys', 'now', 'rbac', 'directory'],
   async handle(deps, caller, input: CreateKeyInput): Promise<{ keyId: string; key: string }> {
+    const ws = caller.rootKey.workspaceId;
     const now = deps.now();
     const fields = newKeyFields(input, now);
+    const plans = await planKeyLinks(deps, caller, input);
     const material = generateKey(input.prefix, input.byteLength ?? DEFAULT_BYTE_LENGTH);
     const keyId = newId('key', now);
+    if (plans.length > 0) {
+      const [permissions = [], roles = []] = await Promise.all(
+        plans.map(async (plan) => (await carryOut(deps, caller, plan)).map((l) => l.id)),
+      );
+      await deps.rbac.linkNewKey(ws, keyId, { permissions, roles });
+    }
     const outcome = await deps.keys.create({
-      workspaceId: caller.rootKey.workspaceId,
+      workspaceId: ws,
       apiId: input.apiId,
       keyId,
       hash: material.hash,
@@ -49,6 +89,7 @@ export const createKey = defineOperation({
       createdAt: now,
       fields,
     });
+    if (outcome !== 'created' && plans.length > 0) await deps.rbac.unlinkNewKey(ws, keyId);
     if (outcome === 'api_not_found') throw new NotFoundError(`api ${input.apiId} not found`);
     // 2^-128 for generated keys; reachable only by importing a known key.
     if (outcome === 'hash_exists') throw new ConflictError('a key with this hash exists already');

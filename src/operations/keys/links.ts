@@ -79,32 +79,37 @@ export function heldLinks(key: KeyRecord, kind: LinkKind, catalogue: RbacCatalog
   });
 }
 
+/** What linking refs would take: the entries that exist, and the names to create first. */
+export interface LinkPlan {
+  kind: LinkKind;
+  existing: Linked[];
+  toCreate: string[];
+}
+
 /**
- * Resolves refs to existing entries, creating the missing ones named with `create: true`. Every
- * refusal comes before the first write: an unknown id or name is 404, and creating without
- * `rbac.*.create_<kind>` is 403.
+ * Resolves refs without writing anything: an unknown id, or an unknown name without
+ * `create: true`, is 404; creating without `rbac.*.create_<kind>` is 403. A caller that links
+ * several kinds plans them all before it creates anything.
  */
-export async function resolveLinks(
-  deps: LinkDeps,
+export function planLinks(
   caller: Caller,
   kind: LinkKind,
   refs: readonly LinkRef[],
   catalogue: RbacCatalogue,
-): Promise<Linked[]> {
-  const ws = caller.rootKey.workspaceId;
+): LinkPlan {
   const names = byId(catalogue, kind);
   const ids = new Map([...names].map(([id, name]) => [name, id]));
-  const resolved: Linked[] = [];
-  const toCreate: string[] = [];
+  const existing: Linked[] = [];
+  const toCreate = new Set<string>();
   refs.forEach((item, index) => {
     if (item.id !== undefined) {
       const name = names.get(item.id);
       if (name === undefined) throw new NotFoundError(`${SINGULAR[kind]} ${item.id} not found`);
-      resolved.push({ id: item.id, name });
+      existing.push({ id: item.id, name });
     } else if (item.name !== undefined) {
       const id = ids.get(item.name);
-      if (id !== undefined) resolved.push({ id, name: item.name });
-      else if (item.create) toCreate.push(item.name);
+      if (id !== undefined) existing.push({ id, name: item.name });
+      else if (item.create) toCreate.add(item.name);
       else {
         throw new NotFoundError(
           `${SINGULAR[kind]} ${item.name} not found and not allowed to create (create: true)`,
@@ -112,27 +117,50 @@ export async function resolveLinks(
       }
     } else throw new BadRequestError(`${kind}[${index}]: give either id or name`);
   });
-  if (toCreate.length > 0) {
+  if (toCreate.size > 0) {
     const needed = permissionFor('rbac', '*', CREATE_ACTION[kind]);
     if (!isGranted(caller.rootKey.permissions, needed)) {
       throw new InsufficientPermissionsError(needed);
     }
-    const now = deps.now();
-    for (const name of new Set(toCreate)) {
-      const id = newId(kind === 'permissions' ? 'perm' : 'role', now);
-      const record = { id, workspaceId: ws, name, createdAt: now };
-      const outcome =
-        kind === 'permissions'
-          ? await deps.rbac.createPermission({ ...record, slug: name })
-          : await deps.rbac.createRole(record);
-      // Created meanwhile by someone else: the name is what the caller asked for either way.
-      const existing =
-        outcome === 'created' ? id : (await deps.rbac.idsByName(ws, kind, [name])).get(name);
-      if (existing === undefined) throw new NotFoundError(`${SINGULAR[kind]} ${name} not found`);
-      resolved.push({ id: existing, name });
-    }
   }
-  return dedupe(resolved);
+  return { kind, existing, toCreate: [...toCreate] };
+}
+
+/** Creates what a plan names and answers everything it links. */
+export async function carryOut(
+  deps: Pick<Services, 'rbac' | 'now'>,
+  caller: Caller,
+  plan: LinkPlan,
+): Promise<Linked[]> {
+  const ws = caller.rootKey.workspaceId;
+  const { kind } = plan;
+  const linked = [...plan.existing];
+  const now = deps.now();
+  for (const name of plan.toCreate) {
+    const id = newId(kind === 'permissions' ? 'perm' : 'role', now);
+    const record = { id, workspaceId: ws, name, createdAt: now };
+    const outcome =
+      kind === 'permissions'
+        ? await deps.rbac.createPermission({ ...record, slug: name })
+        : await deps.rbac.createRole(record);
+    // Created meanwhile by someone else: the name is what the caller asked for either way.
+    const found =
+      outcome === 'created' ? id : (await deps.rbac.idsByName(ws, kind, [name])).get(name);
+    if (found === undefined) throw new NotFoundError(`${SINGULAR[kind]} ${name} not found`);
+    linked.push({ id: found, name });
+  }
+  return dedupe(linked);
+}
+
+/** planLinks, then carryOut: for a call that links one kind. */
+export async function resolveLinks(
+  deps: LinkDeps,
+  caller: Caller,
+  kind: LinkKind,
+  refs: readonly LinkRef[],
+  catalogue: RbacCatalogue,
+): Promise<Linked[]> {
+  return carryOut(deps, caller, planLinks(caller, kind, refs, catalogue));
 }
 
 function dedupe(links: Linked[]): Linked[] {

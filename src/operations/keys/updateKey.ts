@@ -1,5 +1,10 @@
 import { NotFoundError } from '../../errors';
-import { defineOperation } from '../operation';
+import { permissionFor } from '../../auth/permissions';
+import type { KeyRecord } from '../../domain/key';
+import { defineOperation, requirePermission, type Caller } from '../operation';
+import { permissionName, roleName } from '../permissions/schemas';
+import type { Services } from '../services';
+import { carryOut, planLinks, requireRemoval, type LinkPlan } from './links';
 import {
   empty,
   environment,
@@ -14,6 +19,39 @@ import {
 } from '../schemas';
 import { toKeyFields, type KeyFieldsInput } from './fields';
 import { loadKey } from './loadKey';
+
+type UpdateKeyInput = KeyFieldsInput & {
+  keyId: string;
+  permissions?: string[];
+  roles?: string[];
+};
+
+const ADD = { permissions: 'add_permission_to_key', roles: 'add_role_to_key' } as const;
+
+/** The key's permissions and roles as updateKey replaces them, planned without writing. */
+async function planReplacements(
+  deps: Pick<Services, 'rbac'>,
+  caller: Caller,
+  key: KeyRecord,
+  input: UpdateKeyInput,
+): Promise<LinkPlan[]> {
+  const kinds = (['permissions', 'roles'] as const).filter((kind) => input[kind] !== undefined);
+  if (kinds.length === 0) return [];
+  const catalogue = await deps.rbac.catalogue(key.workspaceId);
+  return kinds.map((kind) => {
+    requirePermission(caller, permissionFor('rbac', '*', ADD[kind]));
+    const plan = planLinks(
+      caller,
+      kind,
+      (input[kind] ?? []).map((name) => ({ name, create: true })),
+      catalogue,
+    );
+    const kept = new Set(plan.existing.map((l) => l.id));
+    const held = (kind === 'permissions' ? key.permissionIds : key.roleIds) ?? [];
+    if (held.some((id) => !kept.has(id))) requireRemoval(caller, kind);
+    return plan;
+  });
+}
 
 export const updateKey = defineOperation({
   name: 'keys.updateKey',
@@ -37,18 +75,30 @@ export const updateKey = defineOperation({
       remaining: nullable({ ...remaining, minimum: 0 }),
       refill: { ...refill, type: ['object', 'null'] },
       enabled: { type: 'boolean' },
+      // By name, replacing what the key holds (Unkey v1); missing ones created when allowed.
+      permissions: { type: 'array', maxItems: 100, items: permissionName },
+      roles: { type: 'array', maxItems: 100, items: roleName },
     },
   },
   output: empty,
-  uses: ['keys', 'directory', 'now'],
-  async handle(
-    deps,
-    caller,
-    input: KeyFieldsInput & { keyId: string },
-  ): Promise<Record<string, never>> {
+  uses: ['keys', 'directory', 'now', 'rbac'],
+  async handle(deps, caller, input: UpdateKeyInput): Promise<Record<string, never>> {
     const key = await loadKey(deps, caller, input.keyId, 'update_key');
     const now = deps.now();
     const fields = toKeyFields(input, now, key.credits !== undefined);
+    // Every refusal (an unknown name it may not create, a removal it may not make) comes before
+    // the first write; then what the key holds, then its record.
+    const plans = await planReplacements(deps, caller, key, input);
+    for (const plan of plans) {
+      const linked = await carryOut(deps, caller, plan);
+      await deps.rbac.changeKeyLinks(
+        key.workspaceId,
+        key,
+        plan.kind,
+        'set',
+        linked.map((l) => l.id),
+      );
+    }
     // One atomic record write, a new `remaining` included (the credits hash applies it when next
     // used); a hash left behind by `remaining: null` is merely tidied up afterwards.
     const updated = await deps.keys.update(key.workspaceId, key.id, fields, now);
