@@ -1,4 +1,5 @@
 import { Unkey } from '@unkey/api';
+import { assertBuilt, runCli } from '../support/cliProcess';
 import { eventually } from '../support/helpers';
 import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
@@ -436,5 +437,19 @@ describe('createKey and updateKey', () => {
     expect((await api.post('keys.updateKey', { keyId, permissions: [] })).status).toBe(200);
     // A key that holds nothing answers as one that never held anything.
     expect((await api.get('keys.getKey', { keyId })).body).not.toHaveProperty('permissions');
+  });
+});
+
+test('keyward inspect key shows what a key holds', async () => {
+  assertBuilt();
+  const { apiId } = await ok(unkey.apis.create({ name: 'inspected holdings' }));
+  const { keyId } = await ok(unkey.keys.create({ apiId, permissions: ['cli.read'] }));
+  const result = await runCli(
+    ['inspect', 'key', '--workspace', topology.workspaceId, keyId, '--json'],
+    { KEYWARD_REDIS_URL: topology.primary.url },
+  );
+  expect(result.code).toBe(0);
+  expect(JSON.parse(result.stdout)).toMatchObject({
+    key: { id: keyId, permissions: ['cli.read'], roles: [] },
   });
 });
