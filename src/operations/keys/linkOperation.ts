@@ -6,8 +6,9 @@ import {
   linkedKey,
   linksInput,
   linkedOutput,
-  requireRemoval,
-  resolveLinks,
+  carryOut,
+  planLinks,
+  requireRemovalOfOthers,
   type LinkRef,
   type Linked,
 } from './links';
@@ -60,12 +61,9 @@ export function linkOperation(kind: LinkKind, op: 'add' | 'remove' | 'set') {
         await deps.rbac.changeKeyLinks(ws, key, kind, 'remove', ids);
         return {};
       }
-      const linked = await resolveLinks(deps, caller, kind, refs, catalogue);
-      if (op === 'set') {
-        const kept = new Set(linked.map((l) => l.id));
-        const ids = (kind === 'permissions' ? key.permissionIds : key.roleIds) ?? [];
-        if (ids.some((id) => !kept.has(id))) requireRemoval(caller, kind);
-      }
+      const plan = planLinks(caller, kind, refs, catalogue);
+      if (op === 'set') requireRemovalOfOthers(caller, key, kind, plan.existing);
+      const linked = await carryOut(deps, caller, plan);
       await deps.rbac.changeKeyLinks(
         ws,
         key,

@@ -48,8 +48,6 @@ const REMOVE_ACTION = {
   roles: 'remove_role_from_key',
 } as const;
 
-type LinkDeps = Pick<Services, 'keys' | 'directory' | 'rbac' | 'now'>;
-
 /** The key of this workspace, unless it or its API is gone. */
 export async function linkedKey(
   deps: Pick<Services, 'keys' | 'directory'>,
@@ -69,11 +67,15 @@ function byId(catalogue: RbacCatalogue, kind: LinkKind): ReadonlyMap<string, str
   return new Map([...catalogue.roles].map(([id, role]) => [id, role.name]));
 }
 
+/** The ids the key holds directly of this kind. */
+function heldIds(key: KeyRecord, kind: LinkKind): readonly string[] {
+  return (kind === 'permissions' ? key.permissionIds : key.roleIds) ?? [];
+}
+
 /** What the key holds directly of this kind, by id → name (ids whose entry is gone left out). */
 export function heldLinks(key: KeyRecord, kind: LinkKind, catalogue: RbacCatalogue): Linked[] {
   const names = byId(catalogue, kind);
-  const ids = (kind === 'permissions' ? key.permissionIds : key.roleIds) ?? [];
-  return ids.flatMap((id) => {
+  return heldIds(key, kind).flatMap((id) => {
     const name = names.get(id);
     return name === undefined ? [] : [{ id, name }];
   });
@@ -152,26 +154,26 @@ export async function carryOut(
   return dedupe(linked);
 }
 
-/** planLinks, then carryOut: for a call that links one kind. */
-export async function resolveLinks(
-  deps: LinkDeps,
-  caller: Caller,
-  kind: LinkKind,
-  refs: readonly LinkRef[],
-  catalogue: RbacCatalogue,
-): Promise<Linked[]> {
-  return carryOut(deps, caller, planLinks(caller, kind, refs, catalogue));
-}
-
 function dedupe(links: Linked[]): Linked[] {
   const seen = new Map<string, Linked>();
   for (const link of links) seen.set(link.id, link);
   return [...seen.values()];
 }
 
-/** Removing what a key holds needs its own permission, checked before anything is written. */
-export function requireRemoval(caller: Caller, kind: LinkKind): void {
+/**
+ * Setting what a key holds to `kept` takes away whatever else it holds, which needs its own
+ * permission: checked before anything is written.
+ */
+export function requireRemovalOfOthers(
+  caller: Caller,
+  key: KeyRecord,
+  kind: LinkKind,
+  kept: readonly Linked[],
+): void {
+  const keptIds = new Set(kept.map((link) => link.id));
+  if (!heldIds(key, kind).some((id) => !keptIds.has(id))) return;
   const needed = permissionFor('rbac', '*', REMOVE_ACTION[kind]);
-  if (!isGranted(caller.rootKey.permissions, needed))
+  if (!isGranted(caller.rootKey.permissions, needed)) {
     throw new InsufficientPermissionsError(needed);
+  }
 }

@@ -4,7 +4,7 @@ import type { KeyRecord } from '../../domain/key';
 import { defineOperation, requirePermission, type Caller } from '../operation';
 import { permissionName, roleName } from '../permissions/schemas';
 import type { Services } from '../services';
-import { carryOut, planLinks, requireRemoval, type LinkPlan } from './links';
+import { carryOut, planLinks, requireRemovalOfOthers, type LinkPlan } from './links';
 import {
   empty,
   environment,
@@ -46,9 +46,7 @@ async function planReplacements(
       (input[kind] ?? []).map((name) => ({ name, create: true })),
       catalogue,
     );
-    const kept = new Set(plan.existing.map((l) => l.id));
-    const held = (kind === 'permissions' ? key.permissionIds : key.roleIds) ?? [];
-    if (held.some((id) => !kept.has(id))) requireRemoval(caller, kind);
+    requireRemovalOfOthers(caller, key, kind, plan.existing);
     return plan;
   });
 }
