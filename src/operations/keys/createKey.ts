@@ -4,7 +4,7 @@ import { DEFAULT_BYTE_LENGTH, generateKey } from '../../keys/keyMaterial';
 import { defineOperation, type Caller } from '../operation';
 import { permissionName, roleName } from '../permissions/schemas';
 import type { Services } from '../services';
-import { carryOut, planLinks, type LinkPlan } from './links';
+import { carryOut, namedRefs, planLinks, type LinkPlan } from './links';
 import {
   byteLength,
   id,
@@ -32,10 +32,9 @@ async function planKeyLinks(
   if (input.permissions === undefined && input.roles === undefined) return [];
   const ws = caller.rootKey.workspaceId;
   const catalogue = await deps.rbac.catalogue(ws);
-  const asRefs = (names: string[] = []) => names.map((name) => ({ name, create: true }));
   const plans = [
-    planLinks(caller, 'permissions', asRefs(input.permissions), catalogue),
-    planLinks(caller, 'roles', asRefs(input.roles), catalogue),
+    planLinks(caller, 'permissions', namedRefs(input.permissions), catalogue),
+    planLinks(caller, 'roles', namedRefs(input.roles), catalogue),
   ];
   // Created permissions would outlive a key refused for its API: look before creating them.
   if (!(await deps.directory.liveApi(ws, input.apiId))) {

@@ -25,6 +25,11 @@ const ref = object({
   create: { type: 'boolean' },
 });
 
+/** Names given where Unkey takes names alone (createKey, updateKey, createRole): created if missing. */
+export function namedRefs(names: readonly string[] = []): LinkRef[] {
+  return names.map((name) => ({ name, create: true }));
+}
+
 /** `{ keyId, permissions: [...] }` (or `roles`), with at least `min` items and at most 100. */
 export function linksInput(kind: LinkKind, min: number) {
   return object(

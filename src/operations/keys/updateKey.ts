@@ -4,7 +4,7 @@ import type { KeyRecord } from '../../domain/key';
 import { defineOperation, requirePermission, type Caller } from '../operation';
 import { permissionName, roleName } from '../permissions/schemas';
 import type { Services } from '../services';
-import { carryOut, planLinks, requireRemovalOfOthers, type LinkPlan } from './links';
+import { carryOut, namedRefs, planLinks, requireRemovalOfOthers, type LinkPlan } from './links';
 import {
   empty,
   environment,
@@ -40,12 +40,7 @@ async function planReplacements(
   const catalogue = await deps.rbac.catalogue(key.workspaceId);
   return kinds.map((kind) => {
     requirePermission(caller, permissionFor('rbac', '*', ADD[kind]));
-    const plan = planLinks(
-      caller,
-      kind,
-      (input[kind] ?? []).map((name) => ({ name, create: true })),
-      catalogue,
-    );
+    const plan = planLinks(caller, kind, namedRefs(input[kind]), catalogue);
     requireRemovalOfOthers(caller, key, kind, plan.existing);
     return plan;
   });

@@ -1,6 +1,6 @@
-import { isGranted, permissionFor } from '../../auth/permissions';
-import { ConflictError, InsufficientPermissionsError } from '../../errors';
+import { ConflictError } from '../../errors';
 import { newId } from '../../keys/ids';
+import { carryOut, namedRefs, planLinks } from '../keys/links';
 import { defineOperation } from '../operation';
 import { object } from '../schemas';
 import { description, permissionName, roleName } from './schemas';
@@ -36,32 +36,13 @@ export const createRole = defineOperation({
       new ConflictError(`Role with name "${input.name}" already exists in this workspace`);
     // Every refusal before the first write: a taken name, or a permission it may not create.
     if ((await deps.rbac.idsByName(ws, 'roles', [input.name])).size > 0) throw taken();
-    const wanted = [...new Set(input.permissions ?? [])];
-    const existing = await deps.rbac.idsByName(ws, 'permissions', wanted);
-    const missing = wanted.filter((name) => !existing.has(name));
-    if (missing.length > 0) {
-      const needed = permissionFor('rbac', '*', 'create_permission');
-      if (!isGranted(caller.rootKey.permissions, needed)) {
-        throw new InsufficientPermissionsError(needed);
-      }
-    }
-    const permissionIds = [...existing.values()];
-    for (const name of missing) {
-      const id = newId('perm', now);
-      const outcome = await deps.rbac.createPermission({
-        id,
-        workspaceId: ws,
-        name,
-        slug: name,
-        createdAt: now,
-      });
-      // Created meanwhile by another call: the role takes that one.
-      const found =
-        outcome === 'created'
-          ? id
-          : (await deps.rbac.idsByName(ws, 'permissions', [name])).get(name);
-      if (found !== undefined) permissionIds.push(found);
-    }
+    const plan = planLinks(
+      caller,
+      'permissions',
+      namedRefs(input.permissions),
+      await deps.rbac.catalogue(ws),
+    );
+    const permissionIds = (await carryOut(deps, caller, plan)).map((link) => link.id);
     const roleId = newId('role', now);
     const outcome = await deps.rbac.createRole(
       {
