@@ -27,6 +27,37 @@ export const ratelimit = {
   },
 } as const;
 
+/** A named limit's name: part of its bucket's Redis key, so kept to characters redis-cli shows plainly. */
+export const limitName = { type: 'string', pattern: '^[A-Za-z0-9_.:/-]{1,64}$' } as const;
+
+/** Named rate limits (Unkey v1's `ratelimits`) of a key or an identity; normalised by operations/namedLimits.ts. */
+export const namedLimits = {
+  type: 'array',
+  maxItems: 20,
+  items: {
+    type: 'object',
+    required: ['name', 'limit', 'duration'],
+    properties: {
+      name: limitName,
+      limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+      duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
+      autoApply: { type: 'boolean' },
+      type: { type: 'string', enum: ['fast', 'consistent'] },
+    },
+  },
+} as const;
+
+export const namedLimitOutput = object(
+  {
+    name: { type: 'string' },
+    type: { type: 'string', enum: ['fast', 'consistent'] },
+    limit: { type: 'integer' },
+    duration: { type: 'integer' },
+    autoApply: { type: 'boolean' },
+  },
+  ['name', 'type', 'limit', 'duration', 'autoApply'],
+);
+
 export const meta = { type: 'object' } as const;
 export const remaining = { type: 'integer', minimum: 1, maximum: LIMIT_MAX } as const;
 export const refill = {

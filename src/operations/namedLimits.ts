@@ -1,0 +1,36 @@
+import type { NamedLimit } from '../domain/namedLimits';
+import type { RatelimitType } from '../domain/ratelimit';
+import { BadRequestError } from '../errors';
+
+/** A named limit as clients send it (the schema has checked types and ranges). */
+export interface NamedLimitInput {
+  name: string;
+  limit: number;
+  duration: number;
+  autoApply?: boolean;
+  type?: RatelimitType;
+}
+
+/**
+ * The stored form of a list of named limits: each name once, `consistent` and not applied
+ * automatically unless the input says so (Unkey's defaults), in the order given.
+ */
+export function normalizeNamedLimits(
+  input: readonly NamedLimitInput[],
+  path = 'ratelimits',
+): NamedLimit[] {
+  const seen = new Set<string>();
+  return input.map((limit, index) => {
+    if (seen.has(limit.name)) {
+      throw new BadRequestError(`${path}[${index}].name: "${limit.name}" is named twice`);
+    }
+    seen.add(limit.name);
+    return {
+      name: limit.name,
+      type: limit.type ?? 'consistent',
+      limit: limit.limit,
+      duration: limit.duration,
+      autoApply: limit.autoApply ?? false,
+    };
+  });
+}
