@@ -3,8 +3,7 @@
   bucket holds at least that many, then `creditCost` credits if that many are left. Either both
   are spent or nothing is written.
 
-  KEYS[1]  the bucket hash: { tokens, last }. `last` is the refill point in unix ms: refills happen
-           in whole intervals counted from it, so no time is lost to rounding.
+  KEYS[1]  the bucket hash: { tokens, last } (includes/bucket.lua).
   KEYS[2]  the credits hash: { remaining, lastRefillAt, appliedReset }; read only when ARGV[6] is
            "1". Same hash tag as KEYS[1] (the key id), so both live in one cluster slot.
   ARGV[1]  limit           bucket size in tokens (a new bucket starts full); "" = no bucket
@@ -32,10 +31,10 @@
     now               the clock reading used, so callers never consult a clock of their own
     creditsRemaining  credits left after this call (-1 when credits were not checked)
 
-  A full bucket is normalised to (limit, now): the state at any instant then depends only on the
-  admitted requests, so an expired hash (dropped when it would be full) is the same as a fresh one,
-  and a refusal or a zero-cost read can skip the write without changing any later answer.
+  Several buckets decided together are multi-bucket-n.lua's; this one stays for the common case of
+  one bucket, whose call sends the fewest arguments.
 ]]
+--- @include "includes/bucket"
 --- @include "includes/credits"
 
 local bucketKey = KEYS[1]
@@ -47,40 +46,12 @@ local refillInterval = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
 local useCredits = ARGV[6] == '1'
 local creditCost = tonumber(ARGV[7])
-
-local now
-if ARGV[5] ~= nil and ARGV[5] ~= '' then
-  now = tonumber(ARGV[5])
-else
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+local now = bucketClock(ARGV[5])
 
 -- 1. The bucket as it stands now.
 local tokens, last = 0, now
 if hasBucket then
-  tokens = limit
-  local state = redis.call('HMGET', bucketKey, 'tokens', 'last')
-  if state[1] and state[2] then
-    tokens = tonumber(state[1])
-    last = tonumber(state[2])
-    if now > last then
-      local intervals = math.floor((now - last) / refillInterval)
-      if intervals > 0 then
-        -- Compare before multiplying out: intervals * refillRate can pass 2^53.
-        if intervals >= math.ceil((limit - tokens) / refillRate) then
-          tokens = limit
-        else
-          tokens = tokens + intervals * refillRate
-        end
-        last = last + intervals * refillInterval
-      end
-    end
-  end
-  if tokens >= limit then
-    tokens = limit
-    last = now
-  end
+  tokens, last = readBucket(bucketKey, limit, refillRate, refillInterval, now)
   if cost > tokens then
     return { 0, tokens, last + refillInterval, now, -1 }
   end
@@ -105,17 +76,5 @@ end
 if not hasBucket or cost == 0 then
   return { 1, tokens, reset, now, credits }
 end
-tokens = tokens - cost
-if tokens >= limit then
-  -- A refund that fills the bucket: a full bucket and no hash are the same state.
-  redis.call('DEL', bucketKey)
-  return { 1, limit, now + refillInterval, now, credits }
-end
-redis.call('HSET', bucketKey, 'tokens', tokens, 'last', last)
--- Expire exactly when the bucket would be full again: from then on it equals a fresh bucket.
-local intervalsToFull = math.ceil((limit - tokens) / refillRate)
-local ttl = last + intervalsToFull * refillInterval - now
-if ttl < 1 then ttl = 1 end
--- %d: from 1e17 on, Lua would print the number as "1e+17", which PEXPIRE refuses.
-redis.call('PEXPIRE', bucketKey, string.format('%d', ttl))
+tokens, reset = spendBucket(bucketKey, tokens, last, cost, limit, refillRate, refillInterval, now)
 return { 1, tokens, reset, now, credits }

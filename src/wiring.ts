@@ -47,7 +47,10 @@ export function assembleServices(parts: {
     apis: directory.apis,
     namespaces: directory.namespaces,
   });
-  const limiter = new Limiter({ local: parts.local, primary }, parts.observeLimiter?.(metrics));
+  const limiter = new Limiter(
+    { local: parts.local, primary, primaryIsCluster: 'isCluster' in primary && primary.isCluster },
+    parts.observeLimiter?.(metrics),
+  );
   return {
     ...stores,
     directory,

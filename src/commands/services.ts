@@ -23,6 +23,8 @@ export async function operatorServices(runtime: Runtime): Promise<Services> {
   const local: BucketRedis = {
     tokenBucketV1Buffer: async (bucketKey, ...args) =>
       (await runtime.redis('local')).tokenBucketV1Buffer(bucketKey, ...args),
+    multiBucketV1Buffer: async (numberOfKeys, ...args) =>
+      (await runtime.redis('local')).multiBucketV1Buffer(numberOfKeys, ...args),
   };
   // Never trusted, so never answering from memory: a small bound is all a command needs.
   return assembleServices({

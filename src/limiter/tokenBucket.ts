@@ -17,6 +17,8 @@ export const DECIDED_AT: unique symbol = Symbol('decidedAt');
  */
 export interface BucketRedis {
   tokenBucketV1Buffer(bucketKey: string, ...args: (string | number)[]): Promise<number[]>;
+  /** lua/multi-bucket-n.lua: the number of keys first. */
+  multiBucketV1Buffer(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
 }
 
 export type BucketShape = Pick<RatelimitConfig, 'limit' | 'refillRate' | 'refillInterval'>;
@@ -46,13 +48,14 @@ export interface BucketDecision {
 }
 
 const tokenBucketOutcome = resultDecoder('tokenBucket');
+const multiBucketOutcome = resultDecoder('multiBucket');
 
 /**
  * Runs the script on one Redis: tokens from `bucket` (if any) and credits (if any), both or
  * neither. `creditsKey` must share the bucket key's hash tag. `nowOverride` is for tests only.
  */
 export async function decide(
-  redis: BucketRedis,
+  redis: Pick<BucketRedis, 'tokenBucketV1Buffer'>,
   keys: { bucket: string; credits: string },
   bucket: BucketShape | undefined,
   cost: number,
@@ -101,7 +104,7 @@ export async function decide(
 
 /** Takes `cost` tokens from a bucket alone. */
 export function takeTokens(
-  redis: BucketRedis,
+  redis: Pick<BucketRedis, 'tokenBucketV1Buffer'>,
   bucketKey: string,
   config: BucketShape,
   cost: number,
@@ -116,4 +119,80 @@ export function takeTokens(
     undefined,
     nowOverride,
   );
+}
+
+/** One bucket of a call that decides several: where it lives, its shape, what to take. */
+export interface BucketCharge {
+  key: string;
+  shape: BucketShape;
+  /** Tokens to take; 0 reads; negative gives back (a refund). */
+  cost: number;
+}
+
+/** What one bucket of a several-bucket call stands at afterwards. */
+export interface BucketStanding {
+  remaining: number;
+  reset: number;
+  /** This bucket alone could not pay its cost. */
+  exceeded: boolean;
+}
+
+export interface ManyDecision {
+  allowed: boolean;
+  usageExceeded: boolean;
+  /** In the order of the charges. */
+  buckets: BucketStanding[];
+  now: number;
+  creditsRemaining?: number;
+}
+
+/**
+ * Runs lua/multi-bucket-n.lua on one Redis: every bucket pays its cost and the credits (if any)
+ * theirs, or nothing is written. All keys must share one hash tag on a cluster; `creditsKey` is
+ * read only with `credits`.
+ */
+export async function decideMany(
+  redis: Pick<BucketRedis, 'multiBucketV1Buffer'>,
+  creditsKey: string,
+  charges: readonly BucketCharge[],
+  credits?: CreditSpend,
+  nowOverride?: number,
+): Promise<ManyDecision> {
+  const keys: string[] = [creditsKey];
+  const args: (string | number)[] = [nowOverride ?? '', credits ? '1' : '0', credits?.cost ?? 0];
+  if (credits) {
+    args.push(
+      credits.refill?.boundary ?? '',
+      credits.refill?.amount ?? '',
+      credits.reset.nonce,
+      credits.reset.value,
+      credits.reset.at,
+    );
+  } else {
+    args.push('', '', '', '', '');
+  }
+  args.push(charges.length);
+  for (const charge of charges) {
+    keys.push(charge.key);
+    const { limit, refillRate, refillInterval } = charge.shape;
+    args.push(limit, refillRate, refillInterval, charge.cost);
+  }
+  const reply = await redis.multiBucketV1Buffer(keys.length, ...keys, ...args);
+  const outcome = multiBucketOutcome(reply[0]!);
+  const buckets: BucketStanding[] = [];
+  for (let i = 0; i < charges.length; i++) {
+    buckets.push({
+      remaining: reply[3 + 3 * i]!,
+      reset: reply[4 + 3 * i]!,
+      exceeded: reply[5 + 3 * i] === 1,
+    });
+  }
+  const decision: ManyDecision = {
+    allowed: outcome === 'admitted',
+    usageExceeded: outcome === 'out_of_credits',
+    buckets,
+    now: reply[1]!,
+  };
+  if (credits && reply[2]! >= 0) decision.creditsRemaining = reply[2]!;
+  return decision;
 }

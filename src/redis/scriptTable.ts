@@ -65,6 +65,17 @@ export const SCRIPTS = {
     codes: { 0: 'refused', 1: 'admitted', 2: 'out_of_credits' },
     buffer: true,
   },
+  multiBucket: {
+    file: 'multi-bucket-n.lua',
+    command: 'multiBucketV1',
+    keys: ['credits'],
+    keysPerItem: ['bucket'],
+    argv: ['now', 'useCredits', 'creditCost', ...CREDIT_ARGV, 'bucketCount'],
+    moreArgv: 'per bucket: limit, refillRate, refillInterval, cost',
+    reply: 'integers', // { status, now, creditsRemaining, per bucket: remaining, reset, exceeded }
+    codes: { 0: 'refused', 1: 'admitted', 2: 'out_of_credits' },
+    buffer: true,
+  },
   updateCredits: {
     file: 'update-credits-1.lua',
     command: 'updateCreditsV1',

@@ -68,6 +68,20 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(noCredits[4]).toBe(3);
     return [admitted[0]!, refused[0]!, noCredits[0]!];
   },
+  multiBucket: async (t) => {
+    const [credits, a, b] = [`${t}:credits`, `${t}:a`, `${t}:b`];
+    const noCredits = ['0', 0, '', '', '', '', ''];
+    const call = (costA: number, costB: number, credit: (string | number)[] = noCredits) =>
+      redis.multiBucketV1(3, credits, a, b, '', ...credit, 2, 5, 5, 1000, costA, 3, 3, 1000, costB);
+    const admitted = await call(1, 1);
+    // b holds 2 of its 3: a cost of 3 refuses the call, and a keeps its 4 of 5.
+    const refused = await call(1, 3);
+    expect(refused.slice(3)).toEqual([4, expect.any(Number), 0, 2, expect.any(Number), 1]);
+    // A "set remaining" of 1 (nonce 1), then a cost of 2: out of credits, no bucket charged.
+    const outOfCredits = await call(1, 1, ['1', 2, '', '', 1, 1, 1000]);
+    expect([outOfCredits[2], outOfCredits[3], outOfCredits[6]]).toEqual([1, 4, 2]);
+    return [admitted[0]!, refused[0]!, outOfCredits[0]!];
+  },
   updateCredits: async (t) => {
     const credits = `${t}:credits`;
     // A "set remaining" of 7 (nonce 2, at 1000) is applied before the increment.

@@ -56,7 +56,7 @@ async function stored(key: string): Promise<Stored | null> {
  * could drop a bucket that the override clock still considers partly empty. `pttl` is the TTL the
  * call left behind (-1: none, because the call wrote nothing; -2: no hash).
  */
-function frozen(client: Redis): BucketRedis & { pttl: number } {
+function frozen(client: Redis): Pick<BucketRedis, 'tokenBucketV1Buffer'> & { pttl: number } {
   const adapter = {
     pttl: -2,
     async tokenBucketV1Buffer(key: string, ...args: (string | number)[]): Promise<number[]> {

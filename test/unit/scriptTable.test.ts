@@ -16,7 +16,8 @@ import {
  * still read correctly. Change a pin only together with the script change it stands for.
  */
 const PINNED_SHA1: Record<ScriptName, string> = {
-  tokenBucket: '52df3cf3df294af86bba93cf65d228f8c972858a',
+  tokenBucket: '2fecdd73e35d1aae6b7328dc2f28c134fa252eaa',
+  multiBucket: '44a2c96f80400187b1696270d666a5757a40af30',
   updateCredits: 'a1fea2d1e024cc3e82b6f626d4728c22b9d6a634',
   createKey: 'e29883a98ec1967abb50417dbca60616a0aa6a81',
   importKeys: 'bec9a85cfdef6f6db36dd7ca504776f00ac87dec',
@@ -76,6 +77,7 @@ describe('the script table', () => {
       { command: 'deleteRbacEntryV1', numberOfKeys: 3 },
       { command: 'ensureNamespaceV1', numberOfKeys: 2 },
       { command: 'importKeysV1', numberOfKeys: undefined },
+      { command: 'multiBucketV1', numberOfKeys: undefined },
       { command: 'setOverrideV1', numberOfKeys: 3 },
       { command: 'tokenBucketV1', numberOfKeys: 2 },
       { command: 'tombstoneApiV1', numberOfKeys: 2 },
