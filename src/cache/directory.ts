@@ -17,10 +17,7 @@ export interface CachedNamespace extends NamespaceOverrides {
   matcher: OverrideMatcher;
 }
 
-type CachedDetails = Pick<
-  KeyRecord,
-  (typeof VERDICT_DETAIL_NAMES)[number] | 'credits' | 'permissionIds' | 'roleIds'
->;
+type CachedDetails = Pick<KeyRecord, (typeof CACHED_DETAIL_NAMES)[number]>;
 
 /**
  * A cached key, which is also its own cache entry (`value`, `generation`, `until`). A node holds
@@ -70,6 +67,12 @@ class CachedKey implements CacheEntry<KeyLookup> {
   get roleIds(): KeyRecord['roleIds'] {
     return this.details?.roleIds;
   }
+  get ratelimits(): KeyRecord['ratelimits'] {
+    return this.details?.ratelimits;
+  }
+  get identityId(): KeyRecord['identityId'] {
+    return this.details?.identityId;
+  }
   get value(): this {
     return this;
   }
@@ -84,6 +87,8 @@ const CACHED_DETAIL_NAMES = [
   'credits',
   'permissionIds',
   'roleIds',
+  'ratelimits',
+  'identityId',
 ] as const;
 
 for (const name of VERDICT_DETAIL_NAMES) {

@@ -1,4 +1,5 @@
 import type { CreditReset, RefillConfig } from './credits';
+import type { NamedLimit } from './namedLimits';
 import type { RatelimitConfig } from './ratelimit';
 
 /**
@@ -13,6 +14,8 @@ export interface KeyDetails {
   expires?: number;
   /** A label of the caller's own (`production`, `test`…), answered by every verification. */
   environment?: string;
+  /** Named rate limits beside the seed `ratelimit` (which is the one named `default`). */
+  ratelimits?: NamedLimit[];
 }
 
 export type KeyDetailName = keyof KeyDetails;
@@ -40,14 +43,21 @@ export const KEY_DETAIL_RULES: Readonly<Record<KeyDetailName, KeyDetailRule>> = 
   updatedAt: { stored: 'number', input: false, verdict: false },
   expires: { stored: 'number', input: true, verdict: true },
   environment: { stored: 'text', input: true, verdict: true },
+  ratelimits: { stored: 'json', input: true, verdict: false },
 };
 
 export const KEY_DETAIL_NAMES = Object.keys(KEY_DETAIL_RULES) as readonly KeyDetailName[];
 
+/**
+ * The details a verification answers as they are stored: the rules' `verdict: true` ones (a
+ * verdict lists the named limits it applied, in its own shape).
+ */
+export type VerdictDetailName = Exclude<ClientDetailName, 'ratelimits'>;
+
 /** The details a verification answers with, in answer order. */
 export const VERDICT_DETAIL_NAMES = KEY_DETAIL_NAMES.filter(
   (name) => KEY_DETAIL_RULES[name].verdict,
-) as readonly ClientDetailName[];
+) as readonly VerdictDetailName[];
 
 /** Usage credits: their count lives in its own hash (names.credits). */
 export interface KeyCredits {
@@ -76,6 +86,8 @@ export interface KeyRecord extends KeyDetails {
    */
   permissionIds?: readonly string[];
   roleIds?: readonly string[];
+  /** The identity the key belongs to (its `ownerId` is that identity's externalId). */
+  identityId?: string;
   /** Bumped by every write; updates and deletes compare-and-set on it. */
   version: number;
   /** Position in the API's creation order. */
@@ -93,12 +105,14 @@ export type VerifiableKey = Pick<
   | 'credits'
   | 'permissionIds'
   | 'roleIds'
+  | 'identityId'
   | ClientDetailName
 >;
 
 /** The mutable part of a key: what createKey sets and updateKey may change or clear. */
 export type KeyFields = { [Name in ClientDetailName]?: KeyDetails[Name] | null } & {
   enabled?: boolean;
+  identityId?: string | null;
   ratelimit?: RatelimitConfig | null;
   /** null: unlimited usage; refill null: credits that never refill; resetTo: set remaining. */
   credits?: { refill?: RefillConfig | null; resetTo?: number } | null;

@@ -90,6 +90,7 @@ export const newKeyFields = {
   expires,
   environment,
   ratelimit,
+  ratelimits: namedLimits,
   remaining,
   refill,
   enabled: { type: 'boolean' },
@@ -149,6 +150,7 @@ export const keyOutput = object(
     expires: integer,
     environment: string,
     ratelimit: ratelimitOutput,
+    ratelimits: { type: 'array', items: namedLimitOutput },
     remaining: integer,
     refill: object(
       { interval: string, amount: integer, refillDay: integer, lastRefillAt: integer },

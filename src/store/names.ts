@@ -39,6 +39,11 @@ export const names = {
   roleNames: (ws: string) => `${PREFIX}:{${ws}}:rolenames`,
   rootKey: (hash: string) => `${PREFIX}:rootkey:{${hash}}`,
   bucket: (bucketId: string) => `${PREFIX}:bucket:{${bucketId}}`,
+  /**
+   * A named limit's bucket, tagged by its owner (a key, whose credits share the tag, or an
+   * identity): `keyward:bucket:{key_…}:tokens`. A key's `default` limit is names.bucket(keyId).
+   */
+  namedBucket: (ownerId: string, name: string) => `${PREFIX}:bucket:{${ownerId}}:${name}`,
   /** A key's usage credits: tagged like its bucket, so one script can decide both. */
   credits: (keyId: string) => `${PREFIX}:credits:{${keyId}}`,
 } as const;

@@ -48,6 +48,7 @@ export function keyFieldChanges(fields: KeyFields, resetNonce = '', now = 0): Fi
     put(name, value === undefined || value === null ? value : storedDetail(name, value));
   }
   put('enabled', fields.enabled === undefined ? undefined : fields.enabled ? '1' : '0');
+  put('identityId', fields.identityId);
   if (fields.ratelimit === null) changes.del.push(...RATELIMIT_FIELDS);
   else if (fields.ratelimit) {
     const { type, limit, refillRate, refillInterval } = fields.ratelimit;
@@ -113,6 +114,7 @@ export function keyFromHash(hash: Hash): KeyRecord | undefined {
     const stored = hash[name];
     if (stored !== undefined) setDetail(record, name, stored);
   }
+  if (hash.identityId !== undefined) record.identityId = hash.identityId;
   if (hash.rlType !== undefined) {
     record.ratelimit = {
       type: hash.rlType as RatelimitType,

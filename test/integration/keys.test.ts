@@ -362,16 +362,6 @@ describe('keys.verifyKey', () => {
     expect((await verify('a XOR b')).status).toBe(400);
     expect((await verify(42)).status).toBe(400);
   });
-
-  test('named rate limits (ratelimits[]) are refused rather than ignored', async () => {
-    const { key } = await createKey(api, apiId);
-    const response = await api.post<ErrorBody>('keys.verifyKey', {
-      key,
-      ratelimits: [{ name: 'x' }],
-    });
-    expect(response.status).toBe(400);
-    expect(response.body.error.message).toMatch(/^ratelimits: /);
-  });
 });
 
 describe('externalId, the newer name of ownerId', () => {

@@ -1,8 +1,10 @@
 import type { RefillConfig } from '../../domain/credits';
 import type { KeyFields } from '../../domain/key';
 import { BadRequestError } from '../../errors';
+import { DEFAULT_LIMIT_NAME } from '../../domain/namedLimits';
 import { normalizeRatelimit, type RatelimitInput } from '../../limiter/ratelimitConfig';
 import { checkMeta } from '../limits';
+import { normalizeNamedLimits, type NamedLimitInput } from '../namedLimits';
 
 /** The key fields a client may send, to createKey, updateKey or migrations.createKeys. */
 export interface KeyFieldsInput {
@@ -15,6 +17,11 @@ export interface KeyFieldsInput {
   environment?: string | null;
   enabled?: boolean;
   ratelimit?: RatelimitInput | null;
+  /**
+   * Named limits; one named `default` is the seed `ratelimit`. Given on an update, the named ones
+   * are replaced (null removes them); the `default` changes only when named or `ratelimit` is sent.
+   */
+  ratelimits?: NamedLimitInput[] | null;
   /** Usage credits; null (on update) makes usage unlimited. */
   remaining?: number | null;
   refill?: RefillConfig | null;
@@ -67,6 +74,7 @@ export function toKeyFields(input: KeyFieldsInput, now: number, hadCredits: bool
   if (input.ratelimit !== undefined) {
     fields.ratelimit = input.ratelimit === null ? null : normalizeRatelimit(input.ratelimit);
   }
+  if (input.ratelimits !== undefined) setNamedLimits(fields, input);
   const refill = storedRefill(input.refill);
   if (input.remaining === null) {
     if (refill) throw new BadRequestError('refill: requires remaining');
@@ -83,6 +91,30 @@ export function toKeyFields(input: KeyFieldsInput, now: number, hadCredits: bool
     }
   }
   return fields;
+}
+
+/** `ratelimits` into fields: the one named `default` is the seed limit, the others are stored apart. */
+function setNamedLimits(fields: KeyFields, input: KeyFieldsInput): void {
+  if (input.ratelimits === null || input.ratelimits === undefined) {
+    if (input.ratelimits === null) fields.ratelimits = null;
+    return;
+  }
+  const named = normalizeNamedLimits(input.ratelimits);
+  const index = named.findIndex((limit) => limit.name === DEFAULT_LIMIT_NAME);
+  if (index >= 0) {
+    if (input.ratelimit !== undefined) {
+      throw new BadRequestError(
+        `ratelimits[${index}].name: "default" is the limit \`ratelimit\` sets; send one of them`,
+      );
+    }
+    if (input.ratelimits[index]!.autoApply === false) {
+      throw new BadRequestError(`ratelimits[${index}].autoApply: the default limit always applies`);
+    }
+    const { type, limit, duration } = named[index]!;
+    fields.ratelimit = { type, limit, refillRate: limit, refillInterval: duration };
+    named.splice(index, 1);
+  }
+  fields.ratelimits = named.length > 0 ? named : null;
 }
 
 /** The fields of a new key (created or imported): enabled unless it says otherwise. */

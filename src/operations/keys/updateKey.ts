@@ -11,6 +11,7 @@ import {
   expires,
   id,
   meta,
+  namedLimits,
   nullable,
   ratelimit,
   refill,
@@ -64,6 +65,7 @@ export const updateKey = defineOperation({
       expires: nullable(expires),
       environment: nullable(environment),
       ratelimit: { ...ratelimit, type: ['object', 'null'] },
+      ratelimits: { ...namedLimits, type: ['array', 'null'] },
       // 0 is allowed here, as updateRemaining's `set 0` is: a key can be used up on purpose.
       remaining: nullable({ ...remaining, minimum: 0 }),
       refill: { ...refill, type: ['object', 'null'] },

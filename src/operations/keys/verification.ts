@@ -30,6 +30,8 @@ export interface Verification extends Partial<
     | { limit: number; remaining: number; reset: number }
     /** The bucket could not be reached: nothing was counted. */
     | { limit: number; evaluated: false };
+  /** Every limit this verification applied: only when it went beyond the seed `ratelimit`. */
+  ratelimits?: LimitStanding[];
   enabled?: boolean;
   requestId: string;
   /** Every permission the key holds, its roles' included: only for a key that holds any. */
@@ -37,6 +39,12 @@ export interface Verification extends Partial<
   /** Its roles: only for a key that holds any. */
   roles?: string[];
 }
+
+/** Where one applied limit stands after a verification. */
+export type LimitStanding =
+  | { name: string; limit: number; remaining: number; reset: number; exceeded: boolean }
+  /** Not checked: its Redis was not reached (another limit refused first) or not reachable. */
+  | { name: string; limit: number; evaluated: false };
 
 /** The verdict on a found key: its identity and details, in the order the answer shows them. */
 export function verdict(
@@ -65,11 +73,29 @@ export function verificationHeaders(
   verification: Verification,
   now: number,
 ): Record<string, string> {
-  const { ratelimit } = verification;
-  if (!ratelimit || !('remaining' in ratelimit)) return {};
+  const limit = headlineLimit(verification);
+  if (!limit) return {};
   return rateLimitHeaders(
-    ratelimit,
+    limit,
     verification.code === 'RATE_LIMITED',
     verification[DECIDED_AT] ?? now,
   );
+}
+
+/**
+ * The limit the RateLimit-* headers describe: the seed limit as before, else of the named ones
+ * the one that refused, or the one closest to refusing.
+ */
+function headlineLimit(
+  verification: Verification,
+): { limit: number; remaining: number; reset: number } | undefined {
+  const { ratelimit, ratelimits } = verification;
+  if (ratelimit) return 'remaining' in ratelimit ? ratelimit : undefined;
+  let headline: { limit: number; remaining: number; reset: number; exceeded: boolean } | undefined;
+  for (const standing of ratelimits ?? []) {
+    if (!('remaining' in standing)) continue;
+    if (standing.exceeded) return standing;
+    if (!headline || standing.remaining < headline.remaining) headline = standing;
+  }
+  return headline;
 }

@@ -1,20 +1,28 @@
 import { isGranted, permissionFor } from '../../auth/permissions';
 import { evaluate, parsePermissionQuery } from '../../auth/permissionQuery';
-import { BadRequestError } from '../../errors';
 import { hashKey } from '../../keys/keyMaterial';
 import type { BucketDecision } from '../../limiter/tokenBucket';
 import { DECIDED_AT } from '../../limiter/tokenBucket';
 import { isRedisUnavailable } from '../../redis/failures';
 import { defineOperation, requirePermission, type Caller } from '../operation';
-import { cost, id, plaintextKey } from '../schemas';
+import { cost, id, INTERVAL_MAX, LIMIT_MAX, limitName, plaintextKey } from '../schemas';
+import {
+  appliedLimits,
+  usesNamedLimits,
+  type AppliedLimit,
+  type LimitRequest,
+} from './appliedLimits';
 import type { Directory } from '../../cache/directory';
-import type { Limiter } from '../../limiter/limiter';
+import type { ChargeOutcome, Limiter } from '../../limiter/limiter';
+import { DEFAULT_LIMIT_NAME } from '../../domain/namedLimits';
+import type { VerifiableKey } from '../../domain/key';
 import type { Services } from '../services';
 import { creditSpend } from './credits';
 import { holdingsOf, holdsAny } from './holdings';
 import {
   verdict,
   verificationHeaders,
+  type LimitStanding,
   type Verification,
   type VerificationCode,
 } from './verification';
@@ -24,6 +32,8 @@ export interface VerifyKeyInput {
   apiId?: string;
   ratelimit?: { cost?: number };
   remaining?: { cost?: number };
+  /** Named limits to apply beside those that apply themselves. */
+  ratelimits?: LimitRequest[];
   /** Unkey v1's JSON query or v2's string grammar; parsed by src/auth/permissionQuery.ts. */
   authorization?: { permissions: unknown };
 }
@@ -34,7 +44,7 @@ const NO_PERMISSIONS: ReadonlySet<string> = new Set();
 /** What deciding a verification needs: narrow enough to be faked in a unit test. */
 export interface VerifyDeps extends Pick<Services, 'limiterFailure' | 'now'> {
   directory: Pick<Directory, 'keyByHash' | 'catalogue'>;
-  limiter: Pick<Limiter, 'check'>;
+  limiter: Pick<Limiter, 'check' | 'charge'>;
 }
 
 /**
@@ -46,9 +56,6 @@ export async function decideVerification(
   caller: Caller,
   input: VerifyKeyInput,
 ): Promise<Verification> {
-  if ('ratelimits' in input) {
-    throw new BadRequestError('ratelimits: named rate limits are not supported by this server');
-  }
   if (input.apiId !== undefined)
     requirePermission(caller, permissionFor('api', input.apiId, 'verify_key'));
   // Parsed before the lookup: a malformed query is a 400 whether or not the key exists.
@@ -82,6 +89,9 @@ export async function decideVerification(
   if (query && !evaluate(query, holdings?.effective ?? NO_PERMISSIONS)) {
     return answer('INSUFFICIENT_PERMISSIONS');
   }
+  if (usesNamedLimits(key, undefined, input)) {
+    return spendNamedLimits(deps, key, appliedLimits(key, undefined, input), input, answer);
+  }
   if (!key.ratelimit && !key.credits) return answer('VALID');
 
   const credits = creditSpend(deps.now(), key, input.remaining?.cost ?? 1);
@@ -114,6 +124,60 @@ export async function decideVerification(
   return result;
 }
 
+/**
+ * A verification with named limits: every applied limit and the credits, all or nothing
+ * (Limiter.charge); the answer lists each limit, and `ratelimit` still describes the seed one.
+ */
+async function spendNamedLimits(
+  deps: VerifyDeps,
+  key: VerifiableKey,
+  limits: readonly AppliedLimit[],
+  input: VerifyKeyInput,
+  answer: (code: VerificationCode) => Verification,
+): Promise<Verification> {
+  const spend = creditSpend(deps.now(), key, input.remaining?.cost ?? 1);
+  if (limits.length === 0 && !spend) {
+    const result = answer('VALID');
+    result.ratelimits = [];
+    return result;
+  }
+  let outcome: ChargeOutcome;
+  try {
+    outcome = await deps.limiter.charge(limits, spend && { keyId: key.id, spend });
+  } catch (error) {
+    if (!isRedisUnavailable(error)) throw error;
+    const result = answer(deps.limiterFailure === 'open' ? 'VALID' : 'LIMITER_UNAVAILABLE');
+    result.evaluated = false;
+    if (key.ratelimit) result.ratelimit = { limit: key.ratelimit.limit, evaluated: false };
+    result.ratelimits = limits.map(({ name, config }) => ({
+      name,
+      limit: config.limit,
+      evaluated: false,
+    }));
+    return result;
+  }
+  const result = answer(
+    outcome.allowed ? 'VALID' : outcome.usageExceeded ? 'USAGE_EXCEEDED' : 'RATE_LIMITED',
+  );
+  result.ratelimits = limits.map(({ name, config }, index): LimitStanding => {
+    const standing = outcome.standings[index];
+    if (!standing) return { name, limit: config.limit, evaluated: false };
+    return { name, limit: config.limit, ...standing };
+  });
+  const seed = limits.findIndex((limit) => limit.name === DEFAULT_LIMIT_NAME);
+  const seedStanding = outcome.standings[seed];
+  if (seed >= 0 && seedStanding) {
+    result.ratelimit = {
+      limit: limits[seed]!.config.limit,
+      remaining: seedStanding.remaining,
+      reset: seedStanding.reset,
+    };
+  }
+  if (outcome.creditsRemaining !== undefined) result.remaining = outcome.creditsRemaining;
+  result[DECIDED_AT] = outcome.now;
+  return result;
+}
+
 export const verifyKey = defineOperation({
   name: 'keys.verifyKey',
   method: 'POST',
@@ -129,6 +193,20 @@ export const verifyKey = defineOperation({
       apiId: id,
       ratelimit: cost,
       remaining: cost,
+      ratelimits: {
+        type: 'array',
+        maxItems: 20,
+        items: {
+          type: 'object',
+          required: ['name'],
+          properties: {
+            name: limitName,
+            cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
+            limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+            duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
+          },
+        },
+      },
       authorization: {
         type: 'object',
         required: ['permissions'],
@@ -151,6 +229,7 @@ export const verifyKey = defineOperation({
       environment: { type: 'string' },
       remaining: { type: 'integer' },
       ratelimit: { type: 'object' },
+      ratelimits: { type: 'array', items: { type: 'object' } },
       enabled: { type: 'boolean' },
       permissions: { type: 'array', items: { type: 'string' } },
       roles: { type: 'array', items: { type: 'string' } },

@@ -1,7 +1,7 @@
 import type { VerifiableKey } from '../../../src/domain/key';
 import { BadRequestError, InsufficientPermissionsError } from '../../../src/errors';
 import { hashKey } from '../../../src/keys/keyMaterial';
-import type { Limiter } from '../../../src/limiter/limiter';
+import type { ChargeOutcome, Limiter } from '../../../src/limiter/limiter';
 import { DECIDED_AT, type BucketDecision } from '../../../src/limiter/tokenBucket';
 import type { RatelimitConfig } from '../../../src/domain/ratelimit';
 import {
@@ -29,14 +29,29 @@ function keyWith(overrides: Partial<VerifiableKey> = {}): VerifiableKey {
 }
 
 type CheckArgs = Parameters<Limiter['check']>;
+type ChargeArgs = Parameters<Limiter['charge']>;
 
-class FakeLimiter implements Pick<Limiter, 'check'> {
+class FakeLimiter implements Pick<Limiter, 'check' | 'charge'> {
   readonly calls: CheckArgs[] = [];
+  readonly charges: ChargeArgs[] = [];
   constructor(private readonly outcome: BucketDecision | Error) {}
   async check(...args: CheckArgs): Promise<BucketDecision> {
     this.calls.push(args);
     if (this.outcome instanceof Error) throw this.outcome;
     return this.outcome;
+  }
+  /** Every charged limit stands as the single-bucket outcome says. */
+  async charge(...args: ChargeArgs): Promise<ChargeOutcome> {
+    this.charges.push(args);
+    if (this.outcome instanceof Error) throw this.outcome;
+    const { allowed, usageExceeded, remaining, reset, now, creditsRemaining } = this.outcome;
+    return {
+      allowed,
+      usageExceeded,
+      standings: args[0].map(() => ({ remaining, reset, exceeded: !allowed && !usageExceeded })),
+      now,
+      ...(creditsRemaining !== undefined ? { creditsRemaining } : {}),
+    };
   }
 }
 
@@ -358,13 +373,44 @@ describe('decideVerification: root keys scoped to another API', () => {
 });
 
 describe('decideVerification: input and answer shape', () => {
-  test('`ratelimits` in the input is a BadRequestError, before any lookup', async () => {
-    const { deps, directory } = setup(keyWith());
+  test('a requested limit the key does not have is a BadRequestError naming it', async () => {
+    const { deps, limiter } = setup(keyWith({ ratelimit: RATELIMIT }));
     const input = { key: PLAINTEXT, ratelimits: [{ name: 'tokens' }] };
     const error = await thrownBy(() => decideVerification(deps, callerWith(['*']), input));
     expect(error).toBeInstanceOf(BadRequestError);
-    expect((error as BadRequestError).message).toMatch(/^ratelimits: /);
-    expect(directory.lookups).toHaveLength(0);
+    expect((error as BadRequestError).message).toMatch(
+      /^ratelimits\[0\]\.name: ratelimit "tokens" was requested but does not exist for key key_1/,
+    );
+    expect([limiter.calls, limiter.charges]).toEqual([[], []]);
+  });
+
+  test('named limits: one charge of every applied limit and the credits, each answered', async () => {
+    const key = keyWith({
+      ratelimit: RATELIMIT,
+      credits: CREDITS,
+      ratelimits: [
+        { name: 'tokens', type: 'fast', limit: 50, duration: 60_000, autoApply: false },
+        { name: 'hourly', type: 'consistent', limit: 7, duration: 3_600_000, autoApply: true },
+      ],
+    });
+    const { deps, limiter } = setup(key);
+    const input = { key: PLAINTEXT, ratelimits: [{ name: 'tokens', cost: 5 }] };
+    const result = await decideVerification(deps, callerWith(['*']), input);
+    expect(limiter.calls).toEqual([]);
+    const [charges, credits] = limiter.charges[0]!;
+    expect(charges.map(({ bucketKey, tag, cost }) => [bucketKey, tag, cost])).toEqual([
+      ['keyward:bucket:{key_1}', 'key_1', 1],
+      ['keyward:bucket:{key_1}:hourly', 'key_1', 1],
+      ['keyward:bucket:{key_1}:tokens', 'key_1', 5],
+    ]);
+    expect(credits).toEqual({ keyId: 'key_1', spend: expect.objectContaining({ cost: 1 }) });
+    expect(result.ratelimits).toEqual([
+      { name: 'default', limit: 10, remaining: 9, reset: NOW + 100, exceeded: false },
+      { name: 'hourly', limit: 7, remaining: 9, reset: NOW + 100, exceeded: false },
+      { name: 'tokens', limit: 50, remaining: 9, reset: NOW + 100, exceeded: false },
+    ]);
+    expect(result.ratelimit).toEqual({ limit: 10, remaining: 9, reset: NOW + 100 });
+    expect(result.remaining).toBe(4);
   });
 
   test.each<[string, Partial<VerifiableKey>]>([
