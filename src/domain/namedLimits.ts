@@ -20,7 +20,9 @@ export const DEFAULT_LIMIT_NAME = 'default';
 export const NAMED_LIMITS_MAX = 20;
 
 /** A named limit as the bucket script sees it. */
-export function namedBucket(limit: Pick<NamedLimit, 'type' | 'limit' | 'duration'>): RatelimitConfig {
+export function namedBucket(
+  limit: Pick<NamedLimit, 'type' | 'limit' | 'duration'>,
+): RatelimitConfig {
   return {
     type: limit.type,
     limit: limit.limit,
