@@ -11,6 +11,7 @@ import { ApiStore } from './store/apiStore';
 import { KeyStore } from './store/keyStore';
 import type { Announce } from './store/names';
 import { RatelimitStore } from './store/ratelimitStore';
+import { IdentityStore } from './store/identityStore';
 import { RbacStore } from './store/rbacStore';
 import { RootKeyStore } from './store/rootKeyStore';
 
@@ -36,6 +37,7 @@ export function assembleServices(parts: {
     rootKeys: new RootKeyStore(primary),
     ratelimits: new RatelimitStore(primary, announce),
     rbac: new RbacStore(primary, announce),
+    identities: new IdentityStore(primary, announce),
   };
   const directory = new Directory(stores, {
     ...config.cache,
@@ -46,6 +48,8 @@ export function assembleServices(parts: {
     keys: directory.keys,
     apis: directory.apis,
     namespaces: directory.namespaces,
+    rbac: directory.rbac,
+    identities: directory.identities,
   });
   const limiter = new Limiter(
     { local: parts.local, primary, primaryIsCluster: 'isCluster' in primary && primary.isCluster },

@@ -11,6 +11,8 @@ import type { ApiRecord, RootKeyRecord } from '../domain/records';
 import type { RootKeyStore } from '../store/rootKeyStore';
 import type { RatelimitStore } from '../store/ratelimitStore';
 import type { RbacCatalogue, RbacStore } from '../store/rbacStore';
+import type { IdentityRecord } from '../domain/identity';
+import type { IdentityStore } from '../store/identityStore';
 import { OverrideMatcher } from '../limiter/overrides';
 
 export interface CachedNamespace extends NamespaceOverrides {
@@ -138,6 +140,8 @@ export class Directory implements InvalidationTarget {
   readonly namespaces: ReadThroughCache<CachedNamespace>;
   /** Each workspace's permissions and roles, by id: what a key's ids resolve to. */
   readonly rbac: ReadThroughCache<RbacCatalogue>;
+  /** Identities by workspace and id: what a key linked to one shares with its other keys. */
+  readonly identities: ReadThroughCache<IdentityRecord>;
 
   constructor(
     private readonly stores: {
@@ -146,6 +150,7 @@ export class Directory implements InvalidationTarget {
       apis: ApiStore;
       ratelimits: RatelimitStore;
       rbac: RbacStore;
+      identities: IdentityStore;
     },
     options: CacheOptions,
   ) {
@@ -159,6 +164,7 @@ export class Directory implements InvalidationTarget {
     this.apis = new ReadThroughCache(options, isRedisUnavailable);
     this.namespaces = new ReadThroughCache(options, isRedisUnavailable);
     this.rbac = new ReadThroughCache(options, isRedisUnavailable);
+    this.identities = new ReadThroughCache(options, isRedisUnavailable);
   }
 
   rootKeyByHash(hash: string): Promise<RootKeyRecord | undefined> {
@@ -228,6 +234,13 @@ export class Directory implements InvalidationTarget {
     return (await this.rbac.get(ws, () => this.stores.rbac.catalogue(ws))) ?? EMPTY_CATALOGUE;
   }
 
+  /** The identity, or undefined when it does not exist (remembered for the negative TTL). */
+  identity(ws: string, identityId: string): Promise<IdentityRecord | undefined> {
+    return this.identities.get(`${ws} ${identityId}`, () =>
+      this.stores.identities.byId(ws, identityId),
+    );
+  }
+
   apply(message: Invalidation): void {
     switch (message.kind) {
       case 'root':
@@ -250,6 +263,9 @@ export class Directory implements InvalidationTarget {
       case 'rbac':
         this.rbac.invalidate(message.workspaceId);
         break;
+      case 'identity':
+        this.identities.invalidate(`${message.workspaceId} ${message.identityId}`);
+        break;
     }
   }
 
@@ -259,5 +275,6 @@ export class Directory implements InvalidationTarget {
     this.apis.reset(listening);
     this.namespaces.reset(listening);
     this.rbac.reset(listening);
+    this.identities.reset(listening);
   }
 }

@@ -1,7 +1,8 @@
 import { randomFillSync } from 'node:crypto';
 import { encodeBase58 } from './base58';
 
-export type IdPrefix = 'ws' | 'api' | 'key' | 'req' | 'rk' | 'rlns' | 'rlor' | 'perm' | 'role';
+export type IdPrefix =
+  'ws' | 'api' | 'key' | 'req' | 'rk' | 'rlns' | 'rlor' | 'perm' | 'role' | 'id';
 
 /** 6 bytes of milliseconds then 10 random bytes; base58 of 16 bytes is at most 22 characters. */
 const ID_BODY_LENGTH = 22;

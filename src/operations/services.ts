@@ -4,6 +4,7 @@ import type { ManagementLimiter } from '../limiter/managementLimiter';
 import type { Metrics } from '../observability/metrics';
 import type { RecentVerifications } from '../observability/recentVerifications';
 import type { ApiStore } from '../store/apiStore';
+import type { IdentityStore } from '../store/identityStore';
 import type { KeyStore } from '../store/keyStore';
 import type { RatelimitStore } from '../store/ratelimitStore';
 import type { RbacStore } from '../store/rbacStore';
@@ -19,6 +20,7 @@ export interface Services {
   rootKeys: RootKeyStore;
   ratelimits: RatelimitStore;
   rbac: RbacStore;
+  identities: IdentityStore;
   directory: Directory;
   limiter: Limiter;
   management: ManagementLimiter;

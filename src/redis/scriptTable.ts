@@ -165,6 +165,33 @@ export const SCRIPTS = {
     reply: 'integer',
     codes: { 1: 'deleted', [-1]: 'not_found' },
   },
+  ensureIdentity: {
+    file: 'ensure-identity-3.lua',
+    command: 'ensureIdentityV1',
+    keys: ['externalIds', 'record', 'order'],
+    argv: ['externalId', 'newId', 'channel', 'message'],
+    moreArgv: 'the new record: field, value pairs',
+    reply: 'string',
+    codes: {},
+    value: 'the identity id: the existing one, or newId when created',
+  },
+  updateIdentity: {
+    file: 'update-identity-1.lua',
+    command: 'updateIdentityV1',
+    keys: ['record'],
+    argv: ['channel', 'message', 'setCount'],
+    moreArgv: 'setCount field, value pairs to set, then fields to delete',
+    reply: 'integer',
+    codes: { 1: 'updated', [-1]: 'not_found' },
+  },
+  deleteIdentity: {
+    file: 'delete-identity-3.lua',
+    command: 'deleteIdentityV1',
+    keys: ['externalIds', 'record', 'order'],
+    argv: ['channel', 'message'],
+    reply: 'integer',
+    codes: { 1: 'deleted', [-1]: 'not_found' },
+  },
 } as const satisfies Record<string, ScriptSpec>;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -37,6 +37,13 @@ export const names = {
   /** The ids of a role's permissions. */
   rolePermissions: (ws: string, id: string) => `${PREFIX}:{${ws}}:role:${id}:perms`,
   roleNames: (ws: string) => `${PREFIX}:{${ws}}:rolenames`,
+  /**
+   * Identities: a record each, a hash of externalIds → ids (an externalId is taken once per
+   * workspace), and a zset of their ids, all scored 0, for paging in id (creation) order.
+   */
+  identity: (ws: string, id: string) => `${PREFIX}:{${ws}}:identity:${id}`,
+  identityNames: (ws: string) => `${PREFIX}:{${ws}}:identitynames`,
+  identities: (ws: string) => `${PREFIX}:{${ws}}:identities`,
   rootKey: (hash: string) => `${PREFIX}:rootkey:{${hash}}`,
   bucket: (bucketId: string) => `${PREFIX}:bucket:{${bucketId}}`,
   /**
@@ -73,6 +80,8 @@ export const invalidation = {
   namespace: (ws: string, name: string) => `ns ${ws} ${name}`,
   /** A permission or role of the workspace changed: whatever a node derived from them is stale. */
   rbac: (ws: string) => `rbac ${ws}`,
+  /** An identity was created, changed or deleted: a node's cached copy of it is stale. */
+  identity: (ws: string, identityId: string) => `identity ${ws} ${identityId}`,
 } as const;
 
 export type Invalidation =
@@ -80,7 +89,8 @@ export type Invalidation =
   | { kind: 'api'; workspaceId: string; apiId: string }
   | { kind: 'root'; hash: string }
   | { kind: 'ns'; workspaceId: string; name: string }
-  | { kind: 'rbac'; workspaceId: string };
+  | { kind: 'rbac'; workspaceId: string }
+  | { kind: 'identity'; workspaceId: string; identityId: string };
 
 /**
  * Told of every invalidation a store write has published (or, for a namespace's creation, that
@@ -96,5 +106,6 @@ export function parseInvalidation(message: string): Invalidation | undefined {
   if (kind === 'root' && a) return { kind, hash: a };
   if (kind === 'ns' && a && b) return { kind, workspaceId: a, name: b };
   if (kind === 'rbac' && a) return { kind, workspaceId: a };
+  if (kind === 'identity' && a && b) return { kind, workspaceId: a, identityId: b };
   return undefined;
 }

@@ -187,6 +187,48 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(await redis.exists(`${t}:role_1:members`)).toBe(0);
     return [deleted, await remove()];
   },
+  ensureIdentity: async (t) => {
+    const ensure = (id: string) =>
+      redis.ensureIdentityV1(
+        `${t}:names`,
+        `${t}:${id}`,
+        `${t}:order`,
+        'user_1',
+        id,
+        'c',
+        'm',
+        'id',
+        id,
+      );
+    const created = await ensure('id_1');
+    // The externalId is taken: the first identity's id, and nothing written for the second.
+    expect(await ensure('id_2')).toBe('id_1');
+    expect(await redis.exists(`${t}:id_2`)).toBe(0);
+    expect(await redis.hgetall(`${t}:names`)).toEqual({ user_1: 'id_1' });
+    expect(await redis.zrange(`${t}:order`, 0, -1)).toEqual(['id_1']);
+    return [created];
+  },
+  updateIdentity: async (t) => {
+    const update = () =>
+      redis.updateIdentityV1(`${t}:id_1`, 'c', 'm', 1, 'meta', '{"a":1}', 'ratelimits');
+    const missing = await update();
+    // A record deleted under an update is not brought back as a fragment.
+    expect(await redis.exists(`${t}:id_1`)).toBe(0);
+    await redis.hset(`${t}:id_1`, 'id', 'id_1', 'ratelimits', '[]');
+    const updated = await update();
+    expect(await redis.hgetall(`${t}:id_1`)).toEqual({ id: 'id_1', meta: '{"a":1}' });
+    return [missing, updated];
+  },
+  deleteIdentity: async (t) => {
+    await redis.hset(`${t}:names`, 'user_1', 'id_1');
+    await redis.hset(`${t}:id_1`, 'id', 'id_1', 'externalId', 'user_1');
+    await redis.zadd(`${t}:order`, 0, 'id_1');
+    const remove = () => redis.deleteIdentityV1(`${t}:names`, `${t}:id_1`, `${t}:order`, 'c', 'm');
+    const deleted = await remove();
+    expect(await redis.hgetall(`${t}:names`)).toEqual({});
+    expect(await redis.exists(`${t}:id_1`, `${t}:order`)).toBe(0);
+    return [deleted, await remove()];
+  },
 };
 
 test.each(Object.keys(SCRIPTS) as ScriptName[])(

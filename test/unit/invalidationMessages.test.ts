@@ -25,6 +25,15 @@ describe('invalidation messages', () => {
       workspaceId: 'ws_1',
       name: 'email',
     });
+    expect(parseInvalidation(invalidation.rbac('ws_1'))).toEqual({
+      kind: 'rbac',
+      workspaceId: 'ws_1',
+    });
+    expect(parseInvalidation(invalidation.identity('ws_1', 'id_1'))).toEqual({
+      kind: 'identity',
+      workspaceId: 'ws_1',
+      identityId: 'id_1',
+    });
   });
 
   test('a "created" message is a plain key invalidation to a reader that ignores the last word', () => {
@@ -35,6 +44,7 @@ describe('invalidation messages', () => {
 
   test('unknown or truncated messages are ignored', () => {
     expect(parseInvalidation('key ws_1')).toBeUndefined();
+    expect(parseInvalidation('identity ws_1')).toBeUndefined();
     expect(parseInvalidation('bogus a b')).toBeUndefined();
     expect(parseInvalidation('')).toBeUndefined();
   });

@@ -28,6 +28,9 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   setOverride: 'd87513a82ed3fe011367eab83f7e4a5d9aad73f6',
   createRbacEntry: '727c2b192beb0a7ee63b0a5d2741d6ac122c0537',
   deleteRbacEntry: '5df032f80c81fff2d05c59578cc4f98c55bc70f6',
+  ensureIdentity: '8d8bc9984512cd06485964a022713fd02fc772aa',
+  updateIdentity: '26f7fe8806ac6fa22c545bf685a185fe139cd4cd',
+  deleteIdentity: '99dd79be405e4ca1c0ee51a04e85a98452359029',
 };
 
 const scripts = loadScripts();
@@ -73,8 +76,10 @@ describe('the script table', () => {
     ).toEqual([
       { command: 'createKeyV1', numberOfKeys: 5 },
       { command: 'createRbacEntryV1', numberOfKeys: 3 },
+      { command: 'deleteIdentityV1', numberOfKeys: 3 },
       { command: 'deleteKeyV1', numberOfKeys: 4 },
       { command: 'deleteRbacEntryV1', numberOfKeys: 3 },
+      { command: 'ensureIdentityV1', numberOfKeys: 3 },
       { command: 'ensureNamespaceV1', numberOfKeys: 2 },
       { command: 'importKeysV1', numberOfKeys: undefined },
       { command: 'multiBucketV1', numberOfKeys: undefined },
@@ -82,6 +87,7 @@ describe('the script table', () => {
       { command: 'tokenBucketV1', numberOfKeys: 2 },
       { command: 'tombstoneApiV1', numberOfKeys: 2 },
       { command: 'updateCreditsV1', numberOfKeys: 1 },
+      { command: 'updateIdentityV1', numberOfKeys: 1 },
       { command: 'updateKeyV1', numberOfKeys: 3 },
     ]);
   });

@@ -274,6 +274,7 @@ const SERVICE_NAMES = [
   'rootKeys',
   'ratelimits',
   'rbac',
+  'identities',
   'directory',
   'limiter',
   'management',
@@ -326,7 +327,7 @@ describe('bindOperation', () => {
 
   test('every service name is listed', () => {
     expect(everyServiceListed).toBe(true);
-    expect(Object.keys(sentinels)).toHaveLength(12);
+    expect(Object.keys(sentinels)).toHaveLength(13);
   });
 
   test('hands the operation exactly the services it uses', async () => {
