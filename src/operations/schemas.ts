@@ -136,6 +136,13 @@ export const ratelimitOutput = object(
   ['type', 'async', 'limit', 'refillRate', 'refillInterval', 'duration'],
 );
 
+/** A key's identity in getKey and verifyKey answers. */
+export const identityRef = object({ id: string, externalId: string, meta }, [
+  'id',
+  'externalId',
+  'meta',
+]);
+
 export const keyOutput = object(
   {
     id: string,
@@ -159,6 +166,7 @@ export const keyOutput = object(
     enabled: boolean,
     permissions: { type: 'array', items: string },
     roles: { type: 'array', items: string },
+    identity: identityRef,
   },
   ['id', 'start', 'workspaceId', 'apiId', 'createdAt', 'enabled'],
 );

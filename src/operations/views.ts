@@ -2,6 +2,7 @@ import type { RefillConfig } from '../domain/credits';
 import { copyDetails, KEY_DETAIL_NAMES, type KeyDetails, type KeyRecord } from '../domain/key';
 import type { ApiRecord } from '../domain/records';
 import { ratelimitOutput, type RatelimitOutput } from '../limiter/ratelimitConfig';
+import type { IdentityView } from './keys/identityLink';
 
 /** A key as clients see it: never the hash, never the plaintext. */
 export interface KeyView extends KeyDetails {
@@ -18,6 +19,8 @@ export interface KeyView extends KeyDetails {
   /** Its own permissions and its roles, by name: only for a key that holds any. */
   permissions?: string[];
   roles?: string[];
+  /** The identity it belongs to, when linked to one that exists. */
+  identity?: IdentityView;
 }
 
 export function keyView(key: KeyRecord): KeyView {

@@ -65,6 +65,8 @@ describe('keys.createKey', () => {
         refillInterval: 1000,
         duration: 1000,
       },
+      // An ownerId is an identity's externalId: the identity is made with the key.
+      identity: { id: expect.stringMatching(/^id_/), externalId: 'user_1', meta: {} },
     });
     expect(JSON.stringify(got.body)).not.toContain(key.slice('sk_live_'.length));
   });
@@ -249,6 +251,7 @@ describe('keys.verifyKey', () => {
       name: 'v',
       ownerId: 'o',
       meta: { m: true },
+      identity: { id: expect.stringMatching(/^id_/), externalId: 'o', meta: {} },
       enabled: true,
       requestId: response.headers.get('x-request-id'),
     });

@@ -13,6 +13,7 @@ import {
   plaintextKey,
 } from '../schemas';
 import { newKeyFields, type KeyFieldsInput } from './fields';
+import { linkIdentity } from './identityLink';
 
 export interface CreateKeyInput extends KeyFieldsInput {
   apiId: string;
@@ -25,22 +26,16 @@ export interface CreateKeyInput extends KeyFieldsInput {
 
 /** The key's permissions and roles, planned (every refusal) before anything is written. */
 async function planKeyLinks(
-  deps: Pick<Services, 'rbac' | 'directory'>,
+  deps: Pick<Services, 'rbac'>,
   caller: Caller,
   input: CreateKeyInput,
 ): Promise<LinkPlan[]> {
   if (input.permissions === undefined && input.roles === undefined) return [];
-  const ws = caller.rootKey.workspaceId;
-  const catalogue = await deps.rbac.catalogue(ws);
-  const plans = [
+  const catalogue = await deps.rbac.catalogue(caller.rootKey.workspaceId);
+  return [
     planLinks(caller, 'permissions', namedRefs(input.permissions), catalogue),
     planLinks(caller, 'roles', namedRefs(input.roles), catalogue),
   ];
-  // Created permissions would outlive a key refused for its API: look before creating them.
-  if (!(await deps.directory.liveApi(ws, input.apiId))) {
-    throw new NotFoundError(`api ${input.apiId} not found`);
-  }
-  return plans;
 }
 
 export const createKey = defineOperation({
@@ -65,12 +60,20 @@ export const createKey = defineOperation({
     },
   },
   output: object({ keyId: id, key: plaintextKey }, ['keyId', 'key']),
-  uses: ['keys', 'now', 'rbac', 'directory'],
+  uses: ['keys', 'now', 'rbac', 'directory', 'identities'],
   async handle(deps, caller, input: CreateKeyInput): Promise<{ keyId: string; key: string }> {
     const ws = caller.rootKey.workspaceId;
     const now = deps.now();
     const fields = newKeyFields(input, now);
     const plans = await planKeyLinks(deps, caller, input);
+    if (plans.length > 0 || fields.ownerId) {
+      // Created permissions, roles or an identity would outlive a key refused for its API: look
+      // before creating them.
+      if (!(await deps.directory.liveApi(ws, input.apiId))) {
+        throw new NotFoundError(`api ${input.apiId} not found`);
+      }
+      await linkIdentity(deps, ws, fields, now, 'create');
+    }
     const material = generateKey(input.prefix, input.byteLength ?? DEFAULT_BYTE_LENGTH);
     const keyId = newId('key', now);
     if (plans.length > 0) {

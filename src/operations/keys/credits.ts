@@ -4,6 +4,7 @@ import type { CreditSpend } from '../../limiter/tokenBucket';
 import type { Services } from '../services';
 import { keyView, type KeyView } from '../views';
 import { holdingsOf, holdsAny } from './holdings';
+import { identityView } from './identityLink';
 
 /**
  * What the credits are worth now: the record's latest "set remaining" if the hash has not
@@ -51,6 +52,10 @@ export async function viewWithCredits(
     view.permissions = holdings.permissions;
     view.roles = holdings.roles;
   }
+  const identity = key.identityId
+    ? await deps.directory.identity(key.workspaceId, key.identityId)
+    : undefined;
+  if (identity) view.identity = identityView(identity);
   const credits = await currentCredits(deps, key);
   if (credits) {
     view.remaining = credits.remaining;

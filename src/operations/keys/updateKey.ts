@@ -19,6 +19,7 @@ import {
   text,
 } from '../schemas';
 import { toKeyFields, type KeyFieldsInput } from './fields';
+import { linkIdentity } from './identityLink';
 import { loadKey } from './loadKey';
 
 type UpdateKeyInput = KeyFieldsInput & {
@@ -76,7 +77,7 @@ export const updateKey = defineOperation({
     },
   },
   output: empty,
-  uses: ['keys', 'directory', 'now', 'rbac'],
+  uses: ['keys', 'directory', 'now', 'rbac', 'identities'],
   async handle(deps, caller, input: UpdateKeyInput): Promise<Record<string, never>> {
     const key = await loadKey(deps, caller, input.keyId, 'update_key');
     const now = deps.now();
@@ -94,6 +95,7 @@ export const updateKey = defineOperation({
         linked.map((l) => l.id),
       );
     }
+    await linkIdentity(deps, key.workspaceId, fields, now, 'create');
     // One atomic record write, a new `remaining` included (the credits hash applies it when next
     // used); a hash left behind by `remaining: null` is merely tidied up afterwards.
     const updated = await deps.keys.update(key.workspaceId, key.id, fields, now);

@@ -1,7 +1,9 @@
 import { copyDetails, VERDICT_DETAIL_NAMES, type VerifiableKey } from '../../domain/key';
 import { DECIDED_AT } from '../../limiter/tokenBucket';
 import { rateLimitHeaders } from '../rateLimitHeaders';
+import type { IdentityRecord } from '../../domain/identity';
 import type { Holdings } from './holdings';
+import { identityView, type IdentityView } from './identityLink';
 
 export type VerificationCode =
   | 'VALID'
@@ -38,6 +40,8 @@ export interface Verification extends Partial<
   permissions?: string[];
   /** Its roles: only for a key that holds any. */
   roles?: string[];
+  /** The identity the key belongs to. */
+  identity?: IdentityView;
 }
 
 /** Where one applied limit stands after a verification. */
@@ -52,6 +56,7 @@ export function verdict(
   code: VerificationCode,
   requestId: string,
   holdings?: Holdings,
+  identity?: IdentityRecord,
 ): Verification {
   const result: Verification = {
     valid: code === 'VALID',
@@ -65,6 +70,7 @@ export function verdict(
     result.permissions = [...holdings.effective].sort();
     result.roles = holdings.roles;
   }
+  if (identity) result.identity = identityView(identity);
   return result;
 }
 

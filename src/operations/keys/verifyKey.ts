@@ -5,7 +5,15 @@ import type { BucketDecision } from '../../limiter/tokenBucket';
 import { DECIDED_AT } from '../../limiter/tokenBucket';
 import { isRedisUnavailable } from '../../redis/failures';
 import { defineOperation, requirePermission, type Caller } from '../operation';
-import { cost, id, INTERVAL_MAX, LIMIT_MAX, limitName, plaintextKey } from '../schemas';
+import {
+  cost,
+  id,
+  identityRef,
+  INTERVAL_MAX,
+  LIMIT_MAX,
+  limitName,
+  plaintextKey,
+} from '../schemas';
 import {
   appliedLimits,
   usesNamedLimits,
@@ -43,7 +51,7 @@ const NO_PERMISSIONS: ReadonlySet<string> = new Set();
 
 /** What deciding a verification needs: narrow enough to be faked in a unit test. */
 export interface VerifyDeps extends Pick<Services, 'limiterFailure' | 'now'> {
-  directory: Pick<Directory, 'keyByHash' | 'catalogue'>;
+  directory: Pick<Directory, 'keyByHash' | 'catalogue' | 'identity'>;
   limiter: Pick<Limiter, 'check' | 'charge'>;
 }
 
@@ -82,15 +90,18 @@ export async function decideVerification(
   const holdings = holdsAny(key)
     ? holdingsOf(key, await deps.directory.catalogue(caller.rootKey.workspaceId))
     : undefined;
-  const answer = (code: VerificationCode) => verdict(key, code, requestId, holdings);
+  const identity = key.identityId
+    ? await deps.directory.identity(caller.rootKey.workspaceId, key.identityId)
+    : undefined;
+  const answer = (code: VerificationCode) => verdict(key, code, requestId, holdings, identity);
   if (!key.enabled) return answer('DISABLED');
   if (input.apiId !== undefined && input.apiId !== key.apiId) return answer('FORBIDDEN');
   if (key.expires !== undefined && key.expires <= deps.now()) return answer('EXPIRED');
   if (query && !evaluate(query, holdings?.effective ?? NO_PERMISSIONS)) {
     return answer('INSUFFICIENT_PERMISSIONS');
   }
-  if (usesNamedLimits(key, undefined, input)) {
-    return spendNamedLimits(deps, key, appliedLimits(key, undefined, input), input, answer);
+  if (usesNamedLimits(key, identity, input)) {
+    return spendNamedLimits(deps, key, appliedLimits(key, identity, input), input, answer);
   }
   if (!key.ratelimit && !key.credits) return answer('VALID');
 
@@ -233,6 +244,7 @@ export const verifyKey = defineOperation({
       enabled: { type: 'boolean' },
       permissions: { type: 'array', items: { type: 'string' } },
       roles: { type: 'array', items: { type: 'string' } },
+      identity: identityRef,
       evaluated: { const: false },
       requestId: { type: 'string' },
     },

@@ -3,6 +3,7 @@ import { newId } from '../../keys/ids';
 import { hashKey, startOf } from '../../keys/keyMaterial';
 import type { NewKey } from '../../store/keyStore';
 import { newKeyFields, type KeyFieldsInput } from '../keys/fields';
+import { linkIdentity } from '../keys/identityLink';
 import { defineOperation } from '../operation';
 import { id, newKeyFields as newKeyFieldsSchema, object, plaintextKey } from '../schemas';
 
@@ -76,7 +77,7 @@ export const createKeys = defineOperation({
     },
   },
   output: object({ keyIds: { type: 'array', items: id } }, ['keyIds']),
-  uses: ['keys', 'now'],
+  uses: ['keys', 'now', 'identities'],
   async handle(deps, caller, input: ImportedKey[]): Promise<{ keyIds: string[] }> {
     const ws = caller.rootKey.workspaceId;
     const now = deps.now();
@@ -96,6 +97,8 @@ export const createKeys = defineOperation({
         fields: newKeyFields(item, now, `[${index}].remaining`),
       };
     });
+    // Only identities that exist are linked: a refused import must leave nothing behind.
+    await Promise.all(keys.map((key) => linkIdentity(deps, ws, key.fields, now, 'existing')));
     const outcome = await deps.keys.importKeys(ws, keys);
     if (outcome !== 'imported') {
       const item = input[outcome.index]!;

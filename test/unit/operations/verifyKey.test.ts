@@ -1,3 +1,4 @@
+import type { IdentityRecord } from '../../../src/domain/identity';
 import type { VerifiableKey } from '../../../src/domain/key';
 import { BadRequestError, InsufficientPermissionsError } from '../../../src/errors';
 import { hashKey } from '../../../src/keys/keyMaterial';
@@ -69,7 +70,26 @@ class FakeDirectory implements DirectoryLookup {
       ['role_reader', { name: 'reader', permissionIds: ['perm_read', 'perm_gone'] }],
     ]),
   };
+  /** One identity, `identity_1`, with a shared limit and one the key overrides. */
+  readonly identities = new Map<string, IdentityRecord>([
+    [
+      'identity_1',
+      {
+        id: 'identity_1',
+        workspaceId: WS,
+        externalId: 'user_1',
+        createdAt: NOW - 1,
+        ratelimits: [
+          { name: 'shared', type: 'consistent', limit: 3, duration: 1000, autoApply: true },
+          { name: 'tokens', type: 'consistent', limit: 99, duration: 1000, autoApply: false },
+        ],
+      },
+    ],
+  ]);
   constructor(private readonly stored: VerifiableKey | undefined) {}
+  async identity(ws: string, id: string): Promise<IdentityRecord | undefined> {
+    return ws === WS ? this.identities.get(id) : undefined;
+  }
   async catalogue(ws: string): Promise<RbacCatalogue> {
     expect(ws).toBe(WS);
     return this.rbac;
@@ -381,6 +401,31 @@ describe('decideVerification: input and answer shape', () => {
     expect((error as BadRequestError).message).toMatch(
       /^ratelimits\[0\]\.name: ratelimit "tokens" was requested but does not exist for key key_1/,
     );
+    expect([limiter.calls, limiter.charges]).toEqual([[], []]);
+  });
+
+  test('an identity: answered, its limits merged with the key’s, the key’s winning on a name', async () => {
+    const key = keyWith({
+      identityId: 'identity_1',
+      ownerId: 'user_1',
+      ratelimits: [{ name: 'tokens', type: 'fast', limit: 5, duration: 1000, autoApply: false }],
+    });
+    const { deps, limiter } = setup(key);
+    const input = { key: PLAINTEXT, ratelimits: [{ name: 'tokens', cost: 2 }] };
+    const result = await decideVerification(deps, callerWith(['*']), input);
+    expect(result.identity).toEqual({ id: 'identity_1', externalId: 'user_1', meta: {} });
+    const [charges] = limiter.charges[0]!;
+    expect(charges.map(({ bucketKey, config, cost }) => [bucketKey, config.type, cost])).toEqual([
+      ['keyward:bucket:{identity_1}:shared', 'consistent', 1],
+      ['keyward:bucket:{key_1}:tokens', 'fast', 2],
+    ]);
+  });
+
+  test('a key whose identity is gone verifies without one', async () => {
+    const { deps, limiter } = setup(keyWith({ identityId: 'identity_gone' }));
+    const result = await decideVerification(deps, callerWith(['*']), verify());
+    expect(result).toMatchObject({ code: 'VALID' });
+    expect(result.identity).toBeUndefined();
     expect([limiter.calls, limiter.charges]).toEqual([[], []]);
   });
 

@@ -1,0 +1,40 @@
+import type { IdentityRecord } from '../../domain/identity';
+import type { KeyFields } from '../../domain/key';
+import type { Services } from '../services';
+
+/** A key's identity as getKey and verifyKey answer it (Unkey v1's shape: meta is `{}` when unset). */
+export interface IdentityView {
+  id: string;
+  externalId: string;
+  meta: Record<string, unknown>;
+}
+
+export function identityView(identity: IdentityRecord): IdentityView {
+  return { id: identity.id, externalId: identity.externalId, meta: identity.meta ?? {} };
+}
+
+/**
+ * Links the key whose fields these are to the identity of its `ownerId` (set from `externalId`
+ * or its alias `ownerId`), or unlinks it when that is cleared. `create`: the identity is made
+ * when missing (createKey, updateKey, as Unkey's upsert); `existing`: only an identity that exists
+ * is linked (an import, which must leave nothing behind when refused). Call after every check.
+ */
+export async function linkIdentity(
+  deps: Pick<Services, 'identities'>,
+  ws: string,
+  fields: KeyFields,
+  now: number,
+  missing: 'create' | 'existing',
+): Promise<void> {
+  const externalId = fields.ownerId;
+  if (externalId === undefined) return;
+  if (externalId === null) {
+    fields.identityId = null;
+    return;
+  }
+  const identity =
+    missing === 'create'
+      ? await deps.identities.upsertByExternalId(ws, externalId, now)
+      : await deps.identities.byExternalId(ws, externalId);
+  fields.identityId = identity ? identity.id : null;
+}
