@@ -78,7 +78,8 @@ interface CorpusFile {
   entries: CorpusEntry[];
 }
 
-const ID = /(?<![A-Za-z0-9])(ws|api|key|rk|rlns|rlor|id|perm|role)_[1-9A-HJ-NP-Za-km-z]{22}(?![A-Za-z0-9])/g;
+const ID =
+  /(?<![A-Za-z0-9])(ws|api|key|rk|rlns|rlor|id|perm|role)_[1-9A-HJ-NP-Za-km-z]{22}(?![A-Za-z0-9])/g;
 const REQUEST_ID = /(?<![A-Za-z0-9])req_[1-9A-HJ-NP-Za-km-z]{22}(?![A-Za-z0-9])/g;
 const THIRTEEN_DIGITS = /(?<![\d.])\d{13}(?![\d.])/g;
 const LATENCY = /"latencyMs":-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
