@@ -236,7 +236,7 @@ test('pages through APIs and keys', async () => {
   expect(await page.getByRole('button', { name: 'Next →' }).isDisabled()).toBe(true);
   await screenshot('keys');
 
-  await page.getByRole('link', { name: 'APIs', exact: true }).click();
+  await page.locator('#crumbs').getByRole('link', { name: 'APIs', exact: true }).click();
   await sees(pager, `1–20 of ${PAGE_SIZE + 2}`);
   expect(await page.getByRole('button', { name: '← Previous' }).isDisabled()).toBe(true);
   await screenshot('apis');

@@ -25,6 +25,7 @@ import {
 import { apiView, apisView, keyView } from './keys.js';
 
 const logoutButton = document.getElementById('logout');
+const pages = document.getElementById('pages');
 
 // ---------------------------------------------------------------- session
 
@@ -68,9 +69,30 @@ function loginView() {
 
 // ---------------------------------------------------------------- routing
 
+/** The top bar's pages, in order. A new page is one entry here and its routes below. */
+const PAGES = [{ label: 'APIs', href: '#/' }];
+
+/**
+ * Hash → view, first match first; the view gets the decoded groups of its pattern, and `page`
+ * names the top-bar entry it belongs to. The last route (the APIs) takes any other hash.
+ */
+const ROUTES = [
+  { pattern: /^#\/apis\/([^/]+)$/, page: 'APIs', view: apiView },
+  { pattern: /^#\/keys\/([^/]+)$/, page: 'APIs', view: keyView },
+  { pattern: /^/, page: 'APIs', view: apisView },
+];
+
+function drawPages(current) {
+  pages.replaceChildren(
+    ...PAGES.map(({ label, href }) =>
+      h('a', { href, 'aria-current': label === current ? 'page' : null }, label),
+    ),
+  );
+}
+
 let generation = 0;
 
-/** Draws the view of the current hash: #/ (APIs), #/apis/<apiId>, #/keys/<keyId>. */
+/** Draws the view of the current hash (see ROUTES), or the sign-in form. */
 function render() {
   generation += 1;
   const current = generation;
@@ -79,15 +101,15 @@ function render() {
   if (message !== null) setNotice('ok', message);
   app.replaceChildren();
   const signedIn = rootKey() !== null;
-  logoutButton.hidden = !signedIn;
+  logoutButton.hidden = pages.hidden = !signedIn;
   if (!signedIn) {
     loginView();
     return;
   }
   const hash = window.location.hash;
-  const api = /^#\/apis\/([^/]+)$/.exec(hash);
-  const key = /^#\/keys\/([^/]+)$/.exec(hash);
-  const view = api ? apiView(decode(api[1])) : key ? keyView(decode(key[1])) : apisView();
+  const route = ROUTES.find(({ pattern }) => pattern.test(hash));
+  drawPages(route.page);
+  const view = route.view(...route.pattern.exec(hash).slice(1).map(decode));
   view.catch((error) => {
     if (current === generation) showError(error);
   });

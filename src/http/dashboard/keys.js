@@ -31,7 +31,7 @@ import {
 // ---------------------------------------------------------------- APIs
 
 export async function apisView() {
-  setCrumbs(['APIs']);
+  setCrumbs();
   const body = h('tbody');
   const list = pager(async (cursor) => {
     const page = await get('apis.listApis', { limit: PAGE_SIZE, cursor });
@@ -266,48 +266,72 @@ function showPlaintext(container, answer) {
 
 // ---------------------------------------------------------------- one key
 
+/**
+ * A key's page, below its heading: these sections, in order. Each is `async (key, page) => node`
+ * and reads what else it needs itself, alongside the others; `page.reload()` reads and draws
+ * them all again, `page.gone()` leaves for the key's API once the key is deleted. A new section
+ * is one function and one entry here.
+ */
+const KEY_SECTIONS = [recordAndBucket, recentOutcomes];
+
 export async function keyView(keyId) {
   const title = h('h1', {}, 'Key');
   const stamp = h('span.muted');
-  const content = h('div');
+  const content = h('div.sections');
   const refresh = h('button', { type: 'button', onclick: () => run(refresh, load) }, 'Refresh');
   let apiName;
   async function load() {
-    const [key, bucket, recent] = await Promise.all([
-      get('keys.getKey', { keyId }),
-      get('keys.getBucket', { keyId }),
-      get('keys.getVerifications', { keyId }),
+    const key = await get('keys.getKey', { keyId });
+    const page = {
+      reload: load,
+      gone: () => navigate(apiHref(key.apiId), `Key ${key.start} deleted.`),
+    };
+    const [sections, api] = await Promise.all([
+      Promise.all(KEY_SECTIONS.map((section) => section(key, page))),
+      apiName === undefined ? get('apis.getApi', { apiId: key.apiId }) : undefined,
     ]);
-    if (apiName === undefined) {
-      apiName = (await get('apis.getApi', { apiId: key.apiId })).name;
+    if (api) {
+      apiName = api.name;
       setCrumbs(['APIs', '#/'], [apiName, apiHref(key.apiId)], [key.start]);
     }
     title.textContent = key.name || key.start;
-    const gone = () => navigate(apiHref(key.apiId), `Key ${key.start} deleted.`);
-    content.replaceChildren(
-      h(
-        'div.columns',
-        {},
-        h('section.card', {}, h('h2', {}, 'Record'), recordList(key), keyActions(key, load, gone)),
-        h('section.card.bucket', {}, h('h2', {}, 'Live bucket'), bucketView(bucket)),
-      ),
-      h(
-        'section.card',
-        {},
-        h('h2', {}, 'Recent verifications'),
-        h(
-          'p.muted',
-          {},
-          `The last outcomes this node (${window.location.host}) saw, newest first. ` +
-            'Other nodes keep their own.',
-        ),
-        outcomesTable(recent.verifications),
-      ),
-    );
+    content.replaceChildren(...sections);
     stamp.textContent = `as of ${new Date().toLocaleTimeString()}`;
   }
   app.append(h('div.heading', {}, title, h('span.grow'), stamp, refresh), content);
   await load();
+}
+
+async function recordAndBucket(key, page) {
+  const bucket = await get('keys.getBucket', { keyId: key.id });
+  return h(
+    'div.columns',
+    {},
+    h(
+      'section.card',
+      {},
+      h('h2', {}, 'Record'),
+      recordList(key),
+      keyActions(key, page.reload, page.gone),
+    ),
+    h('section.card.bucket', {}, h('h2', {}, 'Live bucket'), bucketView(bucket)),
+  );
+}
+
+async function recentOutcomes(key) {
+  const recent = await get('keys.getVerifications', { keyId: key.id });
+  return h(
+    'section.card',
+    {},
+    h('h2', {}, 'Recent verifications'),
+    h(
+      'p.muted',
+      {},
+      `The last outcomes this node (${window.location.host}) saw, newest first. ` +
+        'Other nodes keep their own.',
+    ),
+    outcomesTable(recent.verifications),
+  );
 }
 
 function recordList(key) {
