@@ -23,6 +23,7 @@ import {
   takeFlash,
 } from './core.js';
 import { apiView, apisView, keyView } from './keys.js';
+import { rbacView } from './rbac.js';
 
 const logoutButton = document.getElementById('logout');
 const pages = document.getElementById('pages');
@@ -70,7 +71,10 @@ function loginView() {
 // ---------------------------------------------------------------- routing
 
 /** The top bar's pages, in order. A new page is one entry here and its routes below. */
-const PAGES = [{ label: 'APIs', href: '#/' }];
+const PAGES = [
+  { label: 'APIs', href: '#/' },
+  { label: 'Roles & permissions', href: '#/rbac' },
+];
 
 /**
  * Hash → view, first match first; the view gets the decoded groups of its pattern, and `page`
@@ -79,6 +83,7 @@ const PAGES = [{ label: 'APIs', href: '#/' }];
 const ROUTES = [
   { pattern: /^#\/apis\/([^/]+)$/, page: 'APIs', view: apiView },
   { pattern: /^#\/keys\/([^/]+)$/, page: 'APIs', view: keyView },
+  { pattern: /^#\/rbac$/, page: 'Roles & permissions', view: rbacView },
   { pattern: /^/, page: 'APIs', view: apisView },
 ];
 

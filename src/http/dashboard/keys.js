@@ -27,6 +27,7 @@ import {
   setNotice,
   table,
 } from './core.js';
+import { keyAccessSection } from './rbac.js';
 
 // ---------------------------------------------------------------- APIs
 
@@ -272,7 +273,7 @@ function showPlaintext(container, answer) {
  * them all again, `page.gone()` leaves for the key's API once the key is deleted. A new section
  * is one function and one entry here.
  */
-const KEY_SECTIONS = [recordAndBucket, recentOutcomes];
+const KEY_SECTIONS = [recordAndBucket, keyAccessSection, recentOutcomes];
 
 export async function keyView(keyId) {
   const title = h('h1', {}, 'Key');
