@@ -8,7 +8,7 @@ export default tseslint.config(
   {
     files: ['src/http/dashboard/**/*.js'],
     languageOptions: {
-      sourceType: 'script',
+      sourceType: 'module',
       globals: {
         window: 'readonly',
         document: 'readonly',

@@ -7,6 +7,9 @@ import { join } from 'node:path';
  */
 const DIR = join(__dirname, 'dashboard');
 
+/** The page's ES modules: app.js is its entry point and imports the others. */
+export const DASHBOARD_MODULES = ['app.js', 'core.js', 'keys.js', 'rbac.js'] as const;
+
 export interface Asset {
   type: string;
   body: string;
@@ -17,9 +20,13 @@ export function loadDashboardAssets(): Record<string, Asset> {
     type,
     body: readFileSync(join(DIR, file), 'utf8'),
   });
+  const modules = DASHBOARD_MODULES.map((file) => [
+    `/dashboard/${file}`,
+    asset(file, 'application/javascript'),
+  ]);
   return {
     '/dashboard': asset('index.html', 'html'),
-    '/dashboard/app.js': asset('app.js', 'application/javascript'),
+    ...Object.fromEntries(modules),
     '/dashboard/app.css': asset('app.css', 'text/css'),
   };
 }

@@ -86,6 +86,7 @@ const sessionEntries = () =>
   page.evaluate<[string, string][]>('Object.entries(window.sessionStorage)');
 const localEntries = () => page.evaluate<number>('window.localStorage.length');
 const notice = () => page.locator('#notice');
+const crumbs = () => page.locator('#crumbs');
 const keyRow = (start: string) => page.locator('tbody tr', { hasText: start });
 /**
  * A status badge that reads exactly `status`: a row's text alone would not do, as its buttons
@@ -95,7 +96,51 @@ const showsStatus = (scope: Locator, status: 'enabled' | 'disabled') =>
   sees(scope.locator('.badge'), new RegExp(`^${status}$`));
 
 type Verdict = { valid: boolean; code: string };
-const verify = async (key: string) => (await api.post<Verdict>('keys.verifyKey', { key })).body;
+const verify = async (key: string, permissions?: string) =>
+  (
+    await api.post<Verdict>('keys.verifyKey', {
+      key,
+      ...(permissions === undefined ? {} : { authorization: { permissions } }),
+    })
+  ).body;
+
+async function signIn(rootKey: string): Promise<void> {
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.getByLabel('Root key').fill(rootKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Log out' }).waitFor();
+}
+
+const rbacPage = async () => {
+  await page.locator('#pages').getByRole('link', { name: 'Roles & permissions' }).click();
+  await page.getByRole('heading', { name: 'Roles & permissions' }).waitFor();
+};
+const createForm = (what: string) => page.locator('form', { hasText: `Create a ${what}` });
+const tableOf = (title: string) =>
+  page.locator('section.card', { has: page.getByRole('heading', { name: title, exact: true }) });
+const access = () => page.getByRole('region', { name: 'Permissions and roles' });
+/** The names a key's page offers to add (its datalist). */
+const offered = (kind: 'permission' | 'role') =>
+  access()
+    .locator(`#${kind}-names option`)
+    .evaluateAll((options) => options.map((option) => option.getAttribute('value')));
+/** The names on the chips in scope (a key's chips end with their × button). */
+const chips = async (scope: Locator) =>
+  (await scope.locator('.chip').allTextContents()).map((text) => text.replace(/×$/, ''));
+
+/**
+ * Waits until the chips in scope name exactly `names`. A change's notice comes before the page
+ * is drawn again: wait for this before typing into the new form.
+ */
+async function showsChips(scope: Locator, names: string[]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let seen = await chips(scope);
+  while (JSON.stringify(seen) !== JSON.stringify(names)) {
+    if (Date.now() > deadline) throw new Error(`expected chips ${names}, saw ${seen}`);
+    await page.waitForTimeout(50);
+    seen = await chips(scope);
+  }
+}
 
 let apiId: string;
 let keyStart: string;
@@ -236,7 +281,7 @@ test('pages through APIs and keys', async () => {
   expect(await page.getByRole('button', { name: 'Next →' }).isDisabled()).toBe(true);
   await screenshot('keys');
 
-  await page.getByRole('link', { name: 'APIs', exact: true }).click();
+  await crumbs().getByRole('link', { name: 'APIs', exact: true }).click();
   await sees(pager, `1–20 of ${PAGE_SIZE + 2}`);
   expect(await page.getByRole('button', { name: '← Previous' }).isDisabled()).toBe(true);
   await screenshot('apis');
@@ -246,6 +291,137 @@ test('pages through APIs and keys', async () => {
   await page.getByRole('button', { name: '← Previous' }).click();
   await sees(pager, `1–20 of ${PAGE_SIZE + 2}`);
   await sees(page.locator('tbody'), 'payments <b>bold</b>');
+});
+
+test('creates permissions and a role on the Roles & permissions page; a taken name is a 409', async () => {
+  await rbacPage();
+  await sees(tableOf('Permissions').locator('tbody'), 'No permissions yet');
+  await sees(tableOf('Roles').locator('tbody'), 'No roles yet');
+
+  for (const [name, description] of [
+    ['documents.read', 'Read <i>documents</i>'],
+    ['documents.write', ''],
+  ] as const) {
+    await createForm('permission').getByLabel('Name').fill(name);
+    await createForm('permission').getByLabel('Description').fill(description);
+    await createForm('permission').getByRole('button', { name: 'Create permission' }).click();
+    await sees(notice(), `Permission “${name}” created.`);
+    await sees(tableOf('Permissions').locator('tbody tr'), name);
+  }
+  await sees(tableOf('Permissions').locator('tbody tr'), 'Read <i>documents</i>');
+  expect(await page.locator('#app i').count()).toBe(0);
+
+  await createForm('permission').getByLabel('Name').fill('documents.read');
+  await createForm('permission').getByRole('button', { name: 'Create permission' }).click();
+  await sees(notice(), 'CONFLICT');
+  await sees(notice(), 'already exists');
+  expect(await tableOf('Permissions').locator('tbody tr').count()).toBe(2);
+
+  const role = createForm('role');
+  await role.getByLabel('Name').fill('editor');
+  await role.getByLabel('Description').fill('Edits documents');
+  await role.getByRole('checkbox', { name: 'documents.read' }).check();
+  await role.getByRole('checkbox', { name: 'documents.write' }).check();
+  await role.getByRole('button', { name: 'Create role' }).click();
+  await sees(notice(), 'Role “editor” created.');
+  const editor = tableOf('Roles').locator('tbody tr', { hasText: 'editor' });
+  await editor.waitFor();
+  await showsChips(editor, ['documents.read', 'documents.write']);
+  expect(await role.getByRole('checkbox', { name: 'documents.read' }).isChecked()).toBe(false);
+  await screenshot('roles-and-permissions');
+});
+
+let rbacKey: { keyId: string; key: string; start: string };
+
+test('gives a key permissions and a role on its page, takes one away, and loses a deleted role', async () => {
+  const created = await api.post<{ keyId: string; key: string }>('keys.createKey', {
+    apiId,
+    name: 'rbac key',
+    prefix: 'rbac',
+  });
+  rbacKey = { ...created.body, start: created.body.key.slice(0, 'rbac_'.length + 4) };
+  await page.goto(`${base}/dashboard#/keys/${rbacKey.keyId}`);
+  await page.getByRole('heading', { name: 'rbac key' }).waitFor();
+  await sees(access(), 'No permissions of its own.');
+  await sees(access(), 'No roles.');
+
+  await access().getByLabel('Permission', { exact: true }).fill('documents.read');
+  await access().getByRole('button', { name: 'Add permission' }).click();
+  await sees(notice(), `Permission “documents.read” given to ${rbacKey.start}.`);
+  await showsChips(access(), ['documents.read']);
+  // The catalogue's names the key does not hold yet are offered.
+  expect(await offered('permission')).toEqual(['documents.write']);
+  expect(await offered('role')).toEqual(['editor']);
+  // A name the catalogue lacks is created, as this root key may.
+  await access().getByLabel('Permission', { exact: true }).fill('billing.refund');
+  await access().getByRole('button', { name: 'Add permission' }).click();
+  await sees(notice(), 'Permission “billing.refund” created and given');
+  await showsChips(access(), ['billing.refund', 'documents.read']);
+  await access().getByLabel('Role', { exact: true }).fill('editor');
+  await access().getByRole('button', { name: 'Add role' }).click();
+  await sees(notice(), `Role “editor” given to ${rbacKey.start}.`);
+  await sees(access(), 'Through its roles: documents.read, documents.write.');
+  await showsChips(access(), ['billing.refund', 'documents.read', 'editor']);
+  expect((await verify(rbacKey.key, 'documents.write')).code).toBe('VALID');
+  expect((await verify(rbacKey.key, 'billing.refund')).code).toBe('VALID');
+  await screenshot('key-permissions');
+
+  await access().getByRole('button', { name: 'Remove permission billing.refund' }).click();
+  await sees(notice(), `Permission “billing.refund” taken from ${rbacKey.start}.`);
+  await showsChips(access(), ['documents.read', 'editor']);
+  expect((await verify(rbacKey.key, 'billing.refund')).code).toBe('INSUFFICIENT_PERMISSIONS');
+
+  await rbacPage();
+  const editor = tableOf('Roles').locator('tbody tr', { hasText: 'editor' });
+  await editor.getByRole('button', { name: 'Delete role editor' }).click();
+  await sees(editor, 'Keys lose it.');
+  await editor.getByRole('button', { name: 'Yes, delete' }).click();
+  await sees(notice(), 'Role “editor” deleted.');
+  await sees(tableOf('Roles').locator('tbody'), 'No roles yet');
+
+  await page.goBack();
+  await page.getByRole('heading', { name: 'rbac key' }).waitFor();
+  await sees(access(), 'No roles.');
+  await showsChips(access(), ['documents.read']);
+  expect(await access().getByText('Through its roles').count()).toBe(0);
+  expect((await verify(rbacKey.key, 'documents.write')).code).toBe('INSUFFICIENT_PERMISSIONS');
+});
+
+test('a root key without rbac permissions sees 403s, and the key’s holdings still', async () => {
+  const limited = await topology.newRootKey({
+    workspaceId: topology.workspaceId,
+    permissions: ['api.*.read_api', 'api.*.read_key', 'rbac.*.add_permission_to_key'],
+  });
+  await signIn(limited.key);
+
+  await rbacPage();
+  await sees(notice(), 'INSUFFICIENT_PERMISSIONS');
+  await sees(notice(), 'rbac.*.read_permission');
+  await sees(
+    tableOf('Permissions').locator('tbody'),
+    'Not read (INSUFFICIENT_PERMISSIONS): this root key lacks the permission rbac.*.read_permission.',
+  );
+  await createForm('permission').getByLabel('Name').fill('documents.delete');
+  await createForm('permission').getByRole('button', { name: 'Create permission' }).click();
+  await sees(notice(), 'rbac.*.create_permission');
+  await screenshot('roles-and-permissions-403');
+
+  await page.goto(`${base}/dashboard#/keys/${rbacKey.keyId}`);
+  await sees(access(), 'may not read the workspace’s permissions and roles');
+  await showsChips(access(), ['documents.read']);
+  // It may give a permission that exists, but not create one, nor take one away.
+  await access().getByLabel('Permission', { exact: true }).fill('documents.write');
+  await access().getByRole('button', { name: 'Add permission' }).click();
+  await sees(notice(), `Permission “documents.write” given to ${rbacKey.start}.`);
+  await showsChips(access(), ['documents.read', 'documents.write']);
+  await access().getByLabel('Permission', { exact: true }).fill('documents.delete');
+  await access().getByRole('button', { name: 'Add permission' }).click();
+  await sees(notice(), 'rbac.*.create_permission');
+  await access().getByRole('button', { name: 'Remove permission documents.read' }).click();
+  await sees(notice(), 'rbac.*.remove_permission_from_key');
+  expect(await chips(access())).toEqual(['documents.read', 'documents.write']);
+
+  await signIn(topology.rootKey);
 });
 
 test('shows an API error from its envelope', async () => {

@@ -1,7 +1,11 @@
+import { DASHBOARD_CSP, DASHBOARD_MODULES } from '../../src/http/dashboardAssets';
 import { startTopology, type Topology } from '../support/topology';
 import { client, type Client } from '../support/rpc';
 
-/** keyward's own read calls behind the dashboard: listApis, getBucket, getVerifications. */
+/**
+ * What the dashboard stands on: its files, served under their CSP, and keyward's own read calls
+ * behind it (listApis, getBucket, getVerifications).
+ */
 let topology: Topology;
 let api: Client;
 
@@ -10,6 +14,25 @@ beforeAll(async () => {
   api = client(topology.nodes[0]!.url, topology.rootKey);
 });
 afterAll(() => topology.stop());
+
+test('serves the page and each of its modules under the dashboard CSP', async () => {
+  const base = topology.nodes[0]!.url;
+  const page = await fetch(`${base}/dashboard`);
+  expect(page.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
+  const html = await page.text();
+  expect(html).toContain('<script type="module" src="/dashboard/app.js"></script>');
+  expect(html).not.toMatch(/<script>|style=/);
+  for (const file of DASHBOARD_MODULES) {
+    const module = await fetch(`${base}/dashboard/${file}`);
+    expect(module.status).toBe(200);
+    expect(module.headers.get('content-type')).toMatch(/^application\/javascript/);
+    expect(module.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
+    // Every module the page imports is served: a missing one would break the page in silence.
+    for (const [, imported] of (await module.text()).matchAll(/from '\.\/([\w-]+\.js)'/g)) {
+      expect(DASHBOARD_MODULES).toContain(imported);
+    }
+  }
+});
 
 test('apis.listApis pages through the live APIs of the workspace in creation order', async () => {
   const ids: string[] = [];
