@@ -1,7 +1,7 @@
 import { Unkey } from '@unkey/api';
 import { assertBuilt, runCli } from '../support/cliProcess';
 import { eventually } from '../support/helpers';
-import { client, type Client } from '../support/rpc';
+import { client, type Client, type ErrorBody } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
 
 /**
@@ -276,6 +276,39 @@ describe('what keys hold', () => {
     expect(JSON.stringify(setAway.body)).toContain('rbac.*.remove_permission_from_key');
     expect((await api.get('keys.getKey', { keyId })).body.permissions).toEqual(['kept.one']);
   });
+});
+
+test('a name created through keys.addPermissions or addRoles follows the naming rules; looked up, any name is fine', async () => {
+  const { apiId } = await ok(unkey.apis.create({ name: 'link names' }));
+  const { keyId } = await ok(unkey.keys.create({ apiId }));
+  const before = (await ok(unkey.permissions.listPermissions())).length;
+  for (const [operation, body, message] of [
+    [
+      'keys.addPermissions',
+      { permissions: [{ name: 'a b', create: true }] },
+      /^permissions\[0\]\.name: may hold only/,
+    ],
+    [
+      'keys.addPermissions',
+      { permissions: [{ name: 'x', create: true }] },
+      /^permissions\[0\]\.name: must be 3–256/,
+    ],
+    [
+      'keys.addRoles',
+      { roles: [{ name: 'ab', create: true }] },
+      /^roles\[0\]\.name: must be 3–256/,
+    ],
+  ] as const) {
+    const response = await api.post<ErrorBody>(operation, { keyId, ...body });
+    expect([operation, response.status]).toEqual([operation, 400]);
+    expect(response.body.error.message).toMatch(message);
+  }
+  const lookedUp = await api.post<ErrorBody>('keys.addPermissions', {
+    keyId,
+    permissions: [{ name: 'a b' }],
+  });
+  expect(lookedUp.status).toBe(404);
+  expect((await ok(unkey.permissions.listPermissions())).length).toBe(before);
 });
 
 describe('what roles hold', () => {

@@ -4,6 +4,7 @@ import { BadRequestError, InsufficientPermissionsError, NotFoundError } from '..
 import { newId } from '../../keys/ids';
 import type { LinkKind, RbacCatalogue } from '../../store/rbacStore';
 import type { Caller } from '../operation';
+import { newNameProblem } from '../permissions/schemas';
 import { object } from '../schemas';
 import type { Services } from '../services';
 
@@ -116,8 +117,11 @@ export function planLinks(
     } else if (item.name !== undefined) {
       const id = ids.get(item.name);
       if (id !== undefined) existing.push({ id, name: item.name });
-      else if (item.create) toCreate.add(item.name);
-      else {
+      else if (item.create) {
+        const problem = newNameProblem(kind, item.name);
+        if (problem) throw new BadRequestError(`${kind}[${index}].name: ${problem}`);
+        toCreate.add(item.name);
+      } else {
         throw new NotFoundError(
           `${SINGULAR[kind]} ${item.name} not found and not allowed to create (create: true)`,
         );

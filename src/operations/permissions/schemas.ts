@@ -14,6 +14,24 @@ export const permissionName = {
 /** A role's name is a label for people (Unkey v1's `name`): 3–256 characters of any kind. */
 export const roleName = { type: 'string', minLength: 3, maxLength: 256 } as const;
 
+const PERMISSION_NAME = new RegExp(permissionName.pattern);
+
+/**
+ * What is wrong with a name given for a permission or role to create, by the schemas above
+ * (calls that may create one from a name, keys.addPermissions with `create`, take any name to
+ * look up): undefined when nothing is.
+ */
+export function newNameProblem(kind: 'permissions' | 'roles', name: string): string | undefined {
+  const rule = kind === 'permissions' ? permissionName : roleName;
+  if (name.length < rule.minLength || name.length > rule.maxLength) {
+    return `must be ${rule.minLength}–${rule.maxLength} characters`;
+  }
+  if (kind === 'permissions' && !PERMISSION_NAME.test(name)) {
+    return 'may hold only letters, digits and _ . : -';
+  }
+  return undefined;
+}
+
 /** 3–256 characters, or empty, as Unkey v1 takes it. */
 export const description = {
   anyOf: [
