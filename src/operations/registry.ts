@@ -20,6 +20,11 @@ import { updateRemaining } from './keys/updateRemaining';
 import { verifyKey } from './keys/verifyKey';
 import { whoami } from './keys/whoami';
 import { createKeys } from './migrations/createKeys';
+import { createIdentity } from './identities/createIdentity';
+import { deleteIdentity } from './identities/deleteIdentity';
+import { getIdentity } from './identities/getIdentity';
+import { listIdentities } from './identities/listIdentities';
+import { updateIdentity } from './identities/updateIdentity';
 import type { Operation } from './operation';
 import { createPermission } from './permissions/createPermission';
 import { createRole } from './permissions/createRole';
@@ -72,6 +77,11 @@ export const operations: readonly Operation[] = [
   addRoles,
   removeRoles,
   setRoles,
+  createIdentity,
+  getIdentity,
+  listIdentities,
+  updateIdentity,
+  deleteIdentity,
   // keyward's own additions, for the dashboard.
   listApis,
   getVerifications,

@@ -56,10 +56,11 @@ const actionsOf = (resource: Resource): string[] => [
 const API_ACTIONS = actionsOf('api');
 const RATELIMIT_ACTIONS = actionsOf('ratelimit');
 const RBAC_ACTIONS = actionsOf('rbac');
+const IDENTITY_ACTIONS = actionsOf('identity');
 
 /**
- * The resources one row of the matrix works on: a fresh API A, another API B, keys in A, and
- * rate-limit namespaces N (with an override) and M.
+ * The resources one row of the matrix works on: a fresh API A, another API B, keys in A,
+ * rate-limit namespaces N (with an override) and M, permissions and roles, and identities I and J.
  */
 interface Scene {
   apiA: string;
@@ -77,6 +78,11 @@ interface Scene {
   permissionToDelete: string;
   role: string;
   roleToDelete: string;
+  /** Identity I (read and updated) and its externalId, another identity J, and one deleted. */
+  identity: string;
+  identityExternalId: string;
+  identityJ: string;
+  identityToDelete: string;
 }
 
 let scenes = 0;
@@ -121,6 +127,17 @@ async function newScene(): Promise<Scene> {
   );
   const role = await rbac('permissions.createRole', `${nsN} reader`, 'roleId');
   const roleToDelete = await rbac('permissions.createRole', `${nsN} gone`, 'roleId');
+  const newIdentity = async (externalId: string) => {
+    const created = await admin.post<{ identityId: string }>('identities.createIdentity', {
+      externalId,
+    });
+    expect(created.status).toBe(200);
+    return created.body.identityId;
+  };
+  const identityExternalId = `${nsN}.user`;
+  const identity = await newIdentity(identityExternalId);
+  const identityJ = await newIdentity(`${nsN}.other`);
+  const identityToDelete = await newIdentity(`${nsN}.gone`);
   return {
     apiA,
     apiB,
@@ -133,6 +150,10 @@ async function newScene(): Promise<Scene> {
     permissionToDelete,
     role,
     roleToDelete,
+    identity,
+    identityExternalId,
+    identityJ,
+    identityToDelete,
   };
 }
 
@@ -143,31 +164,43 @@ interface Principal {
 }
 
 /**
- * Every action of every resource: on `apiId`, on the namespace `ns`, and on `rbac` (whose
- * permissions and roles a root key is granted as a whole, `rbac.*.<action>`, or not at all).
+ * Every action of every resource: on `apiId`, on the namespace `ns`, on `rbac` (whose
+ * permissions and roles a root key is granted as a whole, `rbac.*.<action>`, or not at all), and
+ * on the identity `identity`.
  */
-const every = (apiId: string, ns: string) => [
+const every = (apiId: string, ns: string, identity: string) => [
   ...API_ACTIONS.map((action) => `api.${apiId}.${action}`),
   ...RATELIMIT_ACTIONS.map((action) => `ratelimit.${ns}.${action}`),
   ...RBAC_ACTIONS.map((action) => `rbac.*.${action}`),
+  ...IDENTITY_ACTIONS.map((action) => `identity.${identity}.${action}`),
 ];
 
 const principals: Principal[] = [
   { label: '*', workspace: 'own', permissions: () => ['*'] },
-  { label: 'every action on *', workspace: 'own', permissions: () => every('*', '*') },
-  { label: 'every action on A and N', workspace: 'own', permissions: (s) => every(s.apiA, s.nsN) },
+  { label: 'every action on *', workspace: 'own', permissions: () => every('*', '*', '*') },
   {
-    label: 'every action on A and N by its id',
+    label: 'every action on A, N and I',
     workspace: 'own',
-    permissions: (s) => every(s.apiA, s.nsNId),
+    permissions: (s) => every(s.apiA, s.nsN, s.identity),
   },
-  { label: 'every action on B and M', workspace: 'own', permissions: (s) => every(s.apiB, s.nsM) },
+  {
+    label: 'every action on A and N by its id, and on I',
+    workspace: 'own',
+    permissions: (s) => every(s.apiA, s.nsNId, s.identity),
+  },
+  {
+    label: 'every action on B, M and J',
+    workspace: 'own',
+    permissions: (s) => every(s.apiB, s.nsM, s.identityJ),
+  },
   { label: 'an unrelated permission', workspace: 'own', permissions: () => ['analytics.*.read'] },
   {
     label: 'the right actions on another resource',
     workspace: 'own',
     permissions: () =>
-      [...API_ACTIONS, ...RATELIMIT_ACTIONS, ...RBAC_ACTIONS].map((action) => `key.*.${action}`),
+      [...API_ACTIONS, ...RATELIMIT_ACTIONS, ...RBAC_ACTIONS, ...IDENTITY_ACTIONS].map(
+        (action) => `key.*.${action}`,
+      ),
   },
   ...API_ACTIONS.flatMap((action): Principal[] => [
     { label: `only api.*.${action}`, workspace: 'own', permissions: () => [`api.*.${action}`] },
@@ -194,16 +227,28 @@ const principals: Principal[] = [
     workspace: 'own',
     permissions: () => [`rbac.*.${action}`],
   })),
+  ...IDENTITY_ACTIONS.flatMap((action): Principal[] => [
+    {
+      label: `only identity.*.${action}`,
+      workspace: 'own',
+      permissions: () => [`identity.*.${action}`],
+    },
+    {
+      label: `only identity.<I>.${action}`,
+      workspace: 'own',
+      permissions: (s) => [`identity.${s.identity}.${action}`],
+    },
+  ]),
   { label: '* in another workspace', workspace: 'other', permissions: () => ['*'] },
   {
-    label: 'every action on A and N in another workspace',
+    label: 'every action on A, N and I in another workspace',
     workspace: 'other',
-    permissions: (s) => every(s.apiA, s.nsN),
+    permissions: (s) => every(s.apiA, s.nsN, s.identity),
   },
   {
-    label: 'every action on A and N by its id in another workspace',
+    label: 'every action on A and N by its id, and on I, in another workspace',
     workspace: 'other',
-    permissions: (s) => every(s.apiA, s.nsNId),
+    permissions: (s) => every(s.apiA, s.nsNId, s.identity),
   },
 ];
 
@@ -255,6 +300,8 @@ interface Call {
 const keyOfA = { ids: (s: Scene) => [s.apiA], elsewhere: 'not found' } as const;
 /** Namespace N, by its name or its id. */
 const namespaceN = { ids: (s: Scene) => [s.nsN, s.nsNId], elsewhere: 'not found' } as const;
+/** Identity I, by its id. */
+const identityI = { ids: (s: Scene) => [s.identity], elsewhere: 'not found' } as const;
 
 /**
  * Every operation of the registry, in the order the matrix calls them (each keeps the scene usable
@@ -557,6 +604,67 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       },
     },
   ],
+  'identities.createIdentity': [
+    {
+      // In the caller's own workspace, whichever that is (as createApi).
+      input: (s) => ({ externalId: `${s.nsN}.new` }),
+      effect: async (_, response) =>
+        expect(response.body).toEqual({ identityId: expect.stringMatching(/^id_/) }),
+    },
+  ],
+  'identities.getIdentity': [
+    {
+      input: (s) => ({ identityId: s.identity }),
+      lookup: identityI,
+      effect: async (s, response) => expect(response.body.id).toBe(s.identity),
+    },
+    {
+      variant: 'by externalId',
+      input: (s) => ({ externalId: s.identityExternalId }),
+      // A 403 would tell the id behind the externalId.
+      lookup: { ...identityI, hidden: true },
+      effect: async (s, response) => expect(response.body.id).toBe(s.identity),
+    },
+  ],
+  'identities.listIdentities': [
+    {
+      // The caller's own workspace's, whichever that is (as listApis).
+      input: () => ({}),
+      effect: async (_, response) => expect(response.body.total).toEqual(expect.any(Number)),
+    },
+  ],
+  'identities.updateIdentity': [
+    {
+      input: (s) => ({ identityId: s.identity, meta: { by: 'id' } }),
+      lookup: identityI,
+      effect: async (s, response) => {
+        expect(response.body.meta).toEqual({ by: 'id' });
+        const got = await admin.get('identities.getIdentity', { identityId: s.identity });
+        expect(got.body.meta).toEqual({ by: 'id' });
+      },
+    },
+    {
+      variant: 'by externalId',
+      input: (s) => ({ externalId: s.identityExternalId, meta: { by: 'externalId' } }),
+      lookup: { ...identityI, hidden: true },
+      effect: async (s) => {
+        const got = await admin.get('identities.getIdentity', { identityId: s.identity });
+        expect(got.body.meta).toEqual({ by: 'externalId' });
+      },
+    },
+  ],
+  'identities.deleteIdentity': [
+    {
+      input: (s) => ({ identityId: s.identityToDelete }),
+      lookup: { ids: (s) => [s.identityToDelete], elsewhere: 'not found' },
+      effect: async (s) => {
+        const gone = await admin.get('identities.getIdentity', {
+          identityId: s.identityToDelete,
+        });
+        expect(gone.status).toBe(404);
+      },
+    },
+  ],
   // Last two: they take API A's keys, then API A itself away.
   'apis.deleteKeys': [
     {
@@ -702,7 +810,7 @@ test('every route of src/http/routes.ts is in the matrix', () => {
   const doc = readFileSync(join(__dirname, '../../docs/security.md'), 'utf8');
   for (const line of doc.split('\n')) {
     const [, ops, needed] = line.split('|').map((cell) => cell.trim());
-    const permission = /^`(api|ratelimit|rbac)\.([^`]+)\.(\w+)`/.exec(needed ?? '');
+    const permission = /^`(api|ratelimit|rbac|identity)\.([^`]+)\.(\w+)`/.exec(needed ?? '');
     if (!ops || !permission) continue;
     const [, resource, id, action] = permission;
     const scope = id === '*' ? 'any' : id === '<apiId>' ? 'input' : 'resource';
@@ -864,7 +972,29 @@ describe('not found looks the same whatever the reason', () => {
           duration: 1,
         }),
     };
+    // An identity of theirs, a deleted one of mine, and one that never existed.
+    const theirIdentity = (
+      await other.post<{ identityId: string }>('identities.createIdentity', {
+        externalId: 'theirs',
+      })
+    ).body.identityId;
+    expect(
+      (await admin.post('identities.deleteIdentity', { identityId: mine.identityToDelete })).status,
+    ).toBe(200);
+    const identityIds = ['id_1ChFjUG4o6VLuzbLGABNDC', theirIdentity, mine.identityToDelete];
+    const byIdentity: Record<string, (identityId: string) => Promise<RpcResponse>> = {
+      getIdentity: (identityId) => admin.get('identities.getIdentity', { identityId }),
+      updateIdentity: (identityId) =>
+        admin.post('identities.updateIdentity', { identityId, meta: { x: 1 } }),
+      deleteIdentity: (identityId) => admin.post('identities.deleteIdentity', { identityId }),
+    };
     const before = await dumpKeyspace(primary);
+    for (const [name, call] of Object.entries(byIdentity)) {
+      const shapes = [];
+      for (const id of identityIds) shapes.push(shape(await call(id), id));
+      expect([name, shapes[0]]).toEqual([name, expect.objectContaining({ status: 404 })]);
+      for (const other of shapes) expect([name, other]).toEqual([name, shapes[0]]);
+    }
     for (const [name, call] of Object.entries(byNamespace)) {
       const shapes = [];
       for (const id of namespaceIds) shapes.push(shape(await call(id), id));
@@ -913,6 +1043,10 @@ describe('authentication', () => {
     permissionToDelete: 'perm_y',
     role: 'role_x',
     roleToDelete: 'role_y',
+    identity: 'id_x',
+    identityExternalId: 'nobody',
+    identityJ: 'id_y',
+    identityToDelete: 'id_z',
   };
   /** Every call of the matrix, so every operation of the registry. */
   const requests: [

@@ -67,10 +67,18 @@ describe('ids that do not exist', () => {
           'ratelimits.listOverrides',
           'ratelimits.setOverride',
           'ratelimits.deleteOverride',
+          'identities.getIdentity',
+          'identities.getIdentity by externalId',
+          'identities.updateIdentity',
+          'identities.deleteIdentity',
         ),
         unknownId,
       )
-      .filter(([, id]) => id !== fixture.apiId && id !== fixture.keyId && id !== fixture.key)
+      .filter(
+        ([, id]) =>
+          ![fixture.apiId, fixture.keyId, fixture.key, fixture.identityId].includes(id) &&
+          id !== fixture.identityExternalId,
+      )
       .map(([operation, id]): Wire => {
         const echoes = [id];
         switch (operation) {
@@ -102,6 +110,25 @@ describe('ids that do not exist', () => {
           case 'migrations.createKeys': {
             const body = [{ apiId: id, plaintext: `unknown-api-${id}`, remaining: 5 }];
             return { ...post(operation, json(body), 'unknown apiId'), echoes };
+          }
+          case 'identities.getIdentity':
+            return getWire(
+              operation,
+              queryText([['identityId', id]]),
+              'unknown identityId',
+              echoes,
+            );
+          case 'identities.getIdentity by externalId':
+            return getWire(
+              'identities.getIdentity',
+              queryText([['externalId', id]]),
+              'unknown externalId',
+              echoes,
+            );
+          case 'identities.updateIdentity':
+          case 'identities.deleteIdentity': {
+            const body = { identityId: id, meta: { x: 1 } };
+            return { ...post(operation, json(body), 'unknown identityId'), echoes };
           }
           case 'apis.deleteApi':
             return { ...post(operation, json({ apiId: id }), 'unknown apiId'), echoes };

@@ -1,12 +1,15 @@
+import { Unkey } from '@unkey/api';
 import type { Redis } from 'ioredis';
 import { InvalidationListener } from '../../src/cache/invalidationListener';
 import { loadConfig } from '../../src/config';
 import type { Services } from '../../src/operations/services';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
+import { IdentityStore } from '../../src/store/identityStore';
 import { names } from '../../src/store/names';
 import { assembleServices } from '../../src/wiring';
-import { eventually } from '../support/helpers';
-import { adminRedis } from '../support/keyspace';
+import { eventually, sleep } from '../support/helpers';
+import { adminRedis, diffKeyspace, dumpKeyspace } from '../support/keyspace';
+import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
 
 /**
@@ -17,15 +20,61 @@ import { startTopology, type Topology } from '../support/topology';
 let topology: Topology;
 let primary: Redis;
 let ws: string;
+let unkey: Unkey;
+let api: Client;
+let second: Client;
 
 beforeAll(async () => {
   topology = await startTopology({ nodes: 2 });
   primary = await adminRedis(topology.primary.url);
   ws = topology.workspaceId;
+  unkey = sdk(topology.rootKey);
+  api = client(topology.nodes[0]!.url, topology.rootKey);
+  second = client(topology.nodes[1]!.url, topology.rootKey);
 });
 afterAll(async () => {
   if (primary) await closeRedis(primary);
   if (topology) await topology.stop();
+});
+
+function sdk(rootKey: string): Unkey {
+  return new Unkey({
+    baseUrl: topology.nodes[0]!.url,
+    rootKey,
+    retry: { attempts: 0, backoff: () => 0 },
+  });
+}
+
+/** The result of an SDK call that must succeed. */
+async function ok<R>(call: Promise<{ result?: R; error?: { code: string; message: string } }>) {
+  const response = await call;
+  if (response.error) throw new Error(`${response.error.code}: ${response.error.message}`);
+  return response.result as R;
+}
+
+/** A root key of a workspace of its own, with its SDK and HTTP clients. */
+async function freshWorkspace(permissions?: string[]) {
+  const root = await topology.newRootKey(permissions ? { permissions } : {});
+  return {
+    workspaceId: root.workspaceId,
+    unkey: sdk(root.key),
+    api: client(topology.nodes[0]!.url, root.key),
+  };
+}
+
+/** A root key of the topology's workspace with just these permissions. */
+async function scoped(permissions: string[]): Promise<Client> {
+  const root = await topology.newRootKey({ workspaceId: ws, permissions });
+  return client(topology.nodes[0]!.url, root.key);
+}
+
+const requests = { name: 'requests', limit: 10, duration: 1000 };
+const tokens = { name: 'tokens', limit: 1000, duration: 60_000 };
+/** A limit as every answer shows it: Unkey v1's three fields and keyward's defaults. */
+const shown = (limit: { name: string; limit: number; duration: number }) => ({
+  ...limit,
+  type: 'consistent',
+  autoApply: false,
 });
 
 /**
@@ -106,6 +155,408 @@ describe('the identity cache of each node', () => {
       expect(text).toMatch(/keyward_cache_events\{cache="identities",event="miss"\} 1$/m);
     } finally {
       await node.close();
+    }
+  });
+});
+
+describe('identities through the v1 SDK', () => {
+  test('create, then get by id and by externalId', async () => {
+    const { identityId } = await ok(
+      unkey.identities.create({
+        externalId: 'user_alice',
+        meta: { plan: 'pro', seats: 3 },
+        ratelimits: [requests, tokens],
+      }),
+    );
+    expect(identityId).toMatch(/^id_[1-9A-HJ-NP-Za-km-z]{22}$/);
+    const expected = {
+      id: identityId,
+      externalId: 'user_alice',
+      meta: { plan: 'pro', seats: 3 },
+      ratelimits: [shown(requests), shown(tokens)],
+    };
+    expect(await ok(unkey.identities.get({ identityId }))).toEqual(expected);
+    expect(await ok(unkey.identities.get({ externalId: 'user_alice' }))).toEqual(expected);
+    // The other node reads the same.
+    expect((await second.get('identities.getIdentity', { identityId })).body).toEqual(expected);
+
+    // Without meta or limits: an empty object and an empty list, as Unkey answers.
+    const bare = await ok(unkey.identities.create({ externalId: 'user_bare' }));
+    expect(await ok(unkey.identities.get({ identityId: bare.identityId }))).toEqual({
+      id: bare.identityId,
+      externalId: 'user_bare',
+      meta: {},
+      ratelimits: [],
+    });
+  });
+
+  test('limits take keyward’s type and autoApply too, and answer all five fields', async () => {
+    const created = await api.post<{ identityId: string }>('identities.createIdentity', {
+      externalId: 'user_fast',
+      ratelimits: [{ name: 'burst', limit: 5, duration: 1000, type: 'fast', autoApply: true }],
+    });
+    expect(created.status).toBe(200);
+    const got = await api.get('identities.getIdentity', { externalId: 'user_fast' });
+    expect(got.body.ratelimits).toEqual([
+      { name: 'burst', type: 'fast', limit: 5, duration: 1000, autoApply: true },
+    ]);
+  });
+
+  test('list pages in creation order with a cursor, to the end, with the exact total', async () => {
+    const own = await freshWorkspace();
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const created = await ok(
+        own.unkey.identities.create({ externalId: `member_${i}`, ratelimits: [requests] }),
+      );
+      ids.push(created.identityId);
+      // Ids lead with their creation millisecond; within one, their order is random.
+      await sleep(2);
+    }
+    const pages: { identities: { id: string }[]; cursor?: string; total: number }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await ok(own.unkey.identities.list({ limit: 3, ...(cursor ? { cursor } : {}) }));
+      pages.push(page);
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    expect(pages.map((page) => page.identities.length)).toEqual([3, 3, 1]);
+    expect(pages.map((page) => page.total)).toEqual([7, 7, 7]);
+    expect(pages.flatMap((page) => page.identities.map((identity) => identity.id))).toEqual(ids);
+    // Listed without meta, with every limit's five fields.
+    expect(pages[0]!.identities[0]).toEqual({
+      id: ids[0],
+      externalId: 'member_0',
+      ratelimits: [shown(requests)],
+    });
+    // The default page is 100; an empty workspace lists nothing, without a cursor.
+    const all = await ok(own.unkey.identities.list({}));
+    expect(all.identities).toHaveLength(7);
+    expect(all.cursor).toBeUndefined();
+    const empty = await freshWorkspace();
+    expect(await ok(empty.unkey.identities.list({}))).toEqual({ identities: [], total: 0 });
+  });
+
+  test('update replaces meta, and the whole list of limits when given', async () => {
+    const { identityId } = await ok(
+      unkey.identities.create({
+        externalId: 'user_bob',
+        meta: { plan: 'free', region: 'eu' },
+        ratelimits: [requests, tokens],
+      }),
+    );
+    // meta alone: replaced as a whole, the limits left as they are.
+    expect(await ok(unkey.identities.update({ identityId, meta: { plan: 'pro' } }))).toEqual({
+      id: identityId,
+      externalId: 'user_bob',
+      meta: { plan: 'pro' },
+      ratelimits: [shown(requests), shown(tokens)],
+    });
+    // ratelimits: the new list is the list, by externalId.
+    const replaced = await ok(
+      unkey.identities.update({
+        externalId: 'user_bob',
+        ratelimits: [{ name: 'tokens', limit: 5, duration: 2000 }],
+      }),
+    );
+    expect(replaced.ratelimits).toEqual([shown({ name: 'tokens', limit: 5, duration: 2000 })]);
+    expect(replaced.meta).toEqual({ plan: 'pro' });
+    expect(await ok(unkey.identities.get({ identityId }))).toEqual(replaced);
+    // Empty clears both.
+    expect(await ok(unkey.identities.update({ identityId, meta: {}, ratelimits: [] }))).toEqual({
+      id: identityId,
+      externalId: 'user_bob',
+      meta: {},
+      ratelimits: [],
+    });
+    const record = await primary.hgetall(names.identity(ws, identityId));
+    expect(Object.keys(record).sort()).toEqual([
+      'createdAt',
+      'externalId',
+      'id',
+      'updatedAt',
+      'workspaceId',
+    ]);
+    // Naming nothing to change writes nothing.
+    const before = await dumpKeyspace(primary);
+    expect((await api.post('identities.updateIdentity', { identityId })).status).toBe(200);
+    expect(diffKeyspace(before, await dumpKeyspace(primary))).toEqual([]);
+  });
+
+  test('delete: gone by id and by externalId, out of the listing, its externalId free again', async () => {
+    const own = await freshWorkspace();
+    const { identityId } = await ok(
+      own.unkey.identities.create({ externalId: 'user_carol', ratelimits: [requests] }),
+    );
+    expect(await ok(own.unkey.identities.delete({ identityId }))).toEqual({});
+    expect((await own.unkey.identities.get({ identityId })).error).toMatchObject({
+      code: 'NOT_FOUND',
+      message: `identity ${identityId} not found`,
+    });
+    expect((await own.unkey.identities.get({ externalId: 'user_carol' })).error?.code).toBe(
+      'NOT_FOUND',
+    );
+    expect((await own.unkey.identities.update({ identityId, meta: { a: 1 } })).error?.code).toBe(
+      'NOT_FOUND',
+    );
+    expect((await own.unkey.identities.delete({ identityId })).error?.code).toBe('NOT_FOUND');
+    expect(await ok(own.unkey.identities.list({}))).toEqual({ identities: [], total: 0 });
+    const ownWs = own.workspaceId;
+    expect(
+      await primary.exists(
+        names.identity(ownWs, identityId),
+        names.identityNames(ownWs),
+        names.identities(ownWs),
+      ),
+    ).toBe(0);
+    const again = await ok(own.unkey.identities.create({ externalId: 'user_carol' }));
+    expect(again.identityId).not.toBe(identityId);
+  });
+});
+
+describe('refusals', () => {
+  test('an externalId is taken once per workspace: 409, and nothing written', async () => {
+    await ok(unkey.identities.create({ externalId: 'user_dave' }));
+    const before = await dumpKeyspace(primary);
+    const taken = await api.post('identities.createIdentity', {
+      externalId: 'user_dave',
+      meta: { other: true },
+      ratelimits: [requests],
+    });
+    expect(taken.status).toBe(409);
+    expect(taken.body).toMatchObject({
+      error: {
+        code: 'CONFLICT',
+        message: 'Identity with externalId "user_dave" already exists in this workspace',
+      },
+    });
+    expect(diffKeyspace(before, await dumpKeyspace(primary))).toEqual([]);
+    // Another workspace has externalIds of its own.
+    const other = await freshWorkspace();
+    expect(
+      (await other.api.post('identities.createIdentity', { externalId: 'user_dave' })).status,
+    ).toBe(200);
+  });
+
+  test('bad input is 400 in the envelope and writes nothing', async () => {
+    const { identityId } = await ok(unkey.identities.create({ externalId: 'user_erin' }));
+    const before = await dumpKeyspace(primary);
+    const cases: [string, 'GET' | 'POST', Record<string, unknown>, string][] = [
+      [
+        'identities.createIdentity',
+        'POST',
+        { externalId: 'ab' },
+        'externalId: must NOT have fewer than 3 characters',
+      ],
+      [
+        'identities.createIdentity',
+        'POST',
+        { externalId: 'x'.repeat(257) },
+        'externalId: must NOT have more than 256 characters',
+      ],
+      ['identities.createIdentity', 'POST', {}, 'externalId: is required'],
+      [
+        'identities.createIdentity',
+        'POST',
+        { externalId: 'user_new', ratelimits: [requests, requests] },
+        'ratelimits[1].name: "requests" is named twice',
+      ],
+      [
+        'identities.createIdentity',
+        'POST',
+        { externalId: 'user_new', meta: { blob: 'x'.repeat(17_000) } },
+        'meta: must be at most 16384 bytes as JSON',
+      ],
+      [
+        'identities.createIdentity',
+        'POST',
+        {
+          externalId: 'user_new',
+          ratelimits: Array.from({ length: 21 }, (_, i) => ({ ...requests, name: `r${i}` })),
+        },
+        'ratelimits: must NOT have more than 20 items',
+      ],
+      ['identities.getIdentity', 'GET', {}, 'identityId: give either identityId or externalId'],
+      [
+        'identities.getIdentity',
+        'GET',
+        { identityId, externalId: 'user_erin' },
+        'identityId: give either identityId or externalId',
+      ],
+      [
+        'identities.updateIdentity',
+        'POST',
+        { meta: {} },
+        'identityId: give either identityId or externalId',
+      ],
+      [
+        'identities.updateIdentity',
+        'POST',
+        { identityId, ratelimits: [tokens, { ...tokens, limit: 1 }] },
+        'ratelimits[1].name: "tokens" is named twice',
+      ],
+      ['identities.updateIdentity', 'POST', { identityId, meta: null }, 'meta: must be object'],
+      [
+        'identities.updateIdentity',
+        'POST',
+        { identityId, ratelimits: [{ ...tokens, duration: 0 }] },
+        'ratelimits[0].duration: must be >= 1',
+      ],
+      ['identities.deleteIdentity', 'POST', {}, 'identityId: is required'],
+      ['identities.listIdentities', 'GET', { limit: 0 }, 'limit: must be >= 1'],
+    ];
+    for (const [operation, method, input, message] of cases) {
+      const response =
+        method === 'GET'
+          ? await api.get(operation, input as Record<string, string>)
+          : await api.post(operation, input);
+      expect([operation, response.status, response.body]).toEqual([
+        operation,
+        400,
+        { error: expect.objectContaining({ code: 'BAD_REQUEST', message }) },
+      ]);
+    }
+    expect(diffKeyspace(before, await dumpKeyspace(primary))).toEqual([]);
+  });
+
+  test('an unknown identity, or one of another workspace, is 404', async () => {
+    const { identityId } = await ok(unkey.identities.create({ externalId: 'user_frank' }));
+    const other = await freshWorkspace();
+    const queries: Record<string, string>[] = [{ identityId }, { externalId: 'user_frank' }];
+    for (const query of queries) {
+      const response = await other.api.get('identities.getIdentity', query);
+      expect(response.status).toBe(404);
+    }
+    expect((await other.api.post('identities.deleteIdentity', { identityId })).status).toBe(404);
+    expect(
+      (await other.api.post('identities.updateIdentity', { identityId, meta: {} })).status,
+    ).toBe(404);
+    const missing = await api.get('identities.getIdentity', {
+      identityId: 'id_1111111111111111111111',
+    });
+    expect(missing.body).toMatchObject({
+      error: { code: 'NOT_FOUND', message: 'identity id_1111111111111111111111 not found' },
+    });
+    // Still there for its own workspace.
+    expect((await api.get('identities.getIdentity', { identityId })).status).toBe(200);
+  });
+
+  test('root-key permissions: identity.<id|*>.<action>; by externalId one not readable is not found', async () => {
+    const mine = await ok(unkey.identities.create({ externalId: 'user_grace' }));
+    const theirs = await ok(unkey.identities.create({ externalId: 'user_heidi' }));
+    const reader = await scoped(['identity.*.read_identity']);
+    expect(
+      (await reader.get('identities.getIdentity', { identityId: mine.identityId })).status,
+    ).toBe(200);
+    expect((await reader.get('identities.listIdentities', {})).status).toBe(200);
+    const refused = await reader.post('identities.createIdentity', { externalId: 'user_ivan' });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      error: {
+        code: 'INSUFFICIENT_PERMISSIONS',
+        message: 'this root key lacks the permission identity.*.create_identity',
+      },
+    });
+
+    const one = await scoped([
+      `identity.${mine.identityId}.read_identity`,
+      `identity.${mine.identityId}.update_identity`,
+    ]);
+    expect((await one.get('identities.getIdentity', { externalId: 'user_grace' })).status).toBe(
+      200,
+    );
+    expect(
+      (await one.post('identities.updateIdentity', { identityId: mine.identityId, meta: { a: 1 } }))
+        .status,
+    ).toBe(200);
+    // Another one by id: 403 naming it; by externalId: 404, which tells nothing of its id.
+    const byId = await one.get('identities.getIdentity', { identityId: theirs.identityId });
+    expect(byId.status).toBe(403);
+    expect(JSON.stringify(byId.body)).toContain(`identity.${theirs.identityId}.read_identity`);
+    const byExternalId = await one.get('identities.getIdentity', { externalId: 'user_heidi' });
+    expect(byExternalId.status).toBe(404);
+    expect(JSON.stringify(byExternalId.body)).not.toContain(theirs.identityId);
+    // Listing needs identity.*.read_identity.
+    expect((await one.get('identities.listIdentities', {})).status).toBe(403);
+
+    const apiOnly = await scoped(['api.*.create_key', 'api.*.read_key', 'rbac.*.read_role']);
+    expect((await apiOnly.get('identities.listIdentities', {})).status).toBe(403);
+    expect(
+      (await apiOnly.get('identities.getIdentity', { identityId: mine.identityId })).status,
+    ).toBe(403);
+  });
+});
+
+describe('the store', () => {
+  test('concurrent upserts of one externalId make one identity', async () => {
+    const store = new IdentityStore(primary, () => undefined);
+    const workspace = 'ws_upserts';
+    const now = Date.now();
+    const found = await Promise.all(
+      Array.from({ length: 25 }, () => store.upsertByExternalId(workspace, 'user_race', now)),
+    );
+    const ids = new Set(found.map((identity) => identity.id));
+    expect(ids.size).toBe(1);
+    const [id] = [...ids];
+    expect(await primary.hgetall(names.identityNames(workspace))).toEqual({ user_race: id });
+    expect(await primary.zrange(names.identities(workspace), 0, -1)).toEqual([id]);
+    expect(await store.byExternalId(workspace, 'user_race')).toEqual({
+      id,
+      workspaceId: workspace,
+      externalId: 'user_race',
+      createdAt: now,
+    });
+    // An existing identity is found as it is, meta and limits included.
+    await store.update(workspace, id!, { meta: { plan: 'pro' } }, now + 1);
+    expect((await store.upsertByExternalId(workspace, 'user_race', now + 2)).meta).toEqual({
+      plan: 'pro',
+    });
+  });
+
+  test('the layout is readable with redis-cli: flat fields, JSON for meta and limits', async () => {
+    const { identityId } = await ok(
+      unkey.identities.create({
+        externalId: 'user_judy',
+        meta: { plan: 'pro' },
+        ratelimits: [requests],
+      }),
+    );
+    expect(await primary.hgetall(names.identity(ws, identityId))).toEqual({
+      id: identityId,
+      workspaceId: ws,
+      externalId: 'user_judy',
+      createdAt: expect.stringMatching(/^\d{13}$/),
+      meta: '{"plan":"pro"}',
+      ratelimits:
+        '[{"name":"requests","type":"consistent","limit":10,"duration":1000,"autoApply":false}]',
+    });
+    expect(names.identity(ws, identityId)).toBe(`keyward:{${ws}}:identity:${identityId}`);
+    expect(await primary.hget(`keyward:{${ws}}:identitynames`, 'user_judy')).toBe(identityId);
+    expect(await primary.zscore(`keyward:{${ws}}:identities`, identityId)).toBe('0');
+  });
+});
+
+describe('across nodes, through the API', () => {
+  test('an update on one node and a deletion on another reach a third node’s cache within 100 ms', async () => {
+    const reader = await nodeServices();
+    try {
+      const { identityId } = await ok(unkey.identities.create({ externalId: 'user_ken' }));
+      const cached = () => reader.services.directory.identity(ws, identityId);
+      expect((await cached())?.externalId).toBe('user_ken');
+      await ok(unkey.identities.update({ identityId, ratelimits: [tokens] }));
+      await eventually(async () => (await cached())?.ratelimits?.[0]?.name === 'tokens', {
+        what: 'the update in the other node’s cache',
+        timeoutMs: 100,
+        intervalMs: 5,
+      });
+      expect((await second.post('identities.deleteIdentity', { identityId })).status).toBe(200);
+      await eventually(async () => (await cached()) === undefined, {
+        what: 'the deletion in the other node’s cache',
+        timeoutMs: 100,
+        intervalMs: 5,
+      });
+    } finally {
+      await reader.close();
     }
   });
 });

@@ -333,7 +333,45 @@ export const KNOWN_FIELDS = new Set([
   'plaintext',
   'hash',
   'start',
+  'identityId',
 ]);
+
+/**
+ * Named rate limits (`ratelimits` of an identity): 0–20 items of `{ name, limit, duration,
+ * autoApply?, type? }`, each name once and of `[A-Za-z0-9_.:/-]{1,64}`.
+ */
+export function badNamedLimits(): fc.Arbitrary<string> {
+  const valid = { name: 'requests', limit: 10, duration: 1000 };
+  const item = (changes: Record<string, unknown>) => json([{ ...valid, ...changes }]);
+  return fc.oneof(
+    wrongType(['array']),
+    fc.constantFrom(
+      '[5]',
+      '[null]',
+      '[{}]',
+      '[[]]',
+      item({ name: '' }),
+      item({ name: 'a b' }),
+      item({ name: 'n'.repeat(65) }),
+      item({ name: 'ü' }),
+      item({ limit: 0 }),
+      item({ limit: LIMIT_MAX + 1 }),
+      item({ limit: 1.5 }),
+      item({ limit: '10' }),
+      item({ duration: 0 }),
+      item({ duration: INTERVAL_MAX + 1 }),
+      item({ type: 'slow' }),
+      item({ autoApply: 'yes' }),
+      json([{ name: 'requests', limit: 10 }]),
+      json([{ name: 'requests', duration: 1000 }]),
+      json([{ limit: 10, duration: 1000 }]),
+      json([valid, { ...valid, limit: 5 }]),
+      json(Array.from({ length: 21 }, (_, i) => ({ ...valid, name: `r${i}` }))),
+    ),
+    wrongType(['string']).map((bad) => `[{"name":${bad},"limit":10,"duration":1000}]`),
+    wrongType(['integer']).map((bad) => `[{"name":"requests","limit":${bad},"duration":1000}]`),
+  );
+}
 
 /** Unknown fields are ignored, as the contract asks: they ride along with each broken input. */
 export const extraFields: fc.Arbitrary<[string, string][]> = fc.array(

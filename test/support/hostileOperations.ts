@@ -6,6 +6,7 @@ import {
   badInteger,
   badLimit,
   badMeta,
+  badNamedLimits,
   badNamespace,
   badAsync,
   badObject,
@@ -252,6 +253,43 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
   'permissions.getRole': { base: () => [['roleId', fixture.roleId]] },
   'permissions.listRoles': { base: () => [] },
   'permissions.deleteRole': { base: () => [['roleId', json(fixture.roleId)]] },
+  'identities.createIdentity': {
+    base: () => [
+      ['externalId', '"fuzz-created-user"'],
+      ['meta', '{"plan":"pro"}'],
+      ['ratelimits', '[{"name":"requests","limit":10,"duration":1000}]'],
+    ],
+    breakers: () => ({
+      // 3–256 characters, as Unkey v1 asks.
+      externalId: fc.oneof(badString(256), fc.constantFrom('"a"', '"ab"')),
+      meta: badMeta(),
+      ratelimits: badNamedLimits(),
+    }),
+  },
+  'identities.getIdentity': {
+    base: () => [['identityId', fixture.identityId]],
+    // Neither identityId nor externalId: 400 too.
+    alsoRequired: ['identityId'],
+    breakers: () => ({
+      // Both identityId and externalId: 400 whatever the externalId.
+      externalId: fc.oneof(badQueryString(256), fc.constant(fixture.identityExternalId)),
+    }),
+  },
+  'identities.listIdentities': { base: () => [['limit', '10']] },
+  'identities.updateIdentity': {
+    base: () => [
+      ['identityId', json(fixture.identityId)],
+      ['meta', '{"plan":"pro"}'],
+      ['ratelimits', '[{"name":"requests","limit":10,"duration":1000}]'],
+    ],
+    alsoRequired: ['identityId'],
+    breakers: () => ({
+      externalId: fc.oneof(badString(256), fc.constant(json(fixture.identityExternalId))),
+      meta: badMeta(),
+      ratelimits: badNamedLimits(),
+    }),
+  },
+  'identities.deleteIdentity': { base: () => [['identityId', json(fixture.identityId)]] },
   'keys.createKey': {
     base: () => [
       ['apiId', json(fixture.apiId)],

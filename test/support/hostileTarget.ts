@@ -32,6 +32,8 @@ export const fixture = {
   ownerId: 'owner-1',
   permissionId: '',
   roleId: '',
+  identityId: '',
+  identityExternalId: 'fuzz-fixture-user',
 };
 
 /** Starts one node with the fixtures before the file's tests, and stops it after them. */
@@ -73,6 +75,10 @@ export function useHostileTarget(): void {
       name: 'fuzz fixture',
     });
     fixture.roleId = role.body.roleId;
+    const identity = await admin.post<{ identityId: string }>('identities.createIdentity', {
+      externalId: fixture.identityExternalId,
+    });
+    fixture.identityId = identity.body.identityId;
   });
 
   afterAll(async () => {

@@ -1,0 +1,40 @@
+import { ConflictError } from '../../errors';
+import { newId } from '../../keys/ids';
+import { defineOperation } from '../operation';
+import { meta, namedLimits, object } from '../schemas';
+import { identityChanges, type IdentityFieldsInput } from './fields';
+import { newExternalId } from './schemas';
+
+type CreateIdentityInput = IdentityFieldsInput & { externalId: string };
+
+export const createIdentity = defineOperation({
+  name: 'identities.createIdentity',
+  method: 'POST',
+  plane: 'management',
+  summary:
+    'Creates an identity: an externalId unique in the workspace, with meta and named rate limits its keys share.',
+  permission: { resource: 'identity', action: 'create_identity', scope: 'any' },
+  input: object({ externalId: newExternalId, meta, ratelimits: namedLimits }, ['externalId']),
+  output: object({ identityId: { type: 'string' } }, ['identityId']),
+  uses: ['identities', 'now'],
+  check(input: CreateIdentityInput) {
+    identityChanges(input);
+  },
+  async handle(deps, caller, input: CreateIdentityInput): Promise<{ identityId: string }> {
+    const now = deps.now();
+    const identityId = newId('id', now);
+    const outcome = await deps.identities.create({
+      id: identityId,
+      workspaceId: caller.rootKey.workspaceId,
+      externalId: input.externalId,
+      ...identityChanges(input),
+      createdAt: now,
+    });
+    if (outcome === 'external_id_taken') {
+      throw new ConflictError(
+        `Identity with externalId "${input.externalId}" already exists in this workspace`,
+      );
+    }
+    return { identityId };
+  },
+});
