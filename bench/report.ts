@@ -278,6 +278,21 @@ export function targets(report: BenchReport): Target[] {
       });
     }
   }
+  const accessModel = find(report, 'access-model');
+  if (accessModel && fast) {
+    const r = accessModel.load.requestsPerSecond / fast.load.requestsPerSecond;
+    list.push({
+      name: 'access model vs the fast key',
+      goal:
+        'reported: a key with 20 permissions from 3 roles, a 4-term query, an identity limit ' +
+        '(consistent) and 2 fast named limits, as a ratio of the single fast key',
+      measured:
+        `${r.toFixed(2)} × (${fmtInt(accessModel.load.requestsPerSecond)} vs ` +
+        `${fmtInt(fast.load.requestsPerSecond)} req/s; CPU ` +
+        `${accessModel.cpu.serverUsPerRequest.toFixed(0)} vs ${fast.cpu.serverUsPerRequest.toFixed(0)} µs/request)`,
+      met: accessModel.checksPassed && errorsOf(accessModel) === 0,
+    });
+  }
   list.push({
     name: 'memory, 1,000,000 cached keys',
     goal: '< 512 MiB RSS',
@@ -705,6 +720,7 @@ function shortLabel(c: CaseResult): string {
     'fast-base': 'keyward old build: fast rate limit',
     'no-ratelimit': 'keyward: key, no rate limit',
     fast: 'keyward: key, fast rate limit',
+    'access-model': 'keyward: access model (roles, query, identity + named limits)',
     consistent: 'keyward: key, consistent rate limit',
     invalid: 'keyward: unknown key',
     peer: 'peer: Koa+HGET+RateLimiterRedis',

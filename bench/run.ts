@@ -180,10 +180,48 @@ async function startKeyward(
 
 // ---------------------------------------------------------------------------------- cases
 
+/** Four terms over permissions the access-model key holds through three different roles. */
+const ACCESS_MODEL_QUERY = 'p.0 AND p.7 AND (p.14 OR p.19)';
+
+/**
+ * The key of the access-model case (issue 14): 20 permissions held through 3 roles, an identity
+ * with one consistent limit, and 2 fast named limits of its own, every limit applied each time.
+ */
+async function createAccessModelKey(
+  url: string,
+  rootKey: string,
+  apiId: string,
+): Promise<{ key: string }> {
+  const roles = [0, 1, 2].map((role) => `role.${role}`);
+  for (const [index, role] of roles.entries()) {
+    const permissions = Array.from({ length: 20 }, (_, p) => `p.${p}`).filter(
+      (_, p) => p % 3 === index,
+    );
+    await rpc(url, rootKey, 'permissions.createRole', { name: role, permissions });
+  }
+  const limit = { limit: HUGE.limit, duration: HUGE.refillInterval, autoApply: true };
+  await rpc(url, rootKey, 'identities.createIdentity', {
+    externalId: 'bench_identity',
+    ratelimits: [{ name: 'identity', type: 'consistent', ...limit }],
+  });
+  return rpc<{ key: string }>(url, rootKey, 'keys.createKey', {
+    apiId,
+    prefix: 'bench',
+    externalId: 'bench_identity',
+    roles,
+    ratelimits: [
+      { name: 'a', type: 'fast', ...limit },
+      { name: 'b', type: 'fast', ...limit },
+    ],
+  });
+}
+
 interface VerifyBody {
   valid?: boolean;
   code?: string;
   ratelimit?: { limit: number; remaining: number; reset: number };
+  ratelimits?: { name: string; remaining?: number }[];
+  permissions?: string[];
 }
 
 type Check = (body: VerifyBody) => boolean;
@@ -195,6 +233,8 @@ interface CaseSpec {
   server: Server;
   key: string;
   rootKey: string;
+  /** More of the verifyKey body than the key (a permission query). */
+  extraBody?: Record<string, unknown>;
   /** What one answer must say; checked before and after the measured run. */
   check?: Check;
   /**
@@ -204,11 +244,14 @@ interface CaseSpec {
   besideOf?: string;
 }
 
-function targetOf(spec: Pick<CaseSpec, 'server' | 'key' | 'rootKey'>, path: string): LoadTarget {
+function targetOf(
+  spec: Pick<CaseSpec, 'server' | 'key' | 'rootKey' | 'extraBody'>,
+  path: string,
+): LoadTarget {
   return {
     url: `${spec.server.url}${path}`,
     headers: { authorization: `Bearer ${spec.rootKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ key: spec.key }),
+    body: JSON.stringify({ key: spec.key, ...spec.extraBody }),
   };
 }
 
@@ -559,6 +602,7 @@ async function main(): Promise<void> {
     const fast = await create({ type: 'fast', ...HUGE });
     const consistent = await create({ type: 'consistent', ...HUGE });
     const invalidKey = `bench_${randomBytes(16).toString('hex')}`;
+    const accessModel = await createAccessModelKey(node.url, root.key, apiId);
 
     // The exact script calls keyward makes for the fast and the consistent key. The floor servers,
     // the latency step's bare server and the Redis ceiling repeat them without keyward.
@@ -628,6 +672,19 @@ async function main(): Promise<void> {
           label: `keyward verify, consistent rate limit${suffix}`,
           key: consistent.key,
           check: limited,
+        },
+        {
+          id: `access-model${suffix}`,
+          label:
+            `keyward verify, access model: 20 permissions from 3 roles, a 4-term query, an ` +
+            `identity's consistent limit and 2 fast named limits${suffix}`,
+          key: accessModel.key,
+          extraBody: { authorization: { permissions: ACCESS_MODEL_QUERY } },
+          check: (b: VerifyBody) =>
+            valid(b) &&
+            b.permissions?.length === 20 &&
+            b.ratelimits?.length === 3 &&
+            b.ratelimits.every((limit) => (limit.remaining ?? 0) > 0),
         },
         {
           id: `invalid${suffix}`,

@@ -340,12 +340,20 @@ export const KNOWN_FIELDS = new Set([
  * Named rate limits (`ratelimits` of an identity): 0–20 items of `{ name, limit, duration,
  * autoApply?, type? }`, each name once and of `[A-Za-z0-9_.:/-]{1,64}`.
  */
-export function badNamedLimits(): fc.Arbitrary<string> {
+export function badNamedLimits(
+  options: {
+    /** null clears the list (updateKey): not a breaker. */
+    nullable?: boolean;
+    /** Every valid input carries `ratelimit` too, so a `default` among the limits is one too many. */
+    defaultIsTaken?: boolean;
+  } = {},
+): fc.Arbitrary<string> {
   const valid = { name: 'requests', limit: 10, duration: 1000 };
   const item = (changes: Record<string, unknown>) => json([{ ...valid, ...changes }]);
   return fc.oneof(
-    wrongType(['array']),
+    wrongType(options.nullable ? ['array', 'null'] : ['array']),
     fc.constantFrom(
+      ...(options.defaultIsTaken ? [item({ name: 'default' })] : []),
       '[5]',
       '[null]',
       '[{}]',

@@ -62,35 +62,6 @@ const badNames = () =>
     ),
   );
 
-const NAMED_LIMIT = '{"name":"tokens","limit":10,"duration":60000}';
-
-/**
- * Named limits: 0–20 of `{name, limit, duration, autoApply?, type?}`, each name once. Every valid
- * input that carries one also carries `ratelimit`, so a `default` among them is one too many.
- */
-export const badNamedLimits = () =>
-  fc.oneof(
-    wrongType(['array', 'null']),
-    fc.constantFrom(
-      '[5]',
-      '[{}]',
-      '[{"limit":10,"duration":60000}]',
-      '[{"name":"","limit":10,"duration":60000}]',
-      '[{"name":"has space","limit":10,"duration":60000}]',
-      '[{"name":"tokens","limit":0,"duration":60000}]',
-      '[{"name":"tokens","limit":10,"duration":0}]',
-      '[{"name":"tokens","limit":10}]',
-      '[{"name":"tokens","limit":10,"duration":60000,"type":"slow"}]',
-      '[{"name":"tokens","limit":10,"duration":60000,"autoApply":"yes"}]',
-      `[${NAMED_LIMIT},${NAMED_LIMIT}]`,
-      '[{"name":"default","limit":10,"duration":60000}]',
-      `[${Array.from({ length: 21 }, (_, i) => `{"name":"l${i}","limit":1,"duration":1000}`).join(',')}]`,
-    ),
-    fc
-      .integer({ min: 65, max: 10_000 })
-      .map((n) => `[{"name":${json('n'.repeat(n))},"limit":1,"duration":1000}]`),
-  );
-
 /** Fields createKey and updateKey share beyond the key's own: what it holds, by name. */
 const holdingBreakers = () => ({ permissions: badNames(), roles: badNames() });
 
@@ -106,7 +77,7 @@ export const keyFieldBreakers = () => ({
     fc.integer({ min: 257, max: 100_000 }).map((n) => json('e'.repeat(n))),
   ),
   ratelimit: badRatelimit({ nullable: true }),
-  ratelimits: badNamedLimits(),
+  ratelimits: badNamedLimits({ nullable: true, defaultIsTaken: true }),
   enabled: fc.oneof(wrongType(['boolean', 'null']), fc.constantFrom('1', '"true"')),
   refill: badRefill(),
 });
