@@ -36,7 +36,7 @@ function takeRandom(count: number): Buffer {
   return bytes;
 }
 
-const ID_PATTERN = /^(ws|api|key|req|rk|rlns|rlor)_[1-9A-HJ-NP-Za-km-z]{1,32}$/;
+const ID_PATTERN = /^(ws|api|key|req|rk|rlns|rlor|perm|role|id)_[1-9A-HJ-NP-Za-km-z]{1,32}$/;
 
 export function looksLikeId(prefix: IdPrefix, text: string): boolean {
   return text.startsWith(`${prefix}_`) && ID_PATTERN.test(text);
