@@ -96,6 +96,43 @@ test('a consistent verification is one EVALSHA on the primary and nothing on the
   expect(counts.local).toEqual({});
 });
 
+test('roles, a permission query, an identity limit and fast named limits: one EVALSHA per Redis', async () => {
+  for (const role of ['reader', 'writer']) {
+    const permissions = [`${role}.docs`, `${role}.notes`];
+    await api.post('permissions.createRole', { name: `hot.${role}`, permissions });
+  }
+  const limit = { limit: 1_000_000, duration: 1000, autoApply: true };
+  await api.post('identities.createIdentity', {
+    externalId: 'hot_identity',
+    ratelimits: [{ name: 'shared', type: 'consistent', ...limit }],
+  });
+  const { key } = await newKey({
+    externalId: 'hot_identity',
+    roles: ['hot.reader', 'hot.writer'],
+    ratelimits: [
+      { name: 'a', type: 'fast', ...limit },
+      { name: 'b', type: 'fast', ...limit },
+    ],
+  });
+  const body = { key, authorization: { permissions: 'reader.docs AND writer.notes' } };
+  const verify = async () => {
+    const response = await api.post<{ code: string; ratelimits?: unknown[] }>(
+      'keys.verifyKey',
+      body,
+    );
+    expect([response.body.code, response.body.ratelimits?.length]).toEqual(['VALID', 3]);
+  };
+  await verify(); // warm the caches and the scripts
+  await verify();
+  const counts = await countDuring(async () => {
+    for (let i = 0; i < 10; i++) await verify();
+  });
+  // The identity's consistent limit on the primary, the two fast ones together on the local
+  // Redis: one script call each, that one reading and writing both of its buckets.
+  expect(counts.primary).toEqual({ evalsha: 10 });
+  expect(counts.local).toEqual({ evalsha: 10, hmget: 20, hset: 20, pexpire: 20 });
+});
+
 test('a key without a rate limit, and an unknown key, cost no Redis command once cached', async () => {
   const { key } = await newKey({});
   await verifyTimes(key, 1);
