@@ -49,6 +49,19 @@ function humanLines(inspection: Inspection): string[] {
       : 'buckets (the key has no rate limit)',
   );
   for (const bucket of buckets) lines.push(...bucketLines(bucket, key));
+  if (inspection.namedBuckets.length > 0) lines.push('named limits');
+  for (const named of inspection.namedBuckets) {
+    const parts = [`${named.tokens ?? '?'} of ${named.limit} tokens`];
+    if (named.nextRefillAt !== null) {
+      parts.push(
+        `next refill ${isoTime(named.nextRefillAt)} (${relative(named.nextRefillAt, named.now)})`,
+      );
+    }
+    lines.push(
+      `  ${named.name} (${named.type}, ${named.owner === 'key' ? 'the key' : 'its identity, shared'}, ` +
+        `${named.limit} every ${named.duration} ms, in ${named.redis}): ${parts.join(', ')}`,
+    );
+  }
   return lines;
 }
 
@@ -71,8 +84,8 @@ const key: CommandSpec = {
         directory: services.directory,
         now: services.now,
         places: bucketPlaces(runtime.localIsPrimary),
-        probe: async (redis, keyId, ratelimit) =>
-          probeBucket(await runtime.redis(redis), keyId, ratelimit),
+        probe: async (redis, bucketKey, ratelimit) =>
+          probeBucket(await runtime.redis(redis), bucketKey, ratelimit),
       },
       operatorCaller(ws),
       invocation.args[0] ?? '',

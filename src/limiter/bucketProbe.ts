@@ -2,7 +2,6 @@ import type { RatelimitConfig, RatelimitType } from '../domain/ratelimit';
 import type { RedisClient } from '../redis/clients';
 import { redisTimeMs } from '../redis/clock';
 import { execResults } from '../redis/results';
-import { names } from '../store/names';
 import { decide } from './tokenBucket';
 
 /** A Redis that can hold buckets: the primary, or a node-local Redis (for fast buckets). */
@@ -53,10 +52,9 @@ export interface BucketReading {
  */
 export async function probeBucket(
   redis: RedisClient,
-  keyId: string,
+  bucketKey: string,
   ratelimit: RatelimitConfig | undefined,
 ): Promise<BucketReading> {
-  const bucketKey = names.bucket(keyId);
   const decision = ratelimit
     ? await decide(redis, { bucket: bucketKey, credits: bucketKey }, ratelimit, 0)
     : undefined;

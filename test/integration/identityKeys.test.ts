@@ -1,6 +1,7 @@
 import { Unkey } from '@unkey/api';
 import { startTopology, type Topology } from '../support/topology';
 import { client, type Client } from '../support/rpc';
+import { assertBuilt, runCli } from '../support/cliProcess';
 import { createKey, eventually, hour } from '../support/helpers';
 
 /**
@@ -165,4 +166,42 @@ test('an import links keys to identities that exist and creates none', async () 
   expect(unlinked!.identity).toBeUndefined();
   const missing = await unkey.identities.get({ externalId: 'nobody_corp' });
   expect(missing.error?.code).toBe('NOT_FOUND');
+});
+
+test('keyward inspect key shows the identity and every named bucket, read without spending', async () => {
+  assertBuilt();
+  await ok(
+    unkey.identities.create({
+      externalId: 'inspected_corp',
+      ratelimits: [{ name: 'org', limit: 50, duration: hour }],
+    }),
+  );
+  const { keyId, key } = await createKey(api, apiId, {
+    externalId: 'inspected_corp',
+    ratelimits: [{ name: 'own', limit: 5, duration: hour, autoApply: true }],
+  });
+  await ok(unkey.keys.verify({ key, ratelimits: [{ name: 'org', cost: 10 }] }));
+  const inspect = (json: boolean) =>
+    runCli(
+      ['inspect', 'key', '--workspace', topology.workspaceId, keyId, ...(json ? ['--json'] : [])],
+      { KEYWARD_REDIS_URL: topology.primary.url },
+    );
+  const asJson = await inspect(true);
+  expect(asJson.code).toBe(0);
+  const inspection = JSON.parse(asJson.stdout) as {
+    key: { identity?: { externalId: string } };
+    namedBuckets: { name: string; owner: string; tokens: number }[];
+  };
+  expect(inspection.key.identity).toMatchObject({ externalId: 'inspected_corp' });
+  expect(inspection.namedBuckets.map(({ name, owner, tokens }) => [name, owner, tokens])).toEqual([
+    ['own', 'key', 4],
+    ['org', 'identity', 40],
+  ]);
+  const human = await inspect(false);
+  expect(human.stdout).toContain('named limits');
+  expect(human.stdout).toMatch(
+    / {2}org \(consistent, its identity, shared, 50 every 3600000 ms, in primary\): 40 of 50 tokens/,
+  );
+  // Reading spent nothing.
+  expect(JSON.parse((await inspect(true)).stdout).namedBuckets[1].tokens).toBe(40);
 });

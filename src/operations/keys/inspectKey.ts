@@ -1,4 +1,6 @@
-import type { RatelimitConfig } from '../../domain/ratelimit';
+import { namedBucket } from '../../domain/namedLimits';
+import type { RatelimitConfig, RatelimitType } from '../../domain/ratelimit';
+import { names } from '../../store/names';
 import type { BucketPlace, BucketReading, BucketRedisRole } from '../../limiter/bucketProbe';
 import { runOperation, type Caller } from '../operation';
 import type { Services } from '../services';
@@ -19,10 +21,23 @@ export interface InspectedCredits {
   stored: { remaining: number; lastRefillAt: number } | null;
 }
 
+/** A named limit's bucket (the key's own, or its identity's shared one), read without spending. */
+export interface NamedBucketState extends BucketReading {
+  name: string;
+  owner: 'key' | 'identity';
+  type: RatelimitType;
+  limit: number;
+  duration: number;
+  /** The Redis its mode places it in. */
+  redis: BucketRedisRole;
+}
+
 export interface Inspection {
   key: KeyView;
   credits: InspectedCredits | null;
   buckets: BucketState[];
+  /** The key's named limits, then its identity's, each in the Redis its mode places it. */
+  namedBuckets: NamedBucketState[];
 }
 
 export interface InspectDeps extends Pick<Services, 'keys' | 'directory' | 'now'> {
@@ -31,7 +46,7 @@ export interface InspectDeps extends Pick<Services, 'keys' | 'directory' | 'now'
   /** Reads the key's bucket in one of those Redis without spending. */
   probe(
     redis: BucketRedisRole,
-    keyId: string,
+    bucketKey: string,
     ratelimit: RatelimitConfig | undefined,
   ): Promise<BucketReading>;
 }
@@ -59,7 +74,7 @@ export async function inspectKey(
         redis: place.redis,
         holds: [...place.holds],
         inUse: type !== undefined && place.holds.includes(type),
-        ...(await deps.probe(place.redis, key.id, key.ratelimit)),
+        ...(await deps.probe(place.redis, names.bucket(key.id), key.ratelimit)),
       })),
     ),
   ]);
@@ -71,5 +86,32 @@ export async function inspectKey(
           ...(key.refill ? { refill: key.refill } : {}),
           stored: stored ?? null,
         };
-  return { key, credits, buckets };
+  return { key, credits, buckets, namedBuckets: await namedBuckets(deps, key) };
+}
+
+async function namedBuckets(deps: InspectDeps, key: KeyView): Promise<NamedBucketState[]> {
+  const identity = key.identity
+    ? await deps.directory.identity(key.workspaceId, key.identity.id)
+    : undefined;
+  const owned = [
+    ...(key.ratelimits ?? []).map((limit) => ({ limit, owner: 'key' as const, id: key.id })),
+    ...(identity?.ratelimits ?? []).map((limit) => ({
+      limit,
+      owner: 'identity' as const,
+      id: identity!.id,
+    })),
+  ];
+  const local = deps.places.find((place) => place.holds.includes('fast'))!.redis;
+  return Promise.all(
+    owned.map(async ({ limit, owner, id }): Promise<NamedBucketState> => {
+      const redis = limit.type === 'fast' ? local : 'primary';
+      const reading = await deps.probe(
+        redis,
+        names.namedBucket(id, limit.name),
+        namedBucket(limit),
+      );
+      const { name, type, duration } = limit;
+      return { name, owner, type, limit: limit.limit, duration, redis, ...reading };
+    }),
+  );
 }

@@ -127,9 +127,10 @@ describe('inspectKey', () => {
         { redis: 'primary', holds: ['consistent'], inUse: false, ...EMPTY },
         { redis: 'local', holds: ['fast'], inUse: true, ...READING },
       ],
+      namedBuckets: [],
     });
     // The command prints these objects as JSON: the order of their fields is its output.
-    expect(Object.keys(inspection)).toEqual(['key', 'credits', 'buckets']);
+    expect(Object.keys(inspection)).toEqual(['key', 'credits', 'buckets', 'namedBuckets']);
     expect(Object.keys(inspection.buckets[0] ?? {})).toEqual([
       'redis',
       'holds',
@@ -144,8 +145,8 @@ describe('inspectKey', () => {
     // The probe is handed the view's rate limit, as the command always did.
     const shown = { ...FAST, async: true, duration: 1000 };
     expect(probes).toEqual([
-      ['primary', 'key_1', shown],
-      ['local', 'key_1', shown],
+      ['primary', 'keyward:bucket:{key_1}', shown],
+      ['local', 'keyward:bucket:{key_1}', shown],
     ]);
     expect(caller.logFields).toEqual({ keyId: 'key_1' });
   });
@@ -175,7 +176,42 @@ describe('inspectKey', () => {
     expect(inspection.buckets).toEqual([
       { redis: 'primary', holds: ['consistent', 'fast'], inUse: false, ...EMPTY },
     ]);
-    expect(probes).toEqual([['primary', 'key_1', undefined]]);
+    expect(probes).toEqual([['primary', 'keyward:bucket:{key_1}', undefined]]);
+    expect(inspection.namedBuckets).toEqual([]);
+  });
+
+  test('named limits: each bucket read in the Redis of its mode, the key’s own by its id', async () => {
+    const key = keyWith({
+      ratelimits: [
+        { name: 'tokens', type: 'fast', limit: 50, duration: 60_000, autoApply: false },
+        { name: 'daily', type: 'consistent', limit: 7, duration: 86_400_000, autoApply: true },
+      ],
+    });
+    const { deps, probes } = fakes({ key });
+    const { namedBuckets } = await inspectKey(deps, callerWith(['*']), 'key_1');
+    expect(probes.slice(2)).toEqual([
+      [
+        'local',
+        'keyward:bucket:{key_1}:tokens',
+        expect.objectContaining({
+          type: 'fast',
+          limit: 50,
+          refillRate: 50,
+          refillInterval: 60_000,
+        }),
+      ],
+      [
+        'primary',
+        'keyward:bucket:{key_1}:daily',
+        expect.objectContaining({ type: 'consistent', limit: 7 }),
+      ],
+    ]);
+    expect(
+      namedBuckets.map(({ name, owner, redis, tokens }) => [name, owner, redis, tokens]),
+    ).toEqual([
+      ['tokens', 'key', 'local', READING.tokens],
+      ['daily', 'key', 'primary', EMPTY.tokens],
+    ]);
   });
 
   test("a consistent key uses the primary's bucket; with one Redis, it is in use too", async () => {
