@@ -682,6 +682,25 @@ test('links a key to an identity on its page, gives it named limits, and verifie
   await sees(identityCard(), 'No named limits.');
 });
 
+test('pages through identities', async () => {
+  type Listed = { total: number };
+  const before = (await api.get<Listed>('identities.listIdentities', { limit: 1 })).body.total;
+  for (let i = 0; i < PAGE_SIZE; i++) {
+    await api.post('identities.createIdentity', { externalId: `bulk identity ${i}` });
+  }
+  const total = before + PAGE_SIZE;
+  await identitiesPage();
+  const pager = page.locator('.pager');
+  await sees(pager, `1–20 of ${total}`);
+  await page.getByRole('button', { name: 'Next →' }).click();
+  await sees(pager, `21–${total} of ${total}`);
+  await sees(page.locator('tbody'), 'bulk identity 19');
+  expect(await page.getByRole('button', { name: 'Next →' }).isDisabled()).toBe(true);
+  await page.getByRole('button', { name: '← Previous' }).click();
+  await sees(pager, `1–20 of ${total}`);
+  await sees(page.locator('tbody'), 'user_42');
+});
+
 test('a root key without identity permissions sees 403s, and may still unlink a key', async () => {
   const limited = await topology.newRootKey({
     workspaceId: topology.workspaceId,
