@@ -668,7 +668,10 @@ test('links a key to an identity on its page, gives it named limits, and verifie
   expect(await page.locator('tbody tr', { hasText: 'acme-corp' }).count()).toBe(0);
 
   await page.goto(`${base}/dashboard#/keys/${identityKey.keyId}`);
-  await sees(identityCard(), 'No identity: its external id “acme-corp” names none now.');
+  await sees(
+    identityCard(),
+    'No identity, though its external id is “acme-corp”: the identity it was linked to is gone',
+  );
   await showsLimits(keyLimits(), [['requests', 'consistent (global)', '3', '1 min', 'yes']]);
   const after = (await api.post<Verified>('keys.verifyKey', { key: identityKey.key })).body;
   expect(after).toMatchObject({ valid: true, code: 'VALID' });

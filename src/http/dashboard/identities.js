@@ -296,8 +296,9 @@ export async function keyIdentitySection(key, page) {
           'p.muted',
           {},
           key.ownerId
-            ? `No identity: its external id “${key.ownerId}” names none now. Link it again to ` +
-                'make a new one.'
+            ? `No identity, though its external id is “${key.ownerId}”: the identity it was ` +
+                'linked to is gone (or was never made). Link it again to link the identity of ' +
+                'that id, made if missing.'
             : 'No identity. Link one by its external id: a missing one is made.',
         ),
     h('div.row.link-identity', {}, link, identity || key.ownerId ? unlink : null),
