@@ -8,7 +8,14 @@ import { join } from 'node:path';
 const DIR = join(__dirname, 'dashboard');
 
 /** The page's ES modules: app.js is its entry point and imports the others. */
-export const DASHBOARD_MODULES = ['app.js', 'core.js', 'keys.js', 'rbac.js'] as const;
+export const DASHBOARD_MODULES = [
+  'app.js',
+  'core.js',
+  'keys.js',
+  'identities.js',
+  'limits.js',
+  'rbac.js',
+] as const;
 
 export interface Asset {
   type: string;

@@ -142,6 +142,54 @@ async function showsChips(scope: Locator, names: string[]): Promise<void> {
   }
 }
 
+const identitiesPage = async () => {
+  await page.locator('#pages').getByRole('link', { name: 'Identities' }).click();
+  await page.getByRole('heading', { name: 'Identities', exact: true }).waitFor();
+};
+const createIdentity = () => page.locator('form', { hasText: 'Create an identity' });
+/** The identity's card on its page, or the Identity section of a key's page. */
+const identityCard = () => page.getByRole('region', { name: 'Identity' });
+const keyLimits = () => page.getByRole('region', { name: 'Named rate limits' });
+const limitRow = (scope: Locator, index: number) => scope.locator('.limit-row').nth(index);
+
+type NamedLimit = {
+  name: string;
+  type: 'fast' | 'consistent';
+  limit: number;
+  duration: number;
+  autoApply: boolean;
+};
+
+/** Fills one row of a limits editor. */
+async function fillLimit(row: Locator, limit: NamedLimit): Promise<void> {
+  await row.getByLabel('Name', { exact: true }).fill(limit.name);
+  await row.getByLabel('Type').selectOption(limit.type);
+  await row.getByLabel('Limit', { exact: true }).fill(String(limit.limit));
+  await row.getByLabel('Per (ms)').fill(String(limit.duration));
+  await row.getByLabel('Auto-apply').setChecked(limit.autoApply);
+}
+
+/** The cells of the limits table in scope, a row each. */
+const limitCells = (scope: Locator) =>
+  scope
+    .locator('table.limits tbody tr')
+    .evaluateAll((rows) =>
+      rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent ?? '')),
+    );
+
+/** Waits until the limits table in scope reads exactly `rows`. */
+async function showsLimits(scope: Locator, rows: string[][]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let seen = await limitCells(scope);
+  while (JSON.stringify(seen) !== JSON.stringify(rows)) {
+    if (Date.now() > deadline) {
+      throw new Error(`expected limits ${JSON.stringify(rows)}, saw ${JSON.stringify(seen)}`);
+    }
+    await page.waitForTimeout(50);
+    seen = await limitCells(scope);
+  }
+}
+
 let apiId: string;
 let keyStart: string;
 let plaintext: string;
@@ -420,6 +468,269 @@ test('a root key without rbac permissions sees 403s, and the key’s holdings st
   await access().getByRole('button', { name: 'Remove permission documents.read' }).click();
   await sees(notice(), 'rbac.*.remove_permission_from_key');
   expect(await chips(access())).toEqual(['documents.read', 'documents.write']);
+
+  await signIn(topology.rootKey);
+});
+
+let identityId: string;
+const TOKENS = ['tokens', 'consistent (global)', '200', '1 h', 'yes'];
+
+test('creates an identity with a named limit and edits its meta and limits; a taken externalId is a 409, a limit named twice a 400', async () => {
+  await identitiesPage();
+  // The key created above with owner id user_42 made that identity.
+  await sees(page.locator('tbody tr'), 'user_42');
+
+  await createIdentity().getByLabel('External id').fill('acme-corp');
+  await createIdentity().getByLabel('Meta (JSON)').fill('{"plan": "pro", "note": "<b>x</b>"}');
+  await createIdentity().getByRole('button', { name: '+ Add a limit' }).click();
+  await fillLimit(limitRow(createIdentity(), 0), {
+    name: 'tokens',
+    type: 'consistent',
+    limit: 100,
+    duration: 3_600_000,
+    autoApply: true,
+  });
+  await createIdentity().getByRole('button', { name: 'Create identity' }).click();
+  await page.getByRole('heading', { name: 'acme-corp', exact: true }).waitFor();
+  await sees(notice(), 'Identity “acme-corp” created.');
+  identityId = decodeURIComponent(/#\/identities\/(.+)$/.exec(page.url())![1]!);
+  await sees(identityCard().locator('pre'), '"plan": "pro"');
+  await sees(identityCard().locator('pre'), '"note": "<b>x</b>"');
+  expect(await page.locator('#app b').count()).toBe(0);
+  await showsLimits(identityCard(), [['tokens', 'consistent (global)', '100', '1 h', 'yes']]);
+
+  // Edit: new meta, a changed limit and an added one.
+  await identityCard().getByRole('button', { name: 'Edit' }).click();
+  const edit = page.locator('form', { hasText: 'Edit acme-corp' });
+  await edit.getByLabel('Meta (JSON)').fill('{"plan": "enterprise", "seats": 5}');
+  await limitRow(edit, 0).getByLabel('Limit', { exact: true }).fill('200');
+  await edit.getByRole('button', { name: '+ Add a limit' }).click();
+  await fillLimit(limitRow(edit, 1), {
+    name: 'bursts',
+    type: 'fast',
+    limit: 10,
+    duration: 1000,
+    autoApply: false,
+  });
+  await screenshot('identity-edit');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await sees(notice(), 'Identity “acme-corp” saved.');
+  await showsLimits(identityCard(), [
+    TOKENS,
+    ['bursts', 'fast (per node)', '10', '1 s', 'no, when named'],
+  ]);
+  await sees(identityCard().locator('pre'), '"seats": 5');
+  await screenshot('identity');
+  expect((await api.get('identities.getIdentity', { identityId })).body).toEqual({
+    id: identityId,
+    externalId: 'acme-corp',
+    meta: { plan: 'enterprise', seats: 5 },
+    ratelimits: [
+      { name: 'tokens', type: 'consistent', limit: 200, duration: 3_600_000, autoApply: true },
+      { name: 'bursts', type: 'fast', limit: 10, duration: 1000, autoApply: false },
+    ],
+  });
+
+  // Edit again: a row removed; Cancel leaves the identity as it is.
+  await identityCard().getByRole('button', { name: 'Edit' }).click();
+  await limitRow(edit, 1).getByRole('button', { name: 'Remove this limit' }).click();
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await showsLimits(identityCard(), [TOKENS]);
+  await identityCard().getByRole('button', { name: 'Edit' }).click();
+  await edit.getByLabel('Meta (JSON)').fill('{}');
+  await edit.getByRole('button', { name: 'Cancel' }).click();
+  await sees(identityCard().locator('pre'), '"seats": 5');
+
+  await crumbs().getByRole('link', { name: 'Identities' }).click();
+  const listed = page.locator('tbody tr', { hasText: 'acme-corp' });
+  await showsChips(listed, ['tokens: 200 / 1 h']);
+  await screenshot('identities');
+
+  await createIdentity().getByLabel('External id').fill('acme-corp');
+  await createIdentity().getByRole('button', { name: 'Create identity' }).click();
+  await sees(notice(), 'CONFLICT');
+  await sees(notice(), 'Identity with externalId "acme-corp" already exists in this workspace');
+
+  await createIdentity().getByLabel('External id').fill('twice-limited');
+  await createIdentity().getByLabel('Meta (JSON)').fill('[1]');
+  await createIdentity().getByRole('button', { name: 'Create identity' }).click();
+  await sees(notice(), 'Meta: must be a JSON object');
+  await createIdentity().getByLabel('Meta (JSON)').fill('');
+  for (const index of [0, 1]) {
+    await createIdentity().getByRole('button', { name: '+ Add a limit' }).click();
+    await fillLimit(limitRow(createIdentity(), index), {
+      name: 'twice',
+      type: 'fast',
+      limit: 1,
+      duration: 1000,
+      autoApply: false,
+    });
+  }
+  await createIdentity().getByRole('button', { name: 'Create identity' }).click();
+  await sees(notice(), 'BAD_REQUEST');
+  await sees(notice(), 'ratelimits[1].name: "twice" is named twice');
+  expect(await page.locator('tbody tr', { hasText: 'twice-limited' }).count()).toBe(0);
+});
+
+let identityKey: { keyId: string; key: string; start: string };
+
+test('links a key to an identity on its page, gives it named limits, and verifies both; a deleted identity leaves the key', async () => {
+  const created = await api.post<{ keyId: string; key: string }>('keys.createKey', {
+    apiId,
+    name: 'identity key',
+    prefix: 'idk',
+    ratelimit: { type: 'fast', limit: 10, refillRate: 10, refillInterval: 60_000 },
+  });
+  identityKey = { ...created.body, start: created.body.key.slice(0, 'idk_'.length + 4) };
+  await page.goto(`${base}/dashboard#/keys/${identityKey.keyId}`);
+  await page.getByRole('heading', { name: 'identity key' }).waitFor();
+  await sees(identityCard(), 'No identity.');
+
+  await identityCard().getByLabel('External id').fill('acme-corp');
+  await identityCard().getByRole('button', { name: 'Link', exact: true }).click();
+  await sees(notice(), `Key ${identityKey.start} linked to identity “acme-corp”.`);
+  await identityCard().getByRole('link', { name: 'acme-corp' }).waitFor();
+  await sees(identityCard(), '{"plan":"enterprise","seats":5}');
+  await showsLimits(identityCard(), [TOKENS]);
+
+  await sees(keyLimits(), 'The seed limit (default) applies to every verification: 10 tokens');
+  await sees(keyLimits(), 'No named limits.');
+  await keyLimits().getByRole('button', { name: 'Edit limits' }).click();
+  await keyLimits().getByRole('button', { name: '+ Add a limit' }).click();
+  await fillLimit(limitRow(keyLimits(), 0), {
+    name: 'requests',
+    type: 'consistent',
+    limit: 5,
+    duration: 60_000,
+    autoApply: true,
+  });
+  await keyLimits().getByRole('button', { name: '+ Add a limit' }).click();
+  await fillLimit(limitRow(keyLimits(), 1), {
+    name: 'uploads',
+    type: 'fast',
+    limit: 2,
+    duration: 86_400_000,
+    autoApply: false,
+  });
+  await keyLimits().getByRole('button', { name: 'Save limits' }).click();
+  await sees(notice(), `Rate limits of ${identityKey.start} saved.`);
+  await showsLimits(keyLimits(), [
+    ['requests', 'consistent (global)', '5', '1 min', 'yes'],
+    ['uploads', 'fast (per node)', '2', '1 d', 'no, when named'],
+  ]);
+  // The seed limit is as it was, in the record.
+  await sees(page.locator('dd'), '10 tokens, +10 every 1 min (fast)');
+  await screenshot('key-identity');
+
+  type Verified = Verdict & {
+    identity?: { id: string; externalId: string; meta: Record<string, unknown> };
+    ratelimits?: { name: string; limit: number; remaining: number; exceeded: boolean }[];
+  };
+  const verified = (await api.post<Verified>('keys.verifyKey', { key: identityKey.key })).body;
+  expect(verified).toMatchObject({ valid: true, code: 'VALID' });
+  expect(verified.identity).toEqual({
+    id: identityId,
+    externalId: 'acme-corp',
+    meta: { plan: 'enterprise', seats: 5 },
+  });
+  const applied = Object.fromEntries((verified.ratelimits ?? []).map((l) => [l.name, l]));
+  expect(applied.requests).toMatchObject({ limit: 5, remaining: 4, exceeded: false });
+  expect(applied.tokens).toMatchObject({ limit: 200, remaining: 199, exceeded: false });
+  expect(applied.default).toMatchObject({ limit: 10, remaining: 9, exceeded: false });
+  expect(applied.uploads).toBeUndefined();
+
+  // Change one, remove the other.
+  await keyLimits().getByRole('button', { name: 'Edit limits' }).click();
+  await limitRow(keyLimits(), 0).getByLabel('Limit', { exact: true }).fill('3');
+  await limitRow(keyLimits(), 1).getByRole('button', { name: 'Remove this limit' }).click();
+  await keyLimits().getByRole('button', { name: 'Save limits' }).click();
+  await showsLimits(keyLimits(), [['requests', 'consistent (global)', '3', '1 min', 'yes']]);
+  const stored = (
+    await api.get<{ ratelimit: unknown; ratelimits: unknown }>('keys.getKey', {
+      keyId: identityKey.keyId,
+    })
+  ).body;
+  expect(stored.ratelimits).toEqual([
+    { name: 'requests', type: 'consistent', limit: 3, duration: 60_000, autoApply: true },
+  ]);
+  expect(stored.ratelimit).toMatchObject({ type: 'fast', limit: 10, refillRate: 10 });
+
+  // Delete the identity from its page: the key stays, without it.
+  await identityCard().getByRole('link', { name: 'acme-corp' }).click();
+  await page.getByRole('heading', { name: 'acme-corp', exact: true }).waitFor();
+  await identityCard().getByRole('button', { name: 'Delete identity acme-corp' }).click();
+  await sees(identityCard(), 'Its keys lose it and its limits.');
+  await identityCard().getByRole('button', { name: 'Cancel' }).click();
+  await identityCard().getByRole('button', { name: 'Delete identity acme-corp' }).click();
+  await identityCard().getByRole('button', { name: 'Yes, delete' }).click();
+  await sees(notice(), 'Identity “acme-corp” deleted.');
+  await sees(page.locator('tbody tr'), 'user_42');
+  expect(await page.locator('tbody tr', { hasText: 'acme-corp' }).count()).toBe(0);
+
+  await page.goto(`${base}/dashboard#/keys/${identityKey.keyId}`);
+  await sees(
+    identityCard(),
+    'No identity, though its external id is “acme-corp”: the identity it was linked to is gone',
+  );
+  await showsLimits(keyLimits(), [['requests', 'consistent (global)', '3', '1 min', 'yes']]);
+  const after = (await api.post<Verified>('keys.verifyKey', { key: identityKey.key })).body;
+  expect(after).toMatchObject({ valid: true, code: 'VALID' });
+  expect(after.identity).toBeUndefined();
+  expect((after.ratelimits ?? []).map((l) => l.name)).toEqual(['default', 'requests']);
+
+  // Linked to an externalId no identity has: the identity is made.
+  await identityCard().getByLabel('External id').fill('beta-co');
+  await identityCard().getByRole('button', { name: 'Link', exact: true }).click();
+  await identityCard().getByRole('link', { name: 'beta-co' }).waitFor();
+  await sees(identityCard(), 'No named limits.');
+});
+
+test('pages through identities', async () => {
+  type Listed = { total: number };
+  const before = (await api.get<Listed>('identities.listIdentities', { limit: 1 })).body.total;
+  for (let i = 0; i < PAGE_SIZE; i++) {
+    await api.post('identities.createIdentity', { externalId: `bulk identity ${i}` });
+  }
+  const total = before + PAGE_SIZE;
+  await identitiesPage();
+  const pager = page.locator('.pager');
+  await sees(pager, `1–20 of ${total}`);
+  await page.getByRole('button', { name: 'Next →' }).click();
+  await sees(pager, `21–${total} of ${total}`);
+  await sees(page.locator('tbody'), 'bulk identity 19');
+  expect(await page.getByRole('button', { name: 'Next →' }).isDisabled()).toBe(true);
+  await page.getByRole('button', { name: '← Previous' }).click();
+  await sees(pager, `1–20 of ${total}`);
+  await sees(page.locator('tbody'), 'user_42');
+});
+
+test('a root key without identity permissions sees 403s, and may still unlink a key', async () => {
+  const limited = await topology.newRootKey({
+    workspaceId: topology.workspaceId,
+    permissions: ['api.*.read_api', 'api.*.read_key', 'api.*.update_key'],
+  });
+  await signIn(limited.key);
+
+  await identitiesPage();
+  await sees(notice(), 'INSUFFICIENT_PERMISSIONS');
+  await sees(notice(), 'identity.*.read_identity');
+  await sees(
+    page.locator('tbody'),
+    'Not read (INSUFFICIENT_PERMISSIONS): this root key lacks the permission identity.*.read_identity.',
+  );
+  await createIdentity().getByLabel('External id').fill('gamma-co');
+  await createIdentity().getByRole('button', { name: 'Create identity' }).click();
+  await sees(notice(), 'identity.*.create_identity');
+  await screenshot('identities-403');
+
+  await page.goto(`${base}/dashboard#/keys/${identityKey.keyId}`);
+  await identityCard().getByRole('link', { name: 'beta-co' }).waitFor();
+  await sees(identityCard(), 'This root key may not read the identity');
+  // The key's link is the key's: updateKey alone changes it.
+  await identityCard().getByRole('button', { name: 'Unlink' }).click();
+  await sees(notice(), `Key ${identityKey.start} unlinked.`);
+  await sees(identityCard(), 'No identity. Link one by its external id');
+  expect((await verify(identityKey.key)).code).toBe('VALID');
 
   await signIn(topology.rootKey);
 });

@@ -22,6 +22,7 @@ import {
   showError,
   takeFlash,
 } from './core.js';
+import { identitiesView, identityView } from './identities.js';
 import { apiView, apisView, keyView } from './keys.js';
 import { rbacView } from './rbac.js';
 
@@ -73,6 +74,7 @@ function loginView() {
 /** The top bar's pages, in order. A new page is one entry here and its routes below. */
 const PAGES = [
   { label: 'APIs', href: '#/' },
+  { label: 'Identities', href: '#/identities' },
   { label: 'Roles & permissions', href: '#/rbac' },
 ];
 
@@ -83,6 +85,8 @@ const PAGES = [
 const ROUTES = [
   { pattern: /^#\/apis\/([^/]+)$/, page: 'APIs', view: apiView },
   { pattern: /^#\/keys\/([^/]+)$/, page: 'APIs', view: keyView },
+  { pattern: /^#\/identities$/, page: 'Identities', view: identitiesView },
+  { pattern: /^#\/identities\/([^/]+)$/, page: 'Identities', view: identityView },
   { pattern: /^#\/rbac$/, page: 'Roles & permissions', view: rbacView },
   { pattern: /^/, page: 'APIs', view: apisView },
 ];

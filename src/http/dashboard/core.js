@@ -1,6 +1,7 @@
 /*
  * keyward dashboard, the parts every page shares: DOM helpers, the API client, notices, forms,
- * tables, the session and navigation. The pages are modules of their own (keys.js, rbac.js);
+ * tables, the session and navigation. The pages are modules of their own (keys.js,
+ * identities.js, rbac.js, with limits.js shared by the first two);
  * app.js routes between them.
  *
  * Security rules kept throughout:

@@ -27,6 +27,8 @@ import {
   setNotice,
   table,
 } from './core.js';
+import { keyIdentitySection } from './identities.js';
+import { limitsEditor, limitsTable } from './limits.js';
 import { keyAccessSection } from './rbac.js';
 
 // ---------------------------------------------------------------- APIs
@@ -273,7 +275,13 @@ function showPlaintext(container, answer) {
  * them all again, `page.gone()` leaves for the key's API once the key is deleted. A new section
  * is one function and one entry here.
  */
-const KEY_SECTIONS = [recordAndBucket, keyAccessSection, recentOutcomes];
+const KEY_SECTIONS = [
+  recordAndBucket,
+  keyIdentitySection,
+  namedLimitsSection,
+  keyAccessSection,
+  recentOutcomes,
+];
 
 export async function keyView(keyId) {
   const title = h('h1', {}, 'Key');
@@ -316,6 +324,55 @@ async function recordAndBucket(key, page) {
       keyActions(key, page.reload, page.gone),
     ),
     h('section.card.bucket', {}, h('h2', {}, 'Live bucket'), bucketView(bucket)),
+  );
+}
+
+/**
+ * The key's named limits, and its seed limit as the record shows it. Edit puts the named ones in
+ * rows; Save replaces them all (keys.updateKey `ratelimits`, null when none are left), leaving the
+ * seed limit as it is.
+ */
+async function namedLimitsSection(key, page) {
+  const limits = key.ratelimits ?? [];
+  const content = h('div.holding');
+  function show() {
+    const edit = h('button', { type: 'button', onclick: editLimits }, 'Edit limits');
+    content.replaceChildren(limitsTable(limits, 'No named limits.'), h('div', {}, edit));
+  }
+  function editLimits() {
+    const editor = limitsEditor(limits, null);
+    const cancel = h('button', { type: 'button', onclick: show }, 'Cancel');
+    content.replaceChildren(
+      form(
+        'stack',
+        [editor.element, h('div.row', {}, h('button.primary', {}, 'Save limits'), cancel)],
+        async () => {
+          const ratelimits = editor.value();
+          await post('keys.updateKey', {
+            keyId: key.id,
+            ratelimits: ratelimits.length > 0 ? ratelimits : null,
+          });
+          setNotice('ok', `Rate limits of ${key.start} saved.`);
+          await page.reload();
+        },
+      ),
+    );
+  }
+  show();
+  return h(
+    'section.card',
+    { 'aria-label': 'Named rate limits' },
+    h('h2', {}, 'Named rate limits'),
+    h(
+      'p.muted',
+      {},
+      key.ratelimit
+        ? `The seed limit (default) applies to every verification: ${rateLimitText(key.ratelimit)}. `
+        : 'No seed limit (default). ',
+      'A named limit applies to every verification if auto-applied, else when a verification ' +
+        'names it; the key’s limit of a name wins over its identity’s.',
+    ),
+    content,
   );
 }
 
