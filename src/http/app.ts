@@ -44,22 +44,22 @@ export function createApp(options: AppOptions): Koa<KoaState> {
   const methodsByPath = new Map<string, string>();
 
   for (const compiled of options.routes) {
-    const { route, path, queryProperties } = compiled;
-    methodsByPath.set(path, route.method);
+    const { method, path, queryProperties } = compiled;
+    methodsByPath.set(path, method);
     const handler = async (ctx: KeywardContext) => {
       const { state } = ctx.state.exchange;
-      state.operation = route.name;
+      state.operation = compiled.label;
       ctx.state.answer = await invoke(
         services,
         compiled,
         state,
         ctx.get('authorization'),
-        route.method === 'GET'
+        method === 'GET'
           ? () => decodeQuery(ctx.query, queryProperties)
           : () => readJsonBody(ctx.req, options.maxBodyBytes),
       );
     };
-    if (route.method === 'GET') router.get(path, handler);
+    if (method === 'GET') router.get(path, handler);
     else router.post(path, handler);
   }
 

@@ -33,7 +33,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
   const { services, logger, lifecycle, maxBodyBytes } = options;
   const byPath = new Map<string, CompiledRoute>();
   for (const compiled of options.routes) {
-    if (compiled.route.plane === 'data' && compiled.route.method === 'POST') {
+    if (compiled.route.plane === 'data' && compiled.method === 'POST') {
       byPath.set(compiled.path, compiled);
     }
   }
@@ -61,7 +61,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     req: IncomingMessage,
     res: ServerResponse,
   ): Promise<void> => {
-    const exchange = lifecycle.begin('POST', compiled.path, compiled.route.name);
+    const exchange = lifecycle.begin('POST', compiled.path, compiled.label);
     let status = 500;
     try {
       // Lifecycle.run's own steps, without its extra await: this door answers only RPCs.

@@ -2,6 +2,20 @@ import type { Logger } from 'pino';
 import { InternalError, KeywardError, ServiceUnavailableError } from '../errors';
 import { isRedisUnavailable } from '../redis/failures';
 
+/**
+ * What a client may learn of a failure, whatever dialect writes it: a KeywardError as it is, an
+ * unreachable Redis as a retryable 503, anything else (a bug, logged here) as a bare 500.
+ */
+export function clientError(thrown: unknown, requestId: string, logger: Logger): KeywardError {
+  if (thrown instanceof KeywardError) return thrown;
+  if (isRedisUnavailable(thrown)) {
+    logger.warn({ requestId, err: thrown }, 'redis unavailable');
+    return new ServiceUnavailableError('a Redis this request needs is unavailable; retry later');
+  }
+  logger.error({ requestId, err: thrown }, 'unexpected error');
+  return new InternalError();
+}
+
 export interface ErrorResponse {
   status: number;
   headers: Readonly<Record<string, string>>;
@@ -9,9 +23,8 @@ export interface ErrorResponse {
 }
 
 /**
- * The one place where an error becomes the `{ error: { … } }` envelope, for the Koa app and the
- * data plane alike. A KeywardError says what the client may know; an unreachable Redis is a
- * retryable 503; anything else is a bug, logged here and answered without details.
+ * The one place where an error becomes v1's `{ error: { … } }` envelope, for the Koa app and the
+ * data plane alike.
  */
 export function errorResponse(
   thrown: unknown,
@@ -19,15 +32,7 @@ export function errorResponse(
   docsUrl: string,
   logger: Logger,
 ): ErrorResponse {
-  let error: KeywardError;
-  if (thrown instanceof KeywardError) error = thrown;
-  else if (isRedisUnavailable(thrown)) {
-    logger.warn({ requestId, err: thrown }, 'redis unavailable');
-    error = new ServiceUnavailableError('a Redis this request needs is unavailable; retry later');
-  } else {
-    logger.error({ requestId, err: thrown }, 'unexpected error');
-    error = new InternalError();
-  }
+  const error = clientError(thrown, requestId, logger);
   return {
     status: error.status,
     headers: error.headers,

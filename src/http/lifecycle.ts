@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { newId } from '../keys/ids';
 import type { Metrics } from '../observability/metrics';
 import type { RequestState } from './context';
-import { errorResponse } from './errorResponse';
+import { v2ErrorBody } from '../dialects/v2/errors';
+import { clientError, errorResponse } from './errorResponse';
 import { accessLogger, recordRequest, SECURITY_HEADERS } from './requestLog';
 
 /** A JSON answer: what an operation returned, or the error envelope of what it threw. */
@@ -93,9 +94,13 @@ export class Lifecycle {
     }
   }
 
+  /** The error envelope of the dialect the path speaks: v2's under `/v2/`, v1's elsewhere. */
   fail(exchange: Exchange, thrown: unknown): Answer {
     const { docsUrl, logger } = this.errors;
-    return errorResponse(thrown, exchange.state.requestId, docsUrl, logger);
+    const { requestId } = exchange.state;
+    if (!exchange.path.startsWith('/v2/')) return errorResponse(thrown, requestId, docsUrl, logger);
+    const error = clientError(thrown, requestId, logger);
+    return { status: error.status, headers: error.headers, body: v2ErrorBody(error, requestId) };
   }
 
   finish(exchange: Exchange, status: number): void {

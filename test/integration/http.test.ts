@@ -22,7 +22,7 @@ describe('addressing', () => {
     for (const path of [
       '/v1/keys.nope',
       '/v1/nope.createKey',
-      '/v2/keys.createKey',
+      '/v3/keys.createKey',
       '/',
       '/v1/keys.createkey',
     ]) {

@@ -74,10 +74,11 @@ test('a verification spends the limits that apply themselves and those it names,
   });
   const first = await verify(key, [{ name: 'tokens', cost: 40 }]);
   expect(first.code).toBe('VALID');
+  const standing = { reset: expect.any(Number), exceeded: false };
   expect(first.ratelimits).toEqual([
-    { name: 'default', limit: 10, remaining: 9, reset: expect.any(Number), exceeded: false },
-    { name: 'requests', limit: 3, remaining: 2, reset: expect.any(Number), exceeded: false },
-    { name: 'tokens', limit: 100, remaining: 60, reset: expect.any(Number), exceeded: false },
+    { name: 'default', limit: 10, duration: hour, autoApply: true, remaining: 9, ...standing },
+    { name: 'requests', limit: 3, duration: hour, autoApply: true, remaining: 2, ...standing },
+    { name: 'tokens', limit: 100, duration: hour, autoApply: false, remaining: 60, ...standing },
   ]);
   expect(first.ratelimit).toMatchObject({ limit: 10, remaining: 9 });
 
@@ -122,7 +123,15 @@ test('a named limit with its own shape in the request; an unknown name without o
   const { key } = await createKey(api, apiId);
   const adHoc = await verify(key, [{ name: 'burst', limit: 2, duration: hour, cost: 2 }]);
   expect(adHoc.ratelimits).toEqual([
-    { name: 'burst', limit: 2, remaining: 0, reset: expect.any(Number), exceeded: false },
+    {
+      name: 'burst',
+      limit: 2,
+      duration: hour,
+      autoApply: false,
+      remaining: 0,
+      reset: expect.any(Number),
+      exceeded: false,
+    },
   ]);
   const response = await api.post<ErrorBody>('keys.verifyKey', {
     key,

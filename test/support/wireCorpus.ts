@@ -208,7 +208,7 @@ export async function runScenario(context: ScenarioContext): Promise<{
   await c.method('liveness: POST is 405', 'POST', '/v1/liveness', { auth: 'none' });
   await c.postRaw('404: unknown method', 'keys.nope', '{}');
   await c.postRaw('404: unknown service', 'nope.createKey', '{}');
-  await c.postRaw('404: v2 path', '/v2/keys.createKey', '{}');
+  await c.postRaw('404: v3 path', '/v3/keys.createKey', '{}');
   await c.postRaw('404: operation in the wrong case', 'keys.createkey', '{}');
   await c.postRaw('404: data-plane path with a trailing slash', '/v1/keys.verifyKey/', '{}');
   await c.method('404: a 300-character path', 'POST', `/v1/${'x'.repeat(300)}`);

@@ -21,9 +21,10 @@ export interface LimitOwnerIdentity {
   ratelimits?: readonly NamedLimit[];
 }
 
-/** A limit a verification spends: its name and the bucket charge. */
+/** A limit a verification spends: its name, whether it applies itself, and the bucket charge. */
 export interface AppliedLimit extends LimitCharge {
   name: string;
+  autoApply: boolean;
 }
 
 /** A configured limit, found by name: whose it is (its bucket), its shape, whether it applies itself. */
@@ -75,7 +76,14 @@ export function appliedLimits(
   const configured = configuredLimits(key, identity);
   const applied = new Map<string, AppliedLimit>();
   const apply = (name: string, found: Configured, config: RatelimitConfig, cost: number) =>
-    applied.set(name, { name, bucketKey: found.bucketKey, tag: found.owner, config, cost });
+    applied.set(name, {
+      name,
+      autoApply: found.autoApply,
+      bucketKey: found.bucketKey,
+      tag: found.owner,
+      config,
+      cost,
+    });
   for (const [name, found] of configured) {
     if (!found.autoApply) continue;
     const cost = name === DEFAULT_LIMIT_NAME ? (input.ratelimit?.cost ?? 1) : 1;

@@ -45,10 +45,22 @@ export interface Verification extends Partial<
 }
 
 /** Where one applied limit stands after a verification. */
-export type LimitStanding =
-  | { name: string; limit: number; remaining: number; reset: number; exceeded: boolean }
+export type LimitStanding = {
+  name: string;
+  limit: number;
+  /** The refill interval, ms: the whole limit comes back over it. */
+  duration: number;
+  autoApply: boolean;
+  /** Whose limit it is (the key's id or its identity's): not answered, it names the v2 id. */
+  [LIMIT_OWNER]?: string;
+} & (
+  | { remaining: number; reset: number; exceeded: boolean }
   /** Not checked: its Redis was not reached (another limit refused first) or not reachable. */
-  | { name: string; limit: number; evaluated: false };
+  | { evaluated: false }
+);
+
+/** Where a standing keeps its owner: a symbol, so the JSON answer never shows it. */
+export const LIMIT_OWNER: unique symbol = Symbol('limitOwner');
 
 /** The verdict on a found key: its identity and details, in the order the answer shows them. */
 export function verdict(

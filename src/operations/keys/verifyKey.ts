@@ -30,6 +30,7 @@ import { holdingsOf, holdsAny } from './holdings';
 import {
   verdict,
   verificationHeaders,
+  LIMIT_OWNER,
   type LimitStanding,
   type Verification,
   type VerificationCode,
@@ -160,20 +161,17 @@ async function spendNamedLimits(
     const result = answer(deps.limiterFailure === 'open' ? 'VALID' : 'LIMITER_UNAVAILABLE');
     result.evaluated = false;
     if (key.ratelimit) result.ratelimit = { limit: key.ratelimit.limit, evaluated: false };
-    result.ratelimits = limits.map(({ name, config }) => ({
-      name,
-      limit: config.limit,
-      evaluated: false,
-    }));
+    result.ratelimits = limits.map((limit) => ({ ...standingOf(limit), evaluated: false }));
     return result;
   }
   const result = answer(
     outcome.allowed ? 'VALID' : outcome.usageExceeded ? 'USAGE_EXCEEDED' : 'RATE_LIMITED',
   );
-  result.ratelimits = limits.map(({ name, config }, index): LimitStanding => {
+  result.ratelimits = limits.map((limit, index): LimitStanding => {
     const standing = outcome.standings[index];
-    if (!standing) return { name, limit: config.limit, evaluated: false };
-    return { name, limit: config.limit, ...standing };
+    return standing
+      ? { ...standingOf(limit), ...standing }
+      : { ...standingOf(limit), evaluated: false };
   });
   const seed = limits.findIndex((limit) => limit.name === DEFAULT_LIMIT_NAME);
   const seedStanding = outcome.standings[seed];
@@ -187,6 +185,17 @@ async function spendNamedLimits(
   if (outcome.creditsRemaining !== undefined) result.remaining = outcome.creditsRemaining;
   result[DECIDED_AT] = outcome.now;
   return result;
+}
+
+/** What an answer says of an applied limit whatever its outcome. */
+function standingOf(limit: AppliedLimit) {
+  return {
+    name: limit.name,
+    limit: limit.config.limit,
+    duration: limit.config.refillInterval,
+    autoApply: limit.autoApply,
+    [LIMIT_OWNER]: limit.tag,
+  };
 }
 
 export const verifyKey = defineOperation({

@@ -5,6 +5,7 @@ import { hashKey } from '../../../src/keys/keyMaterial';
 import type { ChargeOutcome, Limiter } from '../../../src/limiter/limiter';
 import { DECIDED_AT, type BucketDecision } from '../../../src/limiter/tokenBucket';
 import type { RatelimitConfig } from '../../../src/domain/ratelimit';
+import { LIMIT_OWNER } from '../../../src/operations/keys/verification';
 import {
   decideVerification,
   type VerifyDeps,
@@ -449,10 +450,12 @@ describe('decideVerification: input and answer shape', () => {
       ['keyward:bucket:{key_1}:tokens', 'key_1', 5],
     ]);
     expect(credits).toEqual({ keyId: 'key_1', spend: expect.objectContaining({ cost: 1 }) });
+    // Each standing names its owner (the key here) for the v2 dialect's limit ids.
+    const standing = { remaining: 9, reset: NOW + 100, exceeded: false, [LIMIT_OWNER]: 'key_1' };
     expect(result.ratelimits).toEqual([
-      { name: 'default', limit: 10, remaining: 9, reset: NOW + 100, exceeded: false },
-      { name: 'hourly', limit: 7, remaining: 9, reset: NOW + 100, exceeded: false },
-      { name: 'tokens', limit: 50, remaining: 9, reset: NOW + 100, exceeded: false },
+      { name: 'default', limit: 10, duration: 1000, autoApply: true, ...standing },
+      { name: 'hourly', limit: 7, duration: 3_600_000, autoApply: true, ...standing },
+      { name: 'tokens', limit: 50, duration: 60_000, autoApply: false, ...standing },
     ]);
     expect(result.ratelimit).toEqual({ limit: 10, remaining: 9, reset: NOW + 100 });
     expect(result.remaining).toBe(4);

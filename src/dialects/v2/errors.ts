@@ -1,0 +1,113 @@
+import type { KeywardError } from '../../errors';
+
+/**
+ * An error as v2 writes it: `{meta: {requestId}, error: {title, detail, status, type, errors?}}`
+ * (RFC 7807's fields). `type` is Unkey's own URI for the same problem, so a client that branches
+ * on it keeps working; `errors` names each invalid field of a 400.
+ */
+export interface V2ErrorBody {
+  meta: { requestId: string };
+  error: {
+    title: string;
+    detail: string;
+    status: number;
+    type: string;
+    errors?: { location: string; message: string }[];
+  };
+}
+
+const TITLES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  412: 'Precondition Failed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+const UNKEY = 'https://unkey.com/docs/errors';
+
+/** What a 404 or 409 is about, from the resource its message leads with (keyward's messages do). */
+const RESOURCES: readonly [RegExp, string][] = [
+  [/^(\[\d+\]: )?api\b/, 'api'],
+  [/^key\b/, 'key'],
+  [/^identity\b/, 'identity'],
+  [/^permission\b/, 'permission'],
+  [/^role\b/, 'role'],
+  [/^namespace\b/, 'ratelimit_namespace'],
+  [/^no override\b/, 'ratelimit_override'],
+  [/^workspace\b/, 'workspace'],
+];
+
+function resourceOf(message: string): string | undefined {
+  return RESOURCES.find(([pattern]) => pattern.test(message))?.[1];
+}
+
+/** Unkey's type URI for a keyward error, so that clients branching on it see the same values. */
+export function v2ErrorType(error: KeywardError): string {
+  switch (error.code) {
+    case 'BAD_REQUEST':
+      if (error.status === 413) return `${UNKEY}/user/bad_request/request_body_too_large`;
+      if (error.message.startsWith('authorization.permissions')) {
+        return `${UNKEY}/user/bad_request/permissions_query_syntax_error`;
+      }
+      return `${UNKEY}/unkey/application/invalid_input`;
+    case 'UNAUTHORIZED':
+      return `${UNKEY}/unkey/authentication/key_not_found`;
+    case 'FORBIDDEN':
+    case 'INSUFFICIENT_PERMISSIONS':
+      return `${UNKEY}/unkey/authorization/insufficient_permissions`;
+    case 'NOT_FOUND': {
+      const resource = resourceOf(error.message);
+      return resource
+        ? `${UNKEY}/unkey/data/${resource}_not_found`
+        : `${UNKEY}/unkey/data/not_found`;
+    }
+    case 'CONFLICT': {
+      const resource = resourceOf(error.message.replace(/^an? /, ''));
+      return resource
+        ? `${UNKEY}/unkey/data/${resource}_already_exists`
+        : `${UNKEY}/unkey/application/precondition_failed`;
+    }
+    case 'PRECONDITION_FAILED':
+    case 'DELETE_PROTECTED':
+      return `${UNKEY}/unkey/application/precondition_failed`;
+    case 'RATE_LIMITED':
+      return `${UNKEY}/user/too_many_requests/workspace_rate_limited`;
+    case 'SERVICE_UNAVAILABLE':
+      return `${UNKEY}/unkey/application/service_unavailable`;
+    default:
+      return `${UNKEY}/unkey/application/unexpected_error`;
+  }
+}
+
+/**
+ * keyward's 400 messages are `<field path>: <what is wrong>` (src/http/validation.ts and every
+ * operation check): v2's `errors[]` names that field as `body.<path>`.
+ */
+function fieldErrors(message: string): { location: string; message: string }[] {
+  const match = /^([A-Za-z0-9_.[\]-]+): (.+)$/s.exec(message);
+  if (!match) return [{ location: 'body', message }];
+  const path = match[1]!;
+  return [{ location: path.startsWith('[') ? `body${path}` : `body.${path}`, message: match[2]! }];
+}
+
+export function v2ErrorBody(error: KeywardError, requestId: string): V2ErrorBody {
+  const body: V2ErrorBody = {
+    meta: { requestId },
+    error: {
+      title: TITLES[error.status] ?? 'Error',
+      detail: error.message,
+      status: error.status,
+      type: v2ErrorType(error),
+    },
+  };
+  if (error.status === 400) body.error.errors = fieldErrors(error.message);
+  return body;
+}

@@ -1,0 +1,205 @@
+import { PREFIX_PATTERN, MAX_BYTE_LENGTH, MIN_BYTE_LENGTH } from '../../keys/keyMaterial';
+import { createKey, type CreateKeyInput } from '../../operations/keys/createKey';
+import { getKey } from '../../operations/keys/getKey';
+import { LIMIT_OWNER, type Verification } from '../../operations/keys/verification';
+import { verifyKey, type VerifyKeyInput } from '../../operations/keys/verifyKey';
+import type { NamedLimitInput } from '../../operations/namedLimits';
+import { INTERVAL_MAX, LIMIT_MAX, limitName, object } from '../../operations/schemas';
+import { defineV2Route } from './route';
+import { limitId, refuse, v2Key } from './shapes';
+
+const keyId = { type: 'string', minLength: 3, maxLength: 255, pattern: '^[a-zA-Z0-9_]+$' } as const;
+const meta = { type: 'object' } as const;
+const refill = object(
+  {
+    interval: { type: 'string', enum: ['daily', 'monthly'] },
+    amount: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+    refillDay: { type: 'integer', minimum: 1, maximum: 31 },
+  },
+  ['interval', 'amount'],
+);
+/** v2's KeyCreditsData: `remaining` null is unlimited usage. */
+const credits = object(
+  { remaining: { type: ['integer', 'null'], minimum: 0, maximum: LIMIT_MAX }, refill },
+  ['remaining'],
+);
+/** v2's RatelimitRequest, with keyward's `type` beside it (v2 has no fast mode of its own). */
+const ratelimits = {
+  type: 'array',
+  maxItems: 20,
+  items: object(
+    {
+      name: limitName,
+      limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+      duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
+      autoApply: { type: 'boolean' },
+      type: { type: 'string', enum: ['fast', 'consistent'] },
+    },
+    ['name', 'limit', 'duration'],
+  ),
+} as const;
+
+interface V2Credits {
+  remaining: number | null;
+  refill?: { interval: 'daily' | 'monthly'; amount: number; refillDay?: number };
+}
+
+interface V2CreateKeyBody {
+  apiId: string;
+  prefix?: string;
+  name?: string;
+  byteLength?: number;
+  externalId?: string;
+  meta?: Record<string, unknown>;
+  roles?: string[];
+  permissions?: string[];
+  expires?: number;
+  credits?: V2Credits;
+  ratelimits?: NamedLimitInput[];
+  enabled?: boolean;
+  recoverable?: boolean;
+}
+
+export const v2CreateKey = defineV2Route({
+  name: 'keys.createKey',
+  operation: createKey,
+  input: object(
+    {
+      apiId: keyId,
+      prefix: { type: 'string', pattern: PREFIX_PATTERN },
+      name: { type: 'string', minLength: 1, maxLength: 255 },
+      byteLength: { type: 'integer', minimum: MIN_BYTE_LENGTH, maximum: MAX_BYTE_LENGTH },
+      externalId: { type: 'string', minLength: 1, maxLength: 255 },
+      meta,
+      roles: { type: 'array', maxItems: 100, items: { type: 'string' } },
+      permissions: { type: 'array', maxItems: 100, items: { type: 'string' } },
+      expires: { type: 'integer', minimum: 0, maximum: 4_102_444_800_000 },
+      credits,
+      ratelimits,
+      enabled: { type: 'boolean' },
+      recoverable: { type: 'boolean' },
+    },
+    ['apiId'],
+  ),
+  output: object({ keyId: { type: 'string' }, key: { type: 'string' } }, ['keyId', 'key']),
+  toInput(body: V2CreateKeyBody): CreateKeyInput {
+    if (body.recoverable) {
+      refuse('recoverable', 'keyward never stores a key it could show again; only its hash');
+    }
+    const input: CreateKeyInput = { apiId: body.apiId };
+    if (body.prefix !== undefined) input.prefix = body.prefix;
+    if (body.name !== undefined) input.name = body.name;
+    if (body.byteLength !== undefined) input.byteLength = body.byteLength;
+    if (body.externalId !== undefined) input.externalId = body.externalId;
+    if (body.meta !== undefined) input.meta = body.meta;
+    if (body.roles !== undefined) input.roles = body.roles;
+    if (body.permissions !== undefined) input.permissions = body.permissions;
+    if (body.expires !== undefined) input.expires = body.expires;
+    if (body.enabled !== undefined) input.enabled = body.enabled;
+    if (body.ratelimits !== undefined) input.ratelimits = body.ratelimits;
+    if (body.credits && body.credits.remaining !== null) {
+      input.remaining = body.credits.remaining;
+      if (body.credits.refill) input.refill = body.credits.refill;
+    } else if (body.credits?.refill) refuse('credits.refill', 'requires credits.remaining');
+    return input;
+  },
+  toBody: (created) => ({ data: { keyId: created.keyId, key: created.key } }),
+});
+
+export const v2GetKey = defineV2Route({
+  name: 'keys.getKey',
+  operation: getKey,
+  input: object({ keyId, decrypt: { type: 'boolean' } }, ['keyId']),
+  output: { type: 'object' },
+  toInput(body: { keyId: string; decrypt?: boolean }) {
+    if (body.decrypt) refuse('decrypt', 'keyward keeps no key it could decrypt; only its hash');
+    return { keyId: body.keyId };
+  },
+  toBody: (view) => ({ data: v2Key(view) }),
+});
+
+interface V2VerifyKeyBody {
+  key: string;
+  tags?: string[];
+  permissions?: string;
+  credits?: { cost: number };
+  ratelimits?: { name: string; cost?: number; limit?: number; duration?: number }[];
+  migrationId?: string;
+}
+
+export const v2VerifyKey = defineV2Route({
+  name: 'keys.verifyKey',
+  operation: verifyKey,
+  input: object(
+    {
+      key: { type: 'string', minLength: 1, maxLength: 512 },
+      tags: {
+        type: 'array',
+        maxItems: 20,
+        items: { type: 'string', minLength: 1, maxLength: 512 },
+      },
+      permissions: { type: 'string', minLength: 1, maxLength: 1000 },
+      credits: object({ cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX } }, ['cost']),
+      ratelimits: {
+        type: 'array',
+        maxItems: 20,
+        items: object(
+          {
+            name: limitName,
+            cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
+            limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+            duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
+          },
+          ['name'],
+        ),
+      },
+      migrationId: { type: 'string', maxLength: 256 },
+    },
+    ['key'],
+  ),
+  output: { type: 'object' },
+  toInput(body: V2VerifyKeyBody): VerifyKeyInput {
+    if (body.migrationId !== undefined) {
+      refuse('migrationId', 'keyward imports keys with their hash (migrations.createKeys)');
+    }
+    const input: VerifyKeyInput = { key: body.key };
+    if (body.permissions !== undefined) input.authorization = { permissions: body.permissions };
+    if (body.credits !== undefined) input.remaining = { cost: body.credits.cost };
+    // Named, even as none: the answer then lists every applied limit with its duration.
+    input.ratelimits = body.ratelimits ?? [];
+    return input;
+  },
+  toBody: (verification: Verification) => ({ data: v2Verification(verification) }),
+});
+
+/**
+ * v2's verification: `credits` for the credits left, each applied limit with its v2 id, duration
+ * and autoApply, the identity with its limits. The seed limit is the one named `default`.
+ */
+function v2Verification(v: Verification): Record<string, unknown> {
+  const data: Record<string, unknown> = { valid: v.valid, code: v.code };
+  if (v.keyId !== undefined) data.keyId = v.keyId;
+  if (v.name !== undefined) data.name = v.name;
+  if (v.meta !== undefined) data.meta = v.meta;
+  if (v.expires !== undefined) data.expires = v.expires;
+  if (v.remaining !== undefined) data.credits = v.remaining;
+  if (v.enabled !== undefined) data.enabled = v.enabled;
+  if (v.permissions !== undefined) data.permissions = v.permissions;
+  if (v.roles !== undefined) data.roles = v.roles;
+  if (v.identity) data.identity = { ...v.identity, ratelimits: [] };
+  // toInput always names limits (maybe none), so a found key's answer lists every applied one.
+  if (v.ratelimits && v.ratelimits.length > 0) {
+    data.ratelimits = v.ratelimits.map((standing) => ({
+      id: limitId(standing[LIMIT_OWNER] ?? v.keyId ?? '', standing.name),
+      name: standing.name,
+      limit: standing.limit,
+      duration: standing.duration,
+      autoApply: standing.autoApply,
+      // A limit that was not checked stands as v2 has no word for: untouched, not exceeded.
+      remaining: 'remaining' in standing ? standing.remaining : standing.limit,
+      reset: 'reset' in standing ? standing.reset : 0,
+      exceeded: 'exceeded' in standing ? standing.exceeded : false,
+    }));
+  }
+  return data;
+}

@@ -1,0 +1,14 @@
+import { v2CreateApi, v2GetApi } from './apis';
+import { v2CreateKey, v2GetKey, v2VerifyKey } from './keys';
+import { v2Limit } from './ratelimit';
+import type { V2Route } from './route';
+
+/** Every operation the v2 dialect speaks, each at `POST /v2/{name}`. */
+export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
+  v2CreateApi,
+  v2GetApi,
+  v2CreateKey,
+  v2GetKey,
+  v2VerifyKey,
+  v2Limit,
+] as unknown as readonly V2Route<unknown, object, unknown>[];

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { encodeBase58 } from '../../keys/base58';
+import type { NamedLimit } from '../../domain/namedLimits';
+import type { IdentityView } from '../../operations/keys/identityLink';
+import type { KeyView } from '../../operations/views';
+import { BadRequestError } from '../../errors';
+
+/**
+ * The pieces v2 answers share, from keyward's views. Field names and nesting are v2's (`keyId`,
+ * `credits: {remaining, refill}`); what keyward does not have is left out, never made up.
+ */
+
+/**
+ * A named limit's v2 id (`rl_…`). keyward names limits only by owner and name, so the id is
+ * derived from both: stable, and the same on every node.
+ */
+export function limitId(ownerId: string, name: string): string {
+  const digest = createHash('sha256').update(`${ownerId}\u0000${name}`).digest();
+  return `rl_${encodeBase58(digest.subarray(0, 16))}`;
+}
+
+export interface V2Limit {
+  id: string;
+  name: string;
+  limit: number;
+  duration: number;
+  autoApply: boolean;
+}
+
+export function v2Limits(ownerId: string, limits: readonly NamedLimit[] = []): V2Limit[] {
+  return limits.map(({ name, limit, duration, autoApply }) => ({
+    id: limitId(ownerId, name),
+    name,
+    limit,
+    duration,
+    autoApply,
+  }));
+}
+
+export interface V2Identity {
+  id: string;
+  externalId: string;
+  meta: Record<string, unknown>;
+  ratelimits: V2Limit[];
+}
+
+export function v2Identity(
+  identity: IdentityView,
+  ratelimits: readonly NamedLimit[] = [],
+): V2Identity {
+  return { ...identity, ratelimits: v2Limits(identity.id, ratelimits) };
+}
+
+/** A key as v2's KeyResponseData shows it. */
+export function v2Key(view: KeyView): Record<string, unknown> {
+  const key: Record<string, unknown> = {
+    keyId: view.id,
+    start: view.start,
+    enabled: view.enabled,
+    createdAt: view.createdAt,
+  };
+  if (view.name !== undefined) key.name = view.name;
+  if (view.meta !== undefined) key.meta = view.meta;
+  if (view.updatedAt !== undefined) key.updatedAt = view.updatedAt;
+  if (view.expires !== undefined) key.expires = view.expires;
+  if (view.permissions !== undefined) key.permissions = view.permissions;
+  if (view.roles !== undefined) key.roles = view.roles;
+  if (view.remaining !== undefined) {
+    key.credits = {
+      remaining: view.remaining,
+      ...(view.refill ? { refill: refillOf(view.refill) } : {}),
+    };
+  }
+  if (view.identity) key.identity = { ...view.identity, ratelimits: [] };
+  const limits = [
+    ...(view.ratelimit
+      ? [
+          {
+            name: 'default',
+            type: view.ratelimit.type,
+            limit: view.ratelimit.limit,
+            duration: view.ratelimit.refillInterval,
+            autoApply: true,
+          },
+        ]
+      : []),
+    ...(view.ratelimits ?? []),
+  ];
+  if (limits.length > 0) key.ratelimits = v2Limits(view.id, limits);
+  return key;
+}
+
+function refillOf(refill: NonNullable<KeyView['refill']>) {
+  return {
+    interval: refill.interval,
+    amount: refill.amount,
+    ...(refill.refillDay !== undefined ? { refillDay: refill.refillDay } : {}),
+  };
+}
+
+/** v2 names what keyward does not offer: refused with a 400 rather than ignored. */
+export function refuse(field: string, why: string): never {
+  throw new BadRequestError(`${field}: ${why}`);
+}
