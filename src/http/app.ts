@@ -1,7 +1,12 @@
 import Koa, { type ParameterizedContext } from 'koa';
 import Router from '@koa/router';
 import { timingSafeEqual } from 'node:crypto';
-import { MethodNotAllowedError, NotFoundError, UnauthorizedError } from '../errors';
+import {
+  MethodNotAllowedError,
+  NotFoundError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+} from '../errors';
 import { DASHBOARD_CSP, loadDashboardAssets } from './dashboardAssets';
 import { openApiDocument } from './openapi';
 import { errorsHtml, referenceHtml } from './referencePages';
@@ -69,6 +74,16 @@ export function createApp(options: AppOptions): Koa<KoaState> {
     const { healthy, body } = await options.liveness();
     ctx.status = healthy ? 200 : 503;
     ctx.body = body;
+  });
+
+  // v2's liveness: the same check, its answer in v2's envelope (a 503 as v2's error).
+  methodsByPath.set('/v2/liveness', 'GET');
+  router.get('/v2/liveness', async (ctx) => {
+    const { state } = ctx.state.exchange;
+    state.operation = 'v2/liveness';
+    const { healthy } = await options.liveness();
+    if (!healthy) throw new ServiceUnavailableError('a Redis this node needs is unavailable');
+    ctx.body = { meta: { requestId: state.requestId }, data: { message: 'OK' } };
   });
 
   const document = openApiDocument(options.version);

@@ -1,5 +1,7 @@
 import type { ErrorCode } from '../errors';
 import type { PermissionRule } from '../operations/operation';
+import { V2_ERROR_SCHEMA } from '../dialects/v2/errors';
+import { v2Routes } from '../dialects/v2/registry';
 import { pathOf, routes } from './routes';
 
 /** Every error code with its status and when it happens: the envelope's `docs` links here. */
@@ -88,6 +90,62 @@ function permissionText(rule: PermissionRule<never>): string {
   }
 }
 
+/** A v2 route: a POST whose 200 wraps the data as `{meta, data}`, errors in v2's shape. */
+function v2Path(route: (typeof v2Routes)[number]): Record<string, unknown> {
+  const operation = route.operation;
+  const statuses = [...ERROR_STATUSES.filter((status) => status !== 405)];
+  return {
+    [`/v2/${route.name}`]: {
+      post: {
+        operationId: `v2.${route.name}`,
+        summary: operation.summary,
+        description:
+          `Unkey's v2 shape of ${operation.name}: the same operation as its v1 route. ` +
+          `Needs the root-key permission ${permissionText(operation.permission)}.`,
+        tags: [`v2 ${route.name.split('.')[0]}`],
+        security: [{ rootKey: [] }],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: plain(route.input) } },
+        },
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['meta', 'data'],
+                  properties: {
+                    meta: V2_ERROR_SCHEMA.properties.meta,
+                    data: plain(route.output),
+                    pagination: {
+                      type: 'object',
+                      required: ['hasMore'],
+                      properties: { cursor: { type: 'string' }, hasMore: { type: 'boolean' } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          ...Object.fromEntries(
+            statuses.map((status) => [
+              String(status),
+              {
+                description: 'v2 error',
+                content: {
+                  'application/json': { schema: { $ref: '#/components/schemas/V2Error' } },
+                },
+              },
+            ]),
+          ),
+        },
+      },
+    },
+  };
+}
+
 /**
  * The OpenAPI 3.1 document, built from the very schemas that validate requests, so the two can
  * never drift.
@@ -139,6 +197,24 @@ export function openApiDocument(version: string): Record<string, unknown> {
     }
     paths[pathOf(route)] = { [route.method.toLowerCase()]: operation };
   }
+  for (const route of v2Routes) Object.assign(paths, v2Path(route));
+  paths['/v2/liveness'] = {
+    get: {
+      operationId: 'v2.liveness',
+      tags: ['v2 liveness'],
+      security: [],
+      responses: {
+        '200': {
+          description: 'Every Redis this node needs answers',
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
+        '503': {
+          description: 'A Redis this node needs is down',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/V2Error' } } },
+        },
+      },
+    },
+  };
   paths['/v1/liveness'] = {
     get: {
       operationId: 'liveness',
@@ -162,14 +238,15 @@ export function openApiDocument(version: string): Record<string, unknown> {
       title: 'keyward',
       version,
       description:
-        'API keys and per-key token-bucket rate limits, speaking the Unkey v1 wire format.',
+        'API keys and per-key token-bucket rate limits, speaking the Unkey v1 wire format ' +
+        '(`/v1/…`) and the v2 one (`/v2/…`) over the same operations.',
     },
     paths,
     components: {
       securitySchemes: {
         rootKey: { type: 'http', scheme: 'bearer', description: 'A root key (kwroot_…)' },
       },
-      schemas: { ErrorEnvelope: errorEnvelope },
+      schemas: { ErrorEnvelope: errorEnvelope, V2Error: V2_ERROR_SCHEMA },
     },
   };
 }

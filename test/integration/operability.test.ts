@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { startTopology, type Topology } from '../support/topology';
 import { client } from '../support/rpc';
+import { v2Routes } from '../../src/dialects/v2/registry';
 import { routes } from '../../src/http/routes';
 import { ERROR_CODES } from '../../src/http/openapi';
 
@@ -47,6 +48,9 @@ describe('GET /openapi.json', () => {
     for (const route of routes) {
       expect(document.paths[`/v1/${route.name}`]).toHaveProperty(route.method.toLowerCase());
     }
+    for (const route of v2Routes) {
+      expect(document.paths[`/v2/${route.name}`]).toHaveProperty('post');
+    }
     expect(document.paths['/v1/liveness']).toHaveProperty('get');
     expect(
       document.components.schemas.ErrorEnvelope.properties.error.properties.code.enum.sort(),
@@ -85,6 +89,7 @@ describe('reference pages', () => {
     expect(response.headers.get('content-type')).toContain('text/html');
     const html = await response.text();
     for (const route of routes) expect(html).toContain(`/v1/${route.name}`);
+    for (const route of v2Routes) expect(html).toContain(`/v2/${route.name}`);
     expect(html).not.toMatch(/<(script|link)[^>]+(src|href)="https?:/);
   });
 

@@ -149,6 +149,16 @@ test('errors come in v2’s shape, with Unkey’s type URIs and the invalid fiel
   expect((unauthorized as Error).constructor.name).toBe('UnauthorizedErrorResponse');
 });
 
+test('GET /v2/liveness answers in v2’s envelope, without a root key', async () => {
+  // The 2.5 client has no method for it; load balancers call it as plain HTTP.
+  const response = await fetch(`${topology.nodes[0]!.url}/v2/liveness`);
+  expect(response.status).toBe(200);
+  expect(await response.json()).toEqual({
+    meta: { requestId: response.headers.get('x-request-id') },
+    data: { message: 'OK' },
+  });
+});
+
 test('an unknown v2 operation is a 404 in v2’s shape', async () => {
   const response = await fetch(`${topology.nodes[0]!.url}/v2/keys.nope`, {
     method: 'POST',

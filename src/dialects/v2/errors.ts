@@ -16,6 +16,37 @@ export interface V2ErrorBody {
   };
 }
 
+/** The error body as JSON Schema, for the OpenAPI document. */
+export const V2_ERROR_SCHEMA = {
+  type: 'object',
+  required: ['meta', 'error'],
+  properties: {
+    meta: {
+      type: 'object',
+      required: ['requestId'],
+      properties: { requestId: { type: 'string' } },
+    },
+    error: {
+      type: 'object',
+      required: ['title', 'detail', 'status', 'type'],
+      properties: {
+        title: { type: 'string' },
+        detail: { type: 'string' },
+        status: { type: 'integer' },
+        type: { type: 'string' },
+        errors: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['location', 'message'],
+            properties: { location: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
 const TITLES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   401: 'Unauthorized',
