@@ -45,7 +45,9 @@ function unknownKeysOf(accessLog: Logger): UnknownKeyLog {
  */
 function isUnknownKey(state: RequestState, status: number): boolean {
   return (
-    status === 200 && state.operation === 'keys.verifyKey' && state.logFields.keyId === undefined
+    status === 200 &&
+    (state.operation === 'keys.verifyKey' || state.operation === 'v2/keys.verifyKey') &&
+    state.logFields.keyId === undefined
   );
 }
 

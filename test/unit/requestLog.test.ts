@@ -127,6 +127,22 @@ describe('recordRequest', () => {
     expect(JSON.stringify(lines)).not.toMatch(/"key"/);
   });
 
+  test('unknown keys verified through v2 are the same flood, summarised with v1’s', () => {
+    const { logger, lines } = capture();
+    const accessLog = accessLogger(logger);
+    const metrics = new Metrics();
+    for (let n = 0; n < 10; n++) {
+      const state = {
+        ...verification(),
+        operation: n % 2 ? 'v2/keys.verifyKey' : 'keys.verifyKey',
+      };
+      recordRequest(accessLog, metrics, state, answered());
+    }
+    expect(accessLines(lines)).toHaveLength(1);
+    jest.advanceTimersByTime(1000);
+    expect(summaries(lines)[0]).toMatchObject({ count: 10, unlogged: 9 });
+  });
+
   test('every other request keeps its own line, during a flood too', () => {
     const { logger, lines } = capture();
     const accessLog = accessLogger(logger);
