@@ -127,6 +127,16 @@ test('a data-plane RPC answers byte for byte alike through either door', async (
         authorization: 'Bearer kwroot_unknown',
       },
       { path: '/v1/ratelimits.limit', body: JSON.stringify({ identifier: 'u', limit: 0 }) },
+      // The v2 dialect's data-plane routes: its envelope, its errors.
+      { path: '/v2/keys.verifyKey', body: JSON.stringify({ key: plain.key }) },
+      { path: '/v2/keys.verifyKey', body: JSON.stringify({ key: 'no_such_key' }) },
+      { path: '/v2/keys.verifyKey', body: JSON.stringify({ key: 42 }) },
+      { path: '/v2/keys.verifyKey', body: '{"key": ' },
+      { path: '/v2/keys.verifyKey', body: JSON.stringify({ key: plain.key }), authorization: '' },
+      {
+        path: '/v2/ratelimit.limit',
+        body: JSON.stringify({ namespace: 'doors', identifier: 'u', limit: 1, duration: 0 }),
+      },
     ];
   for (const options of requests) {
     const throughDataPlane = comparable(await send(0, 'POST', options.path, options));
@@ -140,6 +150,8 @@ test('a data-plane RPC answers byte for byte alike through either door', async (
   const verifications = seen.filter((entry) => entry.operation === 'keys.verifyKey');
   expect(verifications.filter((entry) => entry.node === 0)).toHaveLength(10);
   expect(verifications.filter((entry) => entry.node === 1)).toHaveLength(10);
+  const v2 = seen.filter((entry) => entry.operation === 'v2/keys.verifyKey');
+  expect([0, 1].map((node) => v2.filter((entry) => entry.node === node).length)).toEqual([5, 5]);
 });
 
 test('a step added to the lifecycle reaches every request, through either door', async () => {
