@@ -32,3 +32,18 @@ export function hashKey(plaintext: string): string {
 export function startOf(prefix: string | undefined, body: string): string {
   return prefix ? `${prefix}_${body.slice(0, 4)}` : body.slice(0, 4);
 }
+
+const PREFIX = new RegExp(PREFIX_PATTERN);
+
+/**
+ * The prefix a key's `start` shows: everything before its last `_`. A generated body is base58,
+ * which has no `_`, so for every key keyward made this is exactly the prefix it was made with
+ * (`sk_live_M8Vu` → `sk_live`; `M8Vu` → none). An imported key's `start` was given by its
+ * importer; one that does not read as a prefix keyward could make gives none.
+ */
+export function prefixOf(start: string): string | undefined {
+  const end = start.lastIndexOf('_');
+  if (end < 0) return undefined;
+  const prefix = start.slice(0, end);
+  return PREFIX.test(prefix) ? prefix : undefined;
+}

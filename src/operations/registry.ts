@@ -15,6 +15,7 @@ import { deleteKey } from './keys/deleteKey';
 import { getBucket } from './keys/getBucket';
 import { getKey } from './keys/getKey';
 import { getVerifications } from './keys/getVerifications';
+import { rerollKey } from './keys/rerollKey';
 import { updateKey } from './keys/updateKey';
 import { updateRemaining } from './keys/updateRemaining';
 import { verifyKey } from './keys/verifyKey';
@@ -55,6 +56,7 @@ export const operations: readonly Operation[] = [
   verifyKey,
   updateKey,
   updateRemaining,
+  rerollKey,
   limit,
   setOverride,
   getOverride,

@@ -31,6 +31,19 @@ const FIRST_VERSION = '1';
 
 export type CreateKeyOutcome = 'created' | 'api_not_found' | 'hash_exists';
 
+/** The new key of a reroll: what is not carried over from the old one. */
+export type RerolledKey = Pick<NewKey, 'keyId' | 'hash' | 'start' | 'createdAt'>;
+
+/** What a reroll writes, derived from the old key as it is when the write is tried. */
+export interface RerollPlan {
+  /** The new key's fields (its permissions and roles are copied by the script). */
+  fields: KeyFields;
+  /** The old key's new expiry (unix ms). */
+  expires: number;
+}
+
+export type RerollOutcome = 'rerolled' | 'not_found' | 'api_not_found' | 'hash_exists';
+
 export interface KeyPage {
   keys: KeyRecord[];
   total: number;
@@ -45,6 +58,7 @@ const importKeysOutcome = resultDecoder('importKeys');
 const updateCreditsOutcome = resultDecoder('updateCredits');
 const updateKeyOutcome = resultDecoder('updateKey');
 const deleteKeyOutcome = resultDecoder('deleteKey');
+const rerollKeyOutcome = resultDecoder('rerollKey');
 
 /** Compare-and-set writes retry this often when concurrent writers keep moving the version. */
 const MAX_CAS_ATTEMPTS = 8;
@@ -252,6 +266,57 @@ export class KeyStore {
       }
     }
     throw new Error(`updateKey ${keyId}: version kept changing over ${MAX_CAS_ATTEMPTS} attempts`);
+  }
+
+  /**
+   * Creates `rerolled` with the old key's settings and sets the old key's expiry, in one script:
+   * both happen or neither. `plan` derives the writes from the old key as read; should the key
+   * change before the script runs, it is read and planned again, so a concurrent write to the old
+   * key is never lost, nor half carried over.
+   */
+  async reroll(
+    ws: string,
+    keyId: string,
+    rerolled: RerolledKey,
+    plan: (current: KeyRecord) => Promise<RerollPlan>,
+  ): Promise<RerollOutcome> {
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const current = await this.get(ws, keyId);
+      if (!current) return 'not_found';
+      if (!isStorableId(current.apiId)) return 'api_not_found';
+      const { fields, expires } = await plan(current);
+      const ownerId = fields.ownerId ?? undefined;
+      const result = await this.redis.rerollKeyV1(
+        names.api(ws, current.apiId),
+        names.key(ws, keyId),
+        names.key(ws, rerolled.keyId),
+        names.keyHashes(ws),
+        names.apiKeys(ws, current.apiId),
+        ownerIndexArgs(ws, current.apiId, ownerId),
+        names.keyPermissions(ws, keyId),
+        names.keyRoles(ws, keyId),
+        names.keyPermissions(ws, rerolled.keyId),
+        names.keyRoles(ws, rerolled.keyId),
+        String(current.version),
+        names.invalidationChannel,
+        invalidation.key(ws, current.hash),
+        String(expires),
+        String(rerolled.createdAt),
+        rerolled.keyId,
+        rerolled.hash,
+        ownerId === undefined ? '0' : '1',
+        invalidation.keyCreated(ws, rerolled.hash),
+        ...recordFields({ ...rerolled, workspaceId: ws, apiId: current.apiId, fields }),
+      );
+      const outcome = rerollKeyOutcome(result);
+      if (outcome === 'version_moved') continue;
+      if (outcome === 'rerolled') {
+        this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
+        this.announce({ kind: 'key', workspaceId: ws, hash: rerolled.hash, created: true });
+      }
+      return outcome;
+    }
+    throw new Error(`rerollKey ${keyId}: version kept changing over ${MAX_CAS_ATTEMPTS} attempts`);
   }
 
   /** Deletes the key and its index entries; false when it did not exist. */

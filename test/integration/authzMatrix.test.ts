@@ -486,6 +486,25 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       },
     },
   ],
+  // A grace period of an hour: key 1 keeps verifying for the rows after this one.
+  'keys.rerollKey': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId, expiration: 3_600_000 }),
+      lookup: keyOfA,
+      effect: async (s, response) => {
+        expect(response.body).toEqual({
+          keyId: expect.stringMatching(/^key_/),
+          key: expect.any(String),
+        });
+        const rerolled = await admin.get('keys.getKey', { keyId: String(response.body.keyId) });
+        expect(rerolled.body.apiId).toBe(s.apiA);
+        const verdict = await admin.post('keys.verifyKey', { key: String(response.body.key) });
+        expect(verdict.body.code).toBe('VALID');
+        const old = await admin.get('keys.getKey', { keyId: s.key1.keyId });
+        expect(old.body.expires).toEqual(expect.any(Number));
+      },
+    },
+  ],
   'ratelimits.getOverride': [
     {
       input: (s) => ({ namespaceName: s.nsN, identifier: 'user_1' }),

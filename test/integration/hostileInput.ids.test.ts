@@ -61,6 +61,7 @@ describe('ids that do not exist', () => {
           'keys.updateKey',
           'keys.updateRemaining',
           'keys.deleteKey',
+          'keys.rerollKey',
           'keys.verifyKey',
           'migrations.createKeys',
           'ratelimits.getOverride',
@@ -136,6 +137,11 @@ describe('ids that do not exist', () => {
             // With credits: they are written before the key and must be taken back.
             return {
               ...post(operation, json({ apiId: id, remaining: 5 }), 'unknown apiId'),
+              echoes,
+            };
+          case 'keys.rerollKey':
+            return {
+              ...post(operation, json({ keyId: id, expiration: 0 }), 'unknown keyId'),
               echoes,
             };
           case 'keys.updateRemaining':

@@ -125,6 +125,59 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     const updated = await update('1');
     return [missing, moved, updated];
   },
+  rerollKey: async (t) => {
+    const [api, old, hashes] = [`${t}:api`, `${t}:key_1`, `${t}:hashes`];
+    const sets = [`${t}:key_1:perms`, `${t}:key_1:roles`, `${t}:key_2:perms`, `${t}:key_2:roles`];
+    const reroll = (version: string, hash = 'h2') =>
+      redis.rerollKeyV1(
+        api,
+        old,
+        `${t}:key_2`,
+        hashes,
+        `${t}:apikeys`,
+        `${t}:owner`,
+        ...(sets as [string, string, string, string]),
+        version,
+        `${t}:ch`,
+        'old',
+        5000,
+        1000,
+        'key_2',
+        hash,
+        '1',
+        'new',
+        'id',
+        'key_2',
+        'name',
+        'n',
+      );
+    const noApi = await reroll('1');
+    await redis.hset(api, 'id', 'api_1');
+    const missing = await reroll('1');
+    await redis.hset(old, 'id', 'key_1', 'hash', 'h1', 'version', '2', 'seq', '1', 'name', 'n');
+    await redis.hset(hashes, 'h1', 'key_1');
+    await redis.sadd(sets[0]!, 'perm_a', 'perm_b');
+    const taken = await reroll('2', 'h1');
+    const moved = await reroll('1');
+    // Nothing of the refused calls was written.
+    expect(await redis.exists(`${t}:key_2`, sets[2]!, sets[3]!, `${t}:apikeys`)).toBe(0);
+    expect(await redis.hget(old, 'version')).toBe('2');
+    const rerolled = await reroll('2');
+    expect(await redis.hgetall(old)).toMatchObject({ expires: '5000', updatedAt: '1000' });
+    expect(await redis.hget(old, 'version')).toBe('3');
+    expect(await redis.hgetall(`${t}:key_2`)).toEqual({
+      id: 'key_2',
+      name: 'n',
+      seq: '1',
+      version: '1',
+    });
+    expect(await redis.hgetall(hashes)).toEqual({ h1: 'key_1', h2: 'key_2' });
+    expect((await redis.smembers(sets[2]!)).sort()).toEqual(['perm_a', 'perm_b']);
+    // The old key has no roles: the new one gets no set at all.
+    expect(await redis.exists(sets[3]!)).toBe(0);
+    expect(await redis.zrange(`${t}:owner`, 0, -1)).toEqual(['key_2']);
+    return [noApi, missing, taken, moved, rerolled];
+  },
   deleteKey: async (t) => {
     const remove = (version: string) =>
       redis.deleteKeyV1(`${t}:key`, `${t}:h`, `${t}:k`, `${t}:o`, version, `${t}:ch`, 'm', '0');

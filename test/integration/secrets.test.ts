@@ -65,8 +65,9 @@ async function call(
     signal: AbortSignal.timeout(5_000),
   });
   const text = await response.text();
-  // createKey's own answer carries the new key once, by design; every other answer is checked.
-  if (!path.startsWith('keys.createKey')) answers.push({ label, text });
+  // createKey's and rerollKey's own answers carry the new key once, by design; every other answer
+  // is checked.
+  if (!/^keys\.(createKey|rerollKey)/.test(path)) answers.push({ label, text });
   return { status: response.status, body: JSON.parse(text) as Record<string, unknown> };
 }
 
@@ -241,6 +242,25 @@ test('a whole session leaks no key or root key, nor their hashes, into logs or a
     const got = await call('getKey imported', 'GET', `keys.getKey?keyId=${keyId}`, root.key);
     expect(got.body.start).toMatch(/^legacy_/);
   }
+  // Rerolls: a new secret for the prefixed key (an hour's grace), and for the last key at once.
+  for (const [old, expiration] of [
+    [first, 3_600_000],
+    [keys[4]!, 0],
+  ] as const) {
+    const rerolled = await call('reroll', 'POST', 'keys.rerollKey', root.key, {
+      keyId: old.keyId,
+      expiration,
+    });
+    expect(rerolled.status).toBe(200);
+    const { keyId, key } = rerolled.body as { keyId: string; key: string };
+    secrets.set(`key ${keyId}`, key);
+    expect(
+      (await call('verify rerolled', 'POST', 'keys.verifyKey', root.key, { key })).body.code,
+    ).toBe('VALID');
+    expect(
+      (await call('verify old', 'POST', 'keys.verifyKey', root.key, { key: old.key })).body.code,
+    ).toBe(expiration === 0 ? 'EXPIRED' : 'VALID');
+  }
   expect(
     (
       await call('disable', 'POST', 'keys.updateKey', root.key, {
@@ -270,7 +290,8 @@ test('a whole session leaks no key or root key, nor their hashes, into logs or a
     `apis.listKeys?apiId=${apiId}&ownerId=alice`,
     root.key,
   );
-  expect(page2.body.total).toBe(1);
+  // alice's key, and the key that replaced it.
+  expect(page2.body.total).toBe(2);
   expect((await call('getApi', 'GET', `apis.getApi?apiId=${apiId}`, root.key)).status).toBe(200);
 
   // Failing requests: wrong root keys of every kind in the Authorization header.

@@ -6,6 +6,7 @@ import {
   PREFIX_PATTERN,
   generateKey,
   hashKey,
+  prefixOf,
   startOf,
 } from '../../src/keys/keyMaterial';
 
@@ -135,5 +136,26 @@ describe('PREFIX_PATTERN', () => {
   });
   test.each(['', 'x'.repeat(17), 'a.b', 'a b', 'ä', 'a/b'])('refuses %j', (prefix) => {
     expect(pattern.test(prefix)).toBe(false);
+  });
+});
+
+describe('prefixOf', () => {
+  test('gives back the prefix of every generated key, and none for a key without one', () => {
+    for (const prefix of [undefined, 'sk', 'sk_live', 'a-b_c', 'x'.repeat(16), '_', '__x']) {
+      for (let i = 0; i < 20; i++) expect(prefixOf(generateKey(prefix).start)).toBe(prefix);
+    }
+  });
+
+  test.each<[string, string | undefined]>([
+    ['sk_live_M8Vu', 'sk_live'],
+    ['M8Vu', undefined],
+    ['', undefined],
+    // Imported starts, as their importer gave them.
+    ['legacy_0a1b', 'legacy'],
+    ['_abcd', undefined],
+    ['has space_abcd', undefined],
+    [`${'x'.repeat(17)}_abcd`, undefined],
+  ])('%j → %j', (start, prefix) => {
+    expect(prefixOf(start)).toBe(prefix);
   });
 });

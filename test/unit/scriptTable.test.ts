@@ -22,6 +22,7 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   createKey: 'e29883a98ec1967abb50417dbca60616a0aa6a81',
   importKeys: 'bec9a85cfdef6f6db36dd7ca504776f00ac87dec',
   updateKey: 'd329bd3d4f69fdcb173f4389bc2b0f80e7699c1d',
+  rerollKey: '7a9d47fb44961455014d9854676b267d07e873d5',
   deleteKey: '333cf262d8b182f0960e27be281d9de55db5d621',
   tombstoneApi: 'c7fc6c9bb64d37baec9a87f3b0595d6abfb0f23e',
   ensureNamespace: '253721fd84c089f96f30fd4721b599695a437d8e',
@@ -83,6 +84,7 @@ describe('the script table', () => {
       { command: 'ensureNamespaceV1', numberOfKeys: 2 },
       { command: 'importKeysV1', numberOfKeys: undefined },
       { command: 'multiBucketV1', numberOfKeys: undefined },
+      { command: 'rerollKeyV1', numberOfKeys: 10 },
       { command: 'setOverrideV1', numberOfKeys: 3 },
       { command: 'tokenBucketV1', numberOfKeys: 2 },
       { command: 'tombstoneApiV1', numberOfKeys: 2 },
@@ -110,6 +112,13 @@ describe('resultDecoder', () => {
     expect([0, 1, 2].map(tokenBucket)).toEqual(['refused', 'admitted', 'out_of_credits']);
     const deleteKey = resultDecoder('deleteKey');
     expect([1, -1, -2].map(deleteKey)).toEqual(['deleted', 'not_found', 'version_moved']);
+    expect([1, -1, -2, -3, -4].map(resultDecoder('rerollKey'))).toEqual([
+      'rerolled',
+      'not_found',
+      'version_moved',
+      'api_not_found',
+      'hash_exists',
+    ]);
     expect(resultDecoder('setOverride')('')).toBe('namespace_not_found');
   });
 

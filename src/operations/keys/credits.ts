@@ -10,7 +10,7 @@ import { identityView } from './identityLink';
  * What the credits are worth now: the record's latest "set remaining" if the hash has not
  * applied it yet, then any refill point that passed since.
  */
-async function currentCredits(
+export async function currentCredits(
   deps: Pick<Services, 'keys' | 'now'>,
   key: KeyRecord,
 ): Promise<{ remaining: number; lastRefillAt: number } | undefined> {
