@@ -149,6 +149,30 @@ test('errors come in v2’s shape, with Unkey’s type URIs and the invalid fiel
   expect((unauthorized as Error).constructor.name).toBe('UnauthorizedErrorResponse');
 });
 
+test('keys.rerollKey through the v2 client: a new secret for the same key, the old one refused at once', async () => {
+  const { data: api } = await unkey.apis.createApi({ name: 'v2 reroll' });
+  const { data: old } = await unkey.keys.createKey({
+    apiId: api.apiId,
+    prefix: 'rr',
+    meta: { plan: 'pro' },
+    credits: { remaining: 7 },
+  });
+  const { data: rerolled } = await unkey.keys.rerollKey({ keyId: old.keyId, expiration: 0 });
+  expect(rerolled.key).toMatch(/^rr_/);
+  expect(rerolled.keyId).not.toBe(old.keyId);
+  const fresh = (await unkey.keys.verifyKey({ key: rerolled.key })).data;
+  expect(fresh).toMatchObject({
+    valid: true,
+    keyId: rerolled.keyId,
+    meta: { plan: 'pro' },
+    credits: 6,
+  });
+  expect((await unkey.keys.verifyKey({ key: old.key })).data).toMatchObject({
+    valid: false,
+    code: 'EXPIRED',
+  });
+});
+
 test('GET /v2/liveness answers in v2’s envelope, without a root key', async () => {
   // The 2.5 client has no method for it; load balancers call it as plain HTTP.
   const response = await fetch(`${topology.nodes[0]!.url}/v2/liveness`);

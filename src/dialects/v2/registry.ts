@@ -1,6 +1,7 @@
 import { v2CreateApi, v2GetApi } from './apis';
 import { v2CreateKey, v2GetKey, v2VerifyKey } from './keys';
 import { v2Limit } from './ratelimit';
+import { v2RerollKey } from './reroll';
 import type { V2Route } from './route';
 
 /** Every operation the v2 dialect speaks, each at `POST /v2/{name}`. */
@@ -10,5 +11,6 @@ export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2CreateKey,
   v2GetKey,
   v2VerifyKey,
+  v2RerollKey,
   v2Limit,
 ] as unknown as readonly V2Route<unknown, object, unknown>[];
