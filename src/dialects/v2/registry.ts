@@ -1,5 +1,6 @@
 import { v2CreateApi, v2GetApi } from './apis';
-import { v2CreateKey, v2GetKey, v2VerifyKey } from './keys';
+import { v2CreateKey, v2DeleteKey, v2GetKey, v2MigrateKeys, v2VerifyKey, v2Whoami } from './keys';
+import { v2UpdateCredits, v2UpdateKey } from './keyUpdates';
 import { v2Limit } from './ratelimit';
 import type { V2Route } from './route';
 
@@ -10,5 +11,10 @@ export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2CreateKey,
   v2GetKey,
   v2VerifyKey,
+  v2UpdateKey,
+  v2DeleteKey,
+  v2Whoami,
+  v2UpdateCredits,
+  v2MigrateKeys,
   v2Limit,
 ] as unknown as readonly V2Route<unknown, object, unknown>[];
