@@ -1,4 +1,12 @@
 import { v2CreateApi, v2GetApi } from './apis';
+import {
+  v2AddPermissions,
+  v2AddRoles,
+  v2RemovePermissions,
+  v2RemoveRoles,
+  v2SetPermissions,
+  v2SetRoles,
+} from './keyLinks';
 import { v2CreateKey, v2DeleteKey, v2GetKey, v2MigrateKeys, v2VerifyKey, v2Whoami } from './keys';
 import { v2UpdateCredits, v2UpdateKey } from './keyUpdates';
 import { v2Limit } from './ratelimit';
@@ -15,6 +23,12 @@ export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2DeleteKey,
   v2Whoami,
   v2UpdateCredits,
+  v2AddPermissions,
+  v2RemovePermissions,
+  v2SetPermissions,
+  v2AddRoles,
+  v2RemoveRoles,
+  v2SetRoles,
   v2MigrateKeys,
   v2Limit,
 ] as unknown as readonly V2Route<unknown, object, unknown>[];
