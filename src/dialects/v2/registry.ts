@@ -1,4 +1,4 @@
-import { v2CreateApi, v2GetApi } from './apis';
+import { v2CreateApi, v2DeleteApi, v2GetApi, v2ListKeys } from './apis';
 import {
   v2AddPermissions,
   v2AddRoles,
@@ -16,6 +16,8 @@ import type { V2Route } from './route';
 export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2CreateApi,
   v2GetApi,
+  v2DeleteApi,
+  v2ListKeys,
   v2CreateKey,
   v2GetKey,
   v2VerifyKey,
