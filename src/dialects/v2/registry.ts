@@ -1,3 +1,4 @@
+import { v2GetVerifications } from './analytics';
 import { v2CreateApi, v2DeleteApi, v2GetApi, v2ListKeys } from './apis';
 import {
   v2AddPermissions,
@@ -32,5 +33,6 @@ export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2RemoveRoles,
   v2SetRoles,
   v2MigrateKeys,
+  v2GetVerifications,
   v2Limit,
 ] as unknown as readonly V2Route<unknown, object, unknown>[];
