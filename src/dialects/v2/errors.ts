@@ -107,6 +107,10 @@ export function v2ErrorType(error: KeywardError): string {
         : `${UNKEY}/unkey/application/precondition_failed`;
     }
     case 'PRECONDITION_FAILED':
+      if (error.message.startsWith('analytics')) {
+        return `${UNKEY}/unkey/data/analytics_not_configured`;
+      }
+      return `${UNKEY}/unkey/application/precondition_failed`;
     case 'DELETE_PROTECTED':
       return `${UNKEY}/unkey/application/precondition_failed`;
     case 'RATE_LIMITED':

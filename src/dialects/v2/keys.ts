@@ -1,16 +1,24 @@
 import { PREFIX_PATTERN, MAX_BYTE_LENGTH, MIN_BYTE_LENGTH } from '../../keys/keyMaterial';
 import { createKey, type CreateKeyInput } from '../../operations/keys/createKey';
+import { deleteKey } from '../../operations/keys/deleteKey';
 import { getKey } from '../../operations/keys/getKey';
 import { LIMIT_OWNER, type Verification } from '../../operations/keys/verification';
 import { verifyKey, type VerifyKeyInput } from '../../operations/keys/verifyKey';
+import { whoami } from '../../operations/keys/whoami';
+import { createKeys } from '../../operations/migrations/createKeys';
 import type { NamedLimitInput } from '../../operations/namedLimits';
 import { INTERVAL_MAX, LIMIT_MAX, limitName, object } from '../../operations/schemas';
 import { defineV2Route } from './route';
 import { limitId, refuse, v2Key } from './shapes';
 
-const keyId = { type: 'string', minLength: 3, maxLength: 255, pattern: '^[a-zA-Z0-9_]+$' } as const;
-const meta = { type: 'object' } as const;
-const refill = object(
+export const keyId = {
+  type: 'string',
+  minLength: 3,
+  maxLength: 255,
+  pattern: '^[a-zA-Z0-9_]+$',
+} as const;
+export const meta = { type: 'object' } as const;
+export const refill = object(
   {
     interval: { type: 'string', enum: ['daily', 'monthly'] },
     amount: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
@@ -24,7 +32,7 @@ const credits = object(
   ['remaining'],
 );
 /** v2's RatelimitRequest, with keyward's `type` beside it (v2 has no fast mode of its own). */
-const ratelimits = {
+export const ratelimits = {
   type: 'array',
   maxItems: 20,
   items: object(
@@ -39,7 +47,7 @@ const ratelimits = {
   ),
 } as const;
 
-interface V2Credits {
+export interface V2Credits {
   remaining: number | null;
   refill?: { interval: 'daily' | 'monthly'; amount: number; refillDay?: number };
 }
@@ -203,3 +211,56 @@ function v2Verification(v: Verification): Record<string, unknown> {
   }
   return data;
 }
+
+export const v2Whoami = defineV2Route({
+  name: 'keys.whoami',
+  operation: whoami,
+  input: object({ key: { type: 'string', minLength: 1, maxLength: 512 } }, ['key']),
+  output: { type: 'object' },
+  toInput: (body: { key: string }) => ({ key: body.key }),
+  toBody: (view) => ({ data: v2Key(view) }),
+});
+
+/**
+ * keyward's deletion is always v2's `permanent: true`: the record, its hash and what it holds are
+ * erased at once. `permanent: false` (the client's default) deletes it the same way, since a
+ * soft-deleted key could only be recovered in Unkey's database, never through the API.
+ */
+export const v2DeleteKey = defineV2Route({
+  name: 'keys.deleteKey',
+  operation: deleteKey,
+  input: object({ keyId, permanent: { type: 'boolean' } }, ['keyId']),
+  output: object({}),
+  toInput: (body: { keyId: string; permanent?: boolean }) => ({ keyId: body.keyId }),
+  toBody: () => ({ data: {} }),
+});
+
+/**
+ * v2 imports hashes made by a migration Unkey configured for the workspace (`migrationId`), to be
+ * rehashed when verifyKey names it. keyward has no migrations: it imports keys by their SHA-256,
+ * all or none, with /v1/migrations.createKeys.
+ */
+export const v2MigrateKeys = defineV2Route({
+  name: 'keys.migrateKeys',
+  operation: createKeys,
+  input: object(
+    {
+      migrationId: { type: 'string', minLength: 3, maxLength: 255 },
+      apiId: { type: 'string', minLength: 3, maxLength: 255 },
+      keys: {
+        type: 'array',
+        minItems: 1,
+        items: object({ hash: { type: 'string', minLength: 3 } }, ['hash']),
+      },
+    },
+    ['migrationId', 'apiId', 'keys'],
+  ),
+  output: { type: 'object' },
+  toInput(): never {
+    return refuse(
+      'migrationId',
+      'keyward has no key migrations; import keys by their SHA-256 hash with /v1/migrations.createKeys',
+    );
+  },
+  toBody: () => ({ data: { migrated: [], failed: [] } }),
+});

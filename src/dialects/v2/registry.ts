@@ -1,5 +1,15 @@
-import { v2CreateApi, v2GetApi } from './apis';
-import { v2CreateKey, v2GetKey, v2VerifyKey } from './keys';
+import { v2GetVerifications } from './analytics';
+import { v2CreateApi, v2DeleteApi, v2GetApi, v2ListKeys } from './apis';
+import {
+  v2AddPermissions,
+  v2AddRoles,
+  v2RemovePermissions,
+  v2RemoveRoles,
+  v2SetPermissions,
+  v2SetRoles,
+} from './keyLinks';
+import { v2CreateKey, v2DeleteKey, v2GetKey, v2MigrateKeys, v2VerifyKey, v2Whoami } from './keys';
+import { v2UpdateCredits, v2UpdateKey } from './keyUpdates';
 import { v2Limit } from './ratelimit';
 import { v2RerollKey } from './reroll';
 import type { V2Route } from './route';
@@ -8,9 +18,23 @@ import type { V2Route } from './route';
 export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2CreateApi,
   v2GetApi,
+  v2DeleteApi,
+  v2ListKeys,
   v2CreateKey,
   v2GetKey,
   v2VerifyKey,
   v2RerollKey,
+  v2UpdateKey,
+  v2DeleteKey,
+  v2Whoami,
+  v2UpdateCredits,
+  v2AddPermissions,
+  v2RemovePermissions,
+  v2SetPermissions,
+  v2AddRoles,
+  v2RemoveRoles,
+  v2SetRoles,
+  v2MigrateKeys,
+  v2GetVerifications,
   v2Limit,
 ] as unknown as readonly V2Route<unknown, object, unknown>[];

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { RefillConfig } from '../../domain/credits';
 import { encodeBase58 } from '../../keys/base58';
 import type { NamedLimit } from '../../domain/namedLimits';
 import type { IdentityView } from '../../operations/keys/identityLink';
@@ -90,7 +91,8 @@ export function v2Key(view: KeyView): Record<string, unknown> {
   return key;
 }
 
-function refillOf(refill: NonNullable<KeyView['refill']>) {
+/** v2's KeyCreditsRefill (keyward's `lastRefillAt` is not in it). */
+export function refillOf(refill: RefillConfig) {
   return {
     interval: refill.interval,
     amount: refill.amount,

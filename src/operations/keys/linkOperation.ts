@@ -15,6 +15,18 @@ import {
 
 type LinkInput = { keyId: string } & { [kind in LinkKind]?: LinkRef[] };
 
+/**
+ * What the key holds directly of the kind once the call is done (Unkey v2 answers it for all
+ * three). A symbol, so that the v1 answer, written as JSON, never shows it.
+ */
+export const HELD: unique symbol = Symbol('held');
+
+export type LinkAnswer = (Linked[] | Record<string, never>) & { [HELD]: Linked[] };
+
+function answer(out: Linked[] | Record<string, never>, held: Linked[]): LinkAnswer {
+  return Object.assign(out, { [HELD]: held });
+}
+
 const ACTIONS = {
   permissions: { add: 'add_permission_to_key', remove: 'remove_permission_from_key' },
   roles: { add: 'add_role_to_key', remove: 'remove_role_from_key' },
@@ -29,7 +41,8 @@ const NAMES = {
  * keys.add|remove|set Permissions|Roles, one declaration for the six: they differ only in what
  * they link and how. add and set answer what they linked (set: everything the key now holds of
  * that kind); remove answers `{}` and passes over what the key does not hold. set also needs the
- * remove permission when it takes something away.
+ * remove permission when it takes something away. Each answer also carries, under HELD, what the
+ * key holds of that kind afterwards.
  */
 export function linkOperation(kind: LinkKind, op: 'add' | 'remove' | 'set') {
   const action = op === 'remove' ? ACTIONS[kind].remove : ACTIONS[kind].add;
@@ -47,7 +60,7 @@ export function linkOperation(kind: LinkKind, op: 'add' | 'remove' | 'set') {
     input: linksInput(kind, op === 'set' ? 0 : 1),
     output: op === 'remove' ? empty : linkedOutput,
     uses: ['keys', 'directory', 'rbac', 'now'],
-    async handle(deps, caller, input: LinkInput): Promise<Linked[] | Record<string, never>> {
+    async handle(deps, caller, input: LinkInput): Promise<LinkAnswer> {
       const key = await linkedKey(deps, caller, input.keyId);
       const ws = caller.rootKey.workspaceId;
       const refs = input[kind] ?? [];
@@ -59,7 +72,11 @@ export function linkOperation(kind: LinkKind, op: 'add' | 'remove' | 'set') {
           return id === undefined ? [] : [id];
         });
         await deps.rbac.changeKeyLinks(ws, key, kind, 'remove', ids);
-        return {};
+        const removed = new Set(ids);
+        return answer(
+          {},
+          heldLinks(key, kind, catalogue).filter((l) => !removed.has(l.id)),
+        );
       }
       const plan = planLinks(caller, kind, refs, catalogue);
       if (op === 'set') requireRemovalOfOthers(caller, key, kind, plan.existing);
@@ -71,7 +88,10 @@ export function linkOperation(kind: LinkKind, op: 'add' | 'remove' | 'set') {
         op,
         linked.map((l) => l.id),
       );
-      return linked;
+      if (op === 'set') return answer(linked, [...linked]);
+      const added = new Set(linked.map((l) => l.id));
+      const kept = heldLinks(key, kind, catalogue).filter((l) => !added.has(l.id));
+      return answer(linked, [...kept, ...linked]);
     },
   });
 }

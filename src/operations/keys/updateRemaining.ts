@@ -1,8 +1,20 @@
+import type { RefillConfig } from '../../domain/credits';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../errors';
 import { defineOperation } from '../operation';
 import { id, LIMIT_MAX, object } from '../schemas';
 import { creditSpend } from './credits';
 import { loadKey } from './loadKey';
+
+/**
+ * The key's refill, beside the count it answers (Unkey v2's credits answer shows both). A symbol,
+ * so that the v1 answer, written as JSON, never shows it.
+ */
+export const REFILL: unique symbol = Symbol('refill');
+
+export interface RemainingAnswer {
+  remaining: number;
+  [REFILL]?: RefillConfig;
+}
 
 interface UpdateRemainingInput {
   keyId: string;
@@ -26,7 +38,7 @@ export const updateRemaining = defineOperation({
   ),
   output: object({ remaining: { type: 'integer' } }, ['remaining']),
   uses: ['keys', 'directory', 'now'],
-  async handle(deps, caller, input: UpdateRemainingInput): Promise<{ remaining: number }> {
+  async handle(deps, caller, input: UpdateRemainingInput): Promise<RemainingAnswer> {
     const key = await loadKey(deps, caller, input.keyId, 'update_key');
     const now = deps.now();
     const spend = creditSpend(now, key, 0);
@@ -53,6 +65,7 @@ export const updateRemaining = defineOperation({
     if (result === 'would_go_negative') {
       throw new BadRequestError('value: decrementing by this much would make remaining negative');
     }
-    return { remaining: result };
+    const refill = key.credits?.refill;
+    return refill ? { remaining: result, [REFILL]: refill } : { remaining: result };
   },
 });

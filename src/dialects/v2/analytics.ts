@@ -1,0 +1,24 @@
+import { PreconditionFailedError } from '../../errors';
+import { getVerifications } from '../../operations/keys/getVerifications';
+import { object } from '../../operations/schemas';
+import { defineV2Route } from './route';
+
+/**
+ * v2's analytics run the caller's SQL against Unkey's ClickHouse. keyward keeps no such store,
+ * so it answers as Unkey does where analytics are not configured: 412, type
+ * `…/unkey/data/analytics_not_configured` (errors.ts), naming what keyward offers instead.
+ */
+export const v2GetVerifications = defineV2Route({
+  name: 'analytics.getVerifications',
+  operation: getVerifications,
+  input: object({ query: { type: 'string', minLength: 1 } }, ['query']),
+  output: { type: 'array', items: { type: 'object' } },
+  toInput(): never {
+    throw new PreconditionFailedError(
+      'analytics are not configured: keyward keeps no verification store to run SQL against. ' +
+        "A key's last verifications as one node saw them: GET /v1/keys.getVerifications?keyId=…; " +
+        'verification counts by code on every node: keyward_verifications_total at /metrics',
+    );
+  },
+  toBody: () => ({ data: [] }),
+});
