@@ -1,4 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { encodeBase58 } from '../../src/keys/base58';
@@ -134,6 +136,11 @@ describe('the format', () => {
         expect(old).not.toMatch(anywhere);
       }),
     );
+  });
+
+  test('docs/security.md gives KEY_PATTERN as it is', () => {
+    const security = readFileSync(join(__dirname, '../../docs/security.md'), 'utf8');
+    expect(security).toContain(KEY_PATTERN);
   });
 });
 
