@@ -207,6 +207,19 @@ export function targets(report: BenchReport): Target[] {
       met: r >= 0.9,
     });
   }
+  const badChecksum = find(report, 'bad-checksum');
+  if (invalid && badChecksum) {
+    const r = badChecksum.load.requestsPerSecond / invalid.load.requestsPerSecond;
+    list.push({
+      name: 'wrong-checksum flood vs unknown-key flood',
+      goal: '≥ 1.0 × the unknown-key flood req/s (refused before the hash and the cache)',
+      measured:
+        `${r.toFixed(2)} × (${fmtInt(badChecksum.load.requestsPerSecond)} vs ` +
+        `${fmtInt(invalid.load.requestsPerSecond)}; CPU ${badChecksum.cpu.serverUsPerRequest.toFixed(0)} vs ` +
+        `${invalid.cpu.serverUsPerRequest.toFixed(0)} µs/request)`,
+      met: r >= 1.0,
+    });
+  }
   const invalidInfo = find(report, 'invalid @info');
   if (invalid && invalidInfo) {
     const r = invalidInfo.load.requestsPerSecond / invalid.load.requestsPerSecond;
@@ -388,7 +401,8 @@ export function renderMarkdown(report: BenchReport): string {
   lines.push(
     '- keyward: `node dist/cli.js serve` at `LOG_LEVEL=warn` (rows marked `@info`: `LOG_LEVEL=info`, ' +
       'one access-log line per request written to a file). Keys: none / `fast` / `consistent` rate ' +
-      'limit of 1e9 tokens refilled by 1e9 per 1000 ms (never limited), and an unknown key string.',
+      'limit of 1e9 tokens refilled by 1e9 per 1000 ms (never limited), an unknown key string, ' +
+      'and the key without a limit with its last character changed (a wrong checksum).',
   );
   lines.push(
     '- Ceilings: a bare node:http handler and a bare Koa app that read and JSON.parse the body and ' +
@@ -723,6 +737,7 @@ function shortLabel(c: CaseResult): string {
     'access-model': 'keyward: access model (roles, query, identity + named limits)',
     consistent: 'keyward: key, consistent rate limit',
     invalid: 'keyward: unknown key',
+    'bad-checksum': 'keyward: wrong checksum',
     peer: 'peer: Koa+HGET+RateLimiterRedis',
   };
   const [base, level] = c.id.split(' ');

@@ -602,6 +602,8 @@ async function main(): Promise<void> {
     const fast = await create({ type: 'fast', ...HUGE });
     const consistent = await create({ type: 'consistent', ...HUGE });
     const invalidKey = `bench_${randomBytes(16).toString('hex')}`;
+    // An issued key with its last character changed: the shape of a key, the checksum wrong.
+    const badChecksumKey = `${plain.key.slice(0, -1)}${plain.key.endsWith('2') ? '3' : '2'}`;
     const accessModel = await createAccessModelKey(node.url, root.key, apiId);
 
     // The exact script calls keyward makes for the fast and the consistent key. The floor servers,
@@ -692,6 +694,12 @@ async function main(): Promise<void> {
           key: invalidKey,
           check: (b: VerifyBody) => b.valid === false && b.code === 'NOT_FOUND',
         },
+        {
+          id: `bad-checksum${suffix}`,
+          label: `keyward verify, key with a wrong checksum${suffix}`,
+          key: badChecksumKey,
+          check: (b: VerifyBody) => b.valid === false && b.code === 'NOT_FOUND',
+        },
       ]
         .filter((c) => which === undefined || which.includes(c.id.replace(suffix, '')))
         .map((c) => ({
@@ -699,8 +707,11 @@ async function main(): Promise<void> {
           group: 'keyward' as const,
           server,
           rootKey: root.key,
-          // The unknown-key flood at info is judged against warn: measured beside it.
-          ...(suffix !== '' && c.id === `invalid${suffix}` ? { besideOf: 'invalid' } : {}),
+          // The unknown-key flood at info is judged against warn, and the flood of a wrong
+          // checksum against the unknown key's: each measured beside the unknown key at warn.
+          ...((suffix !== '' && c.id === `invalid${suffix}`) || c.id === `bad-checksum${suffix}`
+            ? { besideOf: 'invalid' }
+            : {}),
         }));
 
     const dummyKey = `bench_${randomBytes(16).toString('hex')}`;

@@ -1,5 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import { encodeBase58 } from './base58';
+import { checksumOf, KEY_MARKER } from './keyFormat';
 
 export const DEFAULT_BYTE_LENGTH = 16;
 export const MIN_BYTE_LENGTH = 16;
@@ -15,13 +16,28 @@ export interface KeyMaterial {
   start: string;
 }
 
+/**
+ * A new key: `[<prefix>_]<random>0kw10<checksum>` (src/keys/keyFormat.ts), with `byteLength`
+ * random bytes. `start` shows the prefix and the first 4 random characters, as it always did.
+ */
 export function generateKey(
   prefix: string | undefined,
   byteLength = DEFAULT_BYTE_LENGTH,
 ): KeyMaterial {
-  const body = encodeBase58(randomBytes(byteLength));
-  const plaintext = prefix ? `${prefix}_${body}` : body;
-  return { plaintext, hash: hashKey(plaintext), start: startOf(prefix, body) };
+  const random = encodeBase58(randomBytes(byteLength));
+  const head = `${prefix ? `${prefix}_` : ''}${random}${KEY_MARKER}`;
+  const plaintext = head + checksumOf(head);
+  return { plaintext, hash: hashKey(plaintext), start: startOf(prefix, random) };
+}
+
+/**
+ * A secret without the checksum: `[<prefix>_]<random>`, the shape every key had before it. Root
+ * keys keep it (`kwroot_` marks them already; authentication does not check a checksum).
+ */
+export function generateSecret(prefix: string | undefined, byteLength: number): KeyMaterial {
+  const random = encodeBase58(randomBytes(byteLength));
+  const plaintext = prefix ? `${prefix}_${random}` : random;
+  return { plaintext, hash: hashKey(plaintext), start: startOf(prefix, random) };
 }
 
 /** Every verification hashes two secrets: the one-shot `hash` is about 3 × faster than a Hash. */

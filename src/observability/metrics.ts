@@ -44,7 +44,7 @@ export class Metrics {
     );
     this.verifications = new HotCounter(
       'keyward_verifications_total',
-      'Key verifications by verdict code and rate-limit mode (fast, consistent, none)',
+      "Key verifications by verdict code and mode: the key's rate limit (fast, consistent, none), or checksum for a key refused by its checksum",
       ['code', 'mode'],
       this.registry,
     );

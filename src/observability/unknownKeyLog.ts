@@ -16,7 +16,8 @@ export const UNKNOWN_KEY_LOG_DEFAULTS: UnknownKeyLogOptions = { windowMs: 1000, 
  * writing it. Instead the first one of a window is logged in full (an ordinary access-log line,
  * so a caller who mistyped a key once sees no difference), the rest of that window are counted,
  * and one summary line says how many there were once the window closes. Every one of them is
- * still counted in `keyward_verifications_total{code="NOT_FOUND"}`.
+ * still counted in `keyward_verifications_total{code="NOT_FOUND"}`. A key refused by its checksum
+ * is an unknown key here too (its `mode` label is `checksum`).
  */
 export class UnknownKeyLog {
   private windowOpen = false;

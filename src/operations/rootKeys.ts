@@ -1,7 +1,7 @@
 import { isValidPermission } from '../auth/permissions';
 import { BadRequestError, NotFoundError } from '../errors';
 import { looksLikeId, newId } from '../keys/ids';
-import { generateKey } from '../keys/keyMaterial';
+import { generateSecret } from '../keys/keyMaterial';
 import type { RootKeyStore } from '../store/rootKeyStore';
 
 export const ROOT_KEY_PREFIX = 'kwroot';
@@ -45,7 +45,7 @@ export async function createRootKey(
   } else if (!looksLikeId('ws', workspaceId) || !(await store.workspaceExists(workspaceId))) {
     throw new NotFoundError(`workspace ${workspaceId} not found`);
   }
-  const material = generateKey(ROOT_KEY_PREFIX, ROOT_KEY_BYTES);
+  const material = generateSecret(ROOT_KEY_PREFIX, ROOT_KEY_BYTES);
   const keyId = newId('rk', now);
   await store.create(
     {

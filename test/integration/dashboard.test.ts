@@ -236,7 +236,7 @@ test('creates an API, then a rate-limited key whose plaintext is shown once', as
   const secret = page.locator('#new-key');
   await secret.waitFor();
   plaintext = (await secret.textContent()) ?? '';
-  expect(plaintext).toMatch(/^dash_[1-9A-HJ-NP-Za-km-z]{16,}$/);
+  expect(plaintext).toMatch(/^dash_[1-9A-HJ-NP-Za-km-z]{16,}0kw10[1-9A-HJ-NP-Za-km-z]{6}$/);
   await sees(page.locator('.reveal'), 'you will not see it again');
   await page.getByRole('button', { name: 'Copy' }).click();
   await page.getByRole('button', { name: 'Copied' }).waitFor();

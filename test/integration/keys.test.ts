@@ -42,7 +42,8 @@ describe('keys.createKey', () => {
       ratelimit: { type: 'fast', limit: 10, refillRate: 2, refillInterval: 1000 },
     });
     expect(keyId).toMatch(/^key_[1-9A-HJ-NP-Za-km-z]+$/);
-    expect(key).toMatch(/^sk_live_[1-9A-HJ-NP-Za-km-z]{40,}$/);
+    // 32 random bytes in base58, then the marker and the checksum (src/keys/keyFormat.ts).
+    expect(key).toMatch(/^sk_live_[1-9A-HJ-NP-Za-km-z]{40,}0kw10[1-9A-HJ-NP-Za-km-z]{6}$/);
 
     const got = await api.get<KeyBody>('keys.getKey', { keyId });
     expect(got.status).toBe(200);

@@ -111,6 +111,13 @@ test('a data-plane RPC answers byte for byte alike through either door', async (
       { path: '/v1/keys.verifyKey', body: JSON.stringify({ key: plain.key }) },
       { path: '/v1/keys.verifyKey', body: JSON.stringify({ key: disabled.key }) },
       { path: '/v1/keys.verifyKey', body: JSON.stringify({ key: 'no_such_key' }) },
+      // The plain key with its checksum's last character changed: refused before any lookup.
+      {
+        path: '/v1/keys.verifyKey',
+        body: JSON.stringify({
+          key: `${plain.key.slice(0, -1)}${plain.key.endsWith('2') ? '3' : '2'}`,
+        }),
+      },
       // Cost 0 reads the shared bucket without changing it, so both doors see the same state.
       {
         path: '/v1/keys.verifyKey',
@@ -148,8 +155,8 @@ test('a data-plane RPC answers byte for byte alike through either door', async (
   }
   // Each door did serve its share: node 0's data plane, node 1's Koa app.
   const verifications = seen.filter((entry) => entry.operation === 'keys.verifyKey');
-  expect(verifications.filter((entry) => entry.node === 0)).toHaveLength(10);
-  expect(verifications.filter((entry) => entry.node === 1)).toHaveLength(10);
+  expect(verifications.filter((entry) => entry.node === 0)).toHaveLength(11);
+  expect(verifications.filter((entry) => entry.node === 1)).toHaveLength(11);
   const v2 = seen.filter((entry) => entry.operation === 'v2/keys.verifyKey');
   expect([0, 1].map((node) => v2.filter((entry) => entry.node === node).length)).toEqual([5, 5]);
 });

@@ -30,7 +30,8 @@ async function failure<R>(call: Promise<SdkResult<R>>): Promise<SdkResult<R>['er
   return response.error;
 }
 
-const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
+/** A generated key without a prefix: base58, the marker 0kw10 and a 6-character checksum. */
+const GENERATED = /^[1-9A-HJ-NP-Za-km-z]+0kw10[1-9A-HJ-NP-Za-km-z]{6}$/;
 /** An hour per token: no test here runs long enough for a bucket to refill. */
 const SLOW_REFILL = { refillRate: 1, refillInterval: hour } as const;
 
@@ -105,9 +106,9 @@ describe('keys', () => {
     );
     expect(created.keyId).toMatch(/^key_/);
     expect(created.key).toMatch(/^kw_/);
-    expect(created.key.slice('kw_'.length)).toMatch(BASE58);
+    expect(created.key.slice('kw_'.length)).toMatch(GENERATED);
     // 32 random bytes are 43 or 44 base58 digits (fewer only with leading zero bytes).
-    expect(created.key.length - 'kw_'.length).toBeGreaterThanOrEqual(40);
+    expect(created.key.length - 'kw_'.length - '0kw10'.length - 6).toBeGreaterThanOrEqual(40);
 
     const key = await ok(unkey.keys.get({ keyId: created.keyId }));
     expect(key).toMatchObject({
@@ -141,7 +142,7 @@ describe('keys', () => {
         ratelimit: { async: true, limit: 2, duration: hour },
       }),
     );
-    expect(created.key).toMatch(BASE58);
+    expect(created.key).toMatch(GENERATED);
 
     const key = await ok(unkey.keys.get({ keyId: created.keyId }));
     expect(key.ratelimit).toEqual({

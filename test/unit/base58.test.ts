@@ -1,5 +1,11 @@
 import fc from 'fast-check';
-import { encodeBase58, isBase58 } from '../../src/keys/base58';
+import {
+  base58Digit,
+  decodeBase58Fixed,
+  encodeBase58,
+  encodeBase58Fixed,
+  isBase58,
+} from '../../src/keys/base58';
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -118,5 +124,51 @@ describe('isBase58', () => {
 
   test.each(['0', 'O', 'I', 'l', '_', '-', ' ', '+', '/', 'abc0', 'é'])('rejects %j', (text) => {
     expect(isBase58(text)).toBe(false);
+  });
+});
+
+describe('encodeBase58Fixed and decodeBase58Fixed', () => {
+  test.each([
+    [0, '111111'],
+    [57, '11111z'],
+    [58, '111121'],
+    [2 ** 32 - 1, '7YXq9G'],
+    [58 ** 6 - 1, 'zzzzzz'],
+  ])('%i is %j in 6 digits', (value, text) => {
+    expect(encodeBase58Fixed(value, 6)).toBe(text);
+    expect(decodeBase58Fixed(text, 0, 6)).toBe(value);
+  });
+
+  test('every 32-bit value round-trips through 6 digits, read at any offset', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 2 ** 32 - 1 }), fc.string({ maxLength: 5 }), (value, before) => {
+        const text = encodeBase58Fixed(value, 6);
+        expect(text).toHaveLength(6);
+        expect(isBase58(text)).toBe(true);
+        expect(decodeBase58Fixed(`${before}${text}`, before.length, 6)).toBe(value);
+      }),
+    );
+  });
+
+  test('agrees with the BigInt decoder above (left padding is leading 1s)', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 2 ** 32 - 1 }), (value) => {
+        const bytes = decodeBase58(encodeBase58Fixed(value, 6).replace(/^1+/, ''));
+        expect(bytes.reduce((sum, byte) => sum * 256 + byte, 0)).toBe(value);
+      }),
+    );
+  });
+
+  test.each(['11111O', '0zzzzz', 'I11111', '11l111', '11 111', '1111é1', 'zzzz'])(
+    'refuses %j: a character base58 never writes, or too few',
+    (text) => {
+      expect(decodeBase58Fixed(text, 0, 6)).toBe(-1);
+    },
+  );
+
+  test('base58Digit is the position in the alphabet, or -1', () => {
+    for (let code = 0; code < 300; code++) {
+      expect(base58Digit(code)).toBe(ALPHABET.indexOf(String.fromCharCode(code)));
+    }
   });
 });

@@ -5,12 +5,23 @@ import {
   MIN_BYTE_LENGTH,
   PREFIX_PATTERN,
   generateKey,
+  generateSecret,
   hashKey,
   prefixOf,
   startOf,
 } from '../../src/keys/keyMaterial';
+import { CHECKSUM_LENGTH, KEY_MARKER } from '../../src/keys/keyFormat';
 
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
+/** The marker and the checksum that end every generated key (test/unit/keyFormat.test.ts). */
+const TAIL = new RegExp(`${KEY_MARKER}[1-9A-HJ-NP-Za-km-z]{${CHECKSUM_LENGTH}}$`);
+const TAIL_LENGTH = KEY_MARKER.length + CHECKSUM_LENGTH;
+
+/** The random part of a generated key: between the prefix's `_` and the marker. */
+function randomPart(plaintext: string, prefix?: string): string {
+  expect(plaintext).toMatch(TAIL);
+  return plaintext.slice(prefix ? prefix.length + 1 : 0, -TAIL_LENGTH);
+}
 
 /** Length bounds of base58(n random bytes): n leading zeros at least, ⌈n·log58(256)⌉ at most. */
 function base58LengthBounds(byteLength: number): [number, number] {
@@ -18,16 +29,16 @@ function base58LengthBounds(byteLength: number): [number, number] {
 }
 
 describe('generateKey', () => {
-  test('is prefix_body with a base58 body when a prefix is given', () => {
+  test('is prefix_, a base58 random part, the marker and the checksum when a prefix is given', () => {
     const { plaintext } = generateKey('sk_live');
     expect(plaintext.startsWith('sk_live_')).toBe(true);
-    expect(plaintext.slice('sk_live_'.length)).toMatch(BASE58);
+    expect(randomPart(plaintext, 'sk_live')).toMatch(BASE58);
   });
 
   test.each([undefined, ''])('has no underscore at all without a prefix (%j)', (prefix) => {
     const { plaintext, start } = generateKey(prefix);
     expect(plaintext).not.toContain('_');
-    expect(plaintext).toMatch(BASE58);
+    expect(randomPart(plaintext)).toMatch(BASE58);
     expect(start).toBe(plaintext.slice(0, 4));
   });
 
@@ -38,8 +49,8 @@ describe('generateKey', () => {
     const [min, max] = base58LengthBounds(16);
     for (let i = 0; i < 50; i++) {
       const { plaintext } = generateKey(undefined);
-      expect(plaintext.length).toBeGreaterThanOrEqual(min);
-      expect(plaintext.length).toBeLessThanOrEqual(max);
+      expect(plaintext.length).toBeGreaterThanOrEqual(min + TAIL_LENGTH);
+      expect(plaintext.length).toBeLessThanOrEqual(max + TAIL_LENGTH);
     }
   });
 
@@ -47,12 +58,12 @@ describe('generateKey', () => {
     [MIN_BYTE_LENGTH, 22],
     [32, 44],
     [MAX_BYTE_LENGTH, 349],
-  ])('byteLength %i gives a base58 body of at most %i characters', (byteLength, longest) => {
+  ])('byteLength %i gives a base58 random part of at most %i characters', (byteLength, longest) => {
     const [min, max] = base58LengthBounds(byteLength);
     expect(max).toBe(longest);
     const lengths = Array.from({ length: 20 }, () => {
       const { plaintext } = generateKey('p', byteLength);
-      const body = plaintext.slice('p_'.length);
+      const body = randomPart(plaintext, 'p');
       expect(body).toMatch(BASE58);
       return body.length;
     });
@@ -101,6 +112,16 @@ describe('generateKey', () => {
     }
     expect(plaintexts.size).toBe(10_000);
     expect(hashes.size).toBe(10_000);
+  });
+});
+
+describe('generateSecret', () => {
+  test('is the shape keys had before the checksum: prefix_ and base58, nothing after', () => {
+    const { plaintext, hash, start } = generateSecret('kwroot', 24);
+    expect(plaintext).toMatch(/^kwroot_[1-9A-HJ-NP-Za-km-z]{24,33}$/);
+    expect(hash).toBe(hashKey(plaintext));
+    expect(start).toBe(plaintext.slice(0, 'kwroot_'.length + 4));
+    expect(generateSecret(undefined, 16).plaintext).toMatch(BASE58);
   });
 });
 

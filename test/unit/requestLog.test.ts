@@ -5,6 +5,7 @@ import { accessLogger, recordRequest } from '../../src/http/requestLog';
 import { Metrics } from '../../src/observability/metrics';
 import { UnknownKeyLog } from '../../src/observability/unknownKeyLog';
 import type { RootKeyRecord } from '../../src/domain/records';
+import { generateKey } from '../../src/keys/keyMaterial';
 import { verifyKey } from '../../src/operations/keys/verifyKey';
 import type { Caller } from '../../src/operations/operation';
 import type { Services } from '../../src/operations/services';
@@ -221,8 +222,12 @@ describe('verifyKey notes a key id for every verdict but NOT_FOUND', () => {
     }) as unknown as Services;
   const caller = (): Caller => ({ rootKey, requestId: 'req_1', logFields: {} });
 
+  const issued = generateKey('sk').plaintext;
+  const badChecksum = issued.slice(0, -1) + (issued.endsWith('2') ? '3' : '2');
+
   test.each([
     ['NOT_FOUND', undefined, {}, false],
+    ['NOT_FOUND', key, { key: badChecksum }, false],
     ['VALID', key, {}, true],
     ['DISABLED', { ...key, enabled: false }, {}, true],
     ['EXPIRED', { ...key, expires: 1 }, {}, true],

@@ -1,5 +1,6 @@
 import { isGranted, permissionFor } from '../../auth/permissions';
 import { evaluate, parsePermissionQuery } from '../../auth/permissionQuery';
+import { checksumVerdict } from '../../keys/keyFormat';
 import { hashKey } from '../../keys/keyMaterial';
 import type { BucketDecision } from '../../limiter/tokenBucket';
 import { DECIDED_AT } from '../../limiter/tokenBucket';
@@ -47,6 +48,12 @@ export interface VerifyKeyInput {
   authorization?: { permissions: unknown };
 }
 
+/**
+ * The `mode` noted for a key refused by its checksum: the access-log line and the `mode` label of
+ * `keyward_verifications_total{code="NOT_FOUND"}` tell it from a key that was looked up (`none`).
+ */
+export const BAD_CHECKSUM = 'checksum';
+
 /** What a key that holds no permission or role is judged on. */
 const NO_PERMISSIONS: ReadonlySet<string> = new Set();
 
@@ -71,6 +78,12 @@ export async function decideVerification(
   const query = input.authorization
     ? parsePermissionQuery(input.authorization.permissions)
     : undefined;
+  // A key with the checksum's marker and a wrong checksum was never issued: refused before it
+  // is hashed or looked up, in the same words as an unknown key (docs/security.md).
+  if (checksumVerdict(input.key) === 'wrong') {
+    caller.logFields.mode = BAD_CHECKSUM;
+    return { valid: false, code: 'NOT_FOUND', requestId: caller.requestId };
+  }
   const key = await deps.directory.keyByHash(caller.rootKey.workspaceId, hashKey(input.key));
   if (!key) return { valid: false, code: 'NOT_FOUND', requestId: caller.requestId };
   if (input.apiId === undefined)

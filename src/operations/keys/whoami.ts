@@ -1,5 +1,6 @@
 import { isGranted, permissionFor } from '../../auth/permissions';
 import { NotFoundError } from '../../errors';
+import { checksumVerdict } from '../../keys/keyFormat';
 import { hashKey } from '../../keys/keyMaterial';
 import { defineOperation } from '../operation';
 import { keyOutput, object, plaintextKey } from '../schemas';
@@ -21,7 +22,11 @@ export const whoami = defineOperation({
   uses: ['keys', 'directory', 'now'],
   async handle(deps, caller, input: { key: string }): Promise<KeyView> {
     const ws = caller.rootKey.workspaceId;
-    const key = await deps.keys.findByHash(ws, hashKey(input.key));
+    // A wrong checksum is no key keyward issued: the same 404, without reading the primary.
+    const key =
+      checksumVerdict(input.key) === 'wrong'
+        ? undefined
+        : await deps.keys.findByHash(ws, hashKey(input.key));
     if (
       !key ||
       !(await deps.directory.liveApi(ws, key.apiId)) ||

@@ -1,5 +1,6 @@
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors';
 import { newId } from '../../keys/ids';
+import { checksumVerdict } from '../../keys/keyFormat';
 import { hashKey, startOf } from '../../keys/keyMaterial';
 import type { NewKey } from '../../store/keyStore';
 import { newKeyFields, type KeyFieldsInput } from '../keys/fields';
@@ -30,6 +31,12 @@ function material(item: ImportedKey, index: number): { hash: string; start: stri
     return { hash: item.hash.value, start: item.start ?? '' };
   }
   const plaintext = item.plaintext!;
+  // verifyKey refuses such a key before looking it up, so stored it could never verify.
+  if (checksumVerdict(plaintext) === 'wrong') {
+    throw new BadRequestError(
+      `[${index}].plaintext: has keyward's key format but a wrong checksum, so it would never verify`,
+    );
+  }
   const marker = item.prefix ? `${item.prefix}_` : undefined;
   const start =
     item.start ??

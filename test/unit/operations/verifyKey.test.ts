@@ -1,12 +1,13 @@
 import type { IdentityRecord } from '../../../src/domain/identity';
 import type { VerifiableKey } from '../../../src/domain/key';
 import { BadRequestError, InsufficientPermissionsError } from '../../../src/errors';
-import { hashKey } from '../../../src/keys/keyMaterial';
+import { generateKey, hashKey } from '../../../src/keys/keyMaterial';
 import type { ChargeOutcome, Limiter } from '../../../src/limiter/limiter';
 import { DECIDED_AT, type BucketDecision } from '../../../src/limiter/tokenBucket';
 import type { RatelimitConfig } from '../../../src/domain/ratelimit';
 import { LIMIT_OWNER } from '../../../src/operations/keys/verification';
 import {
+  BAD_CHECKSUM,
   decideVerification,
   type VerifyDeps,
   type VerifyKeyInput,
@@ -232,6 +233,54 @@ describe('decideVerification: the first failing check decides, in contract order
     expect(result).toEqual({ valid: false, code: 'NOT_FOUND', requestId: 'req_test' });
     expect(directory.lookups).toEqual([[WS, hashKey(PLAINTEXT)]]);
     expect(caller.logFields).toEqual({});
+  });
+});
+
+describe('decideVerification: the checksum', () => {
+  const issued = generateKey('sk_live').plaintext;
+  /** The issued key with its last character changed: the checksum no longer matches. */
+  const badChecksum = issued.slice(0, -1) + (issued.endsWith('2') ? '3' : '2');
+
+  test('a wrong checksum is NOT_FOUND without hashing or looking the key up', async () => {
+    const { deps, directory, limiter } = setup(keyWith({ ratelimit: RATELIMIT }));
+    const caller = callerWith(['api.*.verify_key']);
+    const result = await decideVerification(deps, caller, verify({ key: badChecksum }));
+    expect(result).toEqual({ valid: false, code: 'NOT_FOUND', requestId: 'req_test' });
+    expect([directory.lookups.length, limiter.calls.length]).toEqual([0, 0]);
+    // No key id (requestLog counts it as an unknown key); the mode tells why.
+    expect(caller.logFields).toEqual({ mode: BAD_CHECKSUM });
+  });
+
+  test.each([
+    ['an issued key with the right checksum', issued],
+    ['a key without one (imported, or older than the format)', PLAINTEXT],
+  ])('%s is looked up by its hash', async (_name, key) => {
+    const { deps, directory } = setup(undefined);
+    const caller = callerWith(['api.*.verify_key']);
+    const result = await decideVerification(deps, caller, verify({ key }));
+    expect(result.code).toBe('NOT_FOUND');
+    expect(directory.lookups).toEqual([[WS, hashKey(key)]]);
+    expect(caller.logFields).toEqual({});
+  });
+
+  test('the apiId precheck (403) and a malformed query (400) still come first', async () => {
+    const { deps, directory } = setup(undefined);
+    const refusal = await thrownBy(() =>
+      decideVerification(
+        deps,
+        callerWith(['api.api_1.verify_key']),
+        verify({ key: badChecksum, apiId: 'api_2' }),
+      ),
+    );
+    expect(refusal).toBeInstanceOf(InsufficientPermissionsError);
+    await expect(
+      decideVerification(
+        deps,
+        callerWith(['api.*.verify_key']),
+        verify({ key: badChecksum, authorization: { permissions: 'a)' } }),
+      ),
+    ).rejects.toBeInstanceOf(BadRequestError);
+    expect(directory.lookups).toHaveLength(0);
   });
 });
 
