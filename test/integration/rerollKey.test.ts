@@ -89,7 +89,7 @@ describe('what the new key carries over', () => {
     const after = Date.now();
     expect(fresh.keyId).toMatch(/^key_/);
     expect(fresh.keyId).not.toBe(old.keyId);
-    expect(fresh.key).toMatch(/^sk_live_[1-9A-HJ-NP-Za-km-z]{16,}$/);
+    expect(fresh.key).toMatch(/^sk_live_[1-9A-HJ-NP-Za-km-z]{16,}0kw10[1-9A-HJ-NP-Za-km-z]{6}$/);
 
     const [was, now] = [await getKey(old.keyId), await getKey(fresh.keyId)];
     // All but what is the key's own: id, start, times, expiry, and when its credits were set.
@@ -156,7 +156,7 @@ describe('what the new key carries over', () => {
     ]);
     expect(imported.status).toBe(200);
     const rerolled = await reroll(imported.body.keyIds[0]!, hour);
-    expect(rerolled.key).toMatch(/^legacy_[1-9A-HJ-NP-Za-km-z]{16,}$/);
+    expect(rerolled.key).toMatch(/^legacy_[1-9A-HJ-NP-Za-km-z]{16,}0kw10[1-9A-HJ-NP-Za-km-z]{6}$/);
   });
 
   test('a disabled key gives a disabled key; an expiry sooner than the grace period stays', async () => {

@@ -134,7 +134,7 @@ describe('keys.rerollKey', () => {
       expiration: 300,
     });
     expect(answer.keyId).toMatch(/^key_/);
-    expect(answer.key).toMatch(/^sk_live_[1-9A-HJ-NP-Za-km-z]{16,}$/);
+    expect(answer.key).toMatch(/^sk_live_[1-9A-HJ-NP-Za-km-z]{16,}0kw10[1-9A-HJ-NP-Za-km-z]{6}$/);
     const [call] = calls;
     expect(call!.rerolled).toEqual({
       keyId: answer.keyId,
