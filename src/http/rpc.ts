@@ -1,4 +1,4 @@
-import type { V2Route } from '../dialects/v2/route';
+import { inV2Terms, type V2Route } from '../dialects/v2/route';
 import { v2Routes } from '../dialects/v2/registry';
 import { bindOperation, type BoundOperation, type Operation } from '../operations/operation';
 import type { Services } from '../operations/services';
@@ -76,8 +76,12 @@ export async function invoke(
   const input = compiled.validate(await readInput(), compiled.method === 'GET' ? 'query' : 'body');
   const caller = { rootKey, requestId: state.requestId, logFields: state.logFields };
   if (v2) {
-    const coreInput = v2.validateInput(v2.route.toInput(input), 'body');
-    const output = await compiled.run(caller, coreInput);
+    let output: object;
+    try {
+      output = await compiled.run(caller, v2.validateInput(v2.route.toInput(input), 'body'));
+    } catch (error) {
+      throw inV2Terms(error, v2.route.fieldNames);
+    }
     const body = { meta: { requestId: state.requestId }, ...v2.route.toBody(output, input) };
     if (!route.headers) return { status: 200, body };
     return { status: 200, headers: route.headers(output as never, services.now()), body };

@@ -2,8 +2,9 @@ import { v2ListKeys } from '../../src/dialects/v2/apis';
 import { v2ErrorType } from '../../src/dialects/v2/errors';
 import { heldBody, linkRefs } from '../../src/dialects/v2/keyLinks';
 import { updateKeyInput, v2UpdateCredits } from '../../src/dialects/v2/keyUpdates';
+import { inV2Terms } from '../../src/dialects/v2/route';
 import type { KeyRecord } from '../../src/domain/key';
-import { BadRequestError, PreconditionFailedError } from '../../src/errors';
+import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../src/errors';
 import { addPermissions } from '../../src/operations/keys/addPermissions';
 import { HELD, type LinkAnswer } from '../../src/operations/keys/linkOperation';
 import { removePermissions } from '../../src/operations/keys/removePermissions';
@@ -255,4 +256,33 @@ test('a 412 about analytics is Unkey’s analytics_not_configured; any other is 
   expect(v2ErrorType(new PreconditionFailedError('key key_1 has unlimited usage'))).toBe(
     'https://unkey.com/docs/errors/unkey/application/precondition_failed',
   );
+});
+
+describe('inV2Terms: an operation’s 400 names the field as the v2 client sent it', () => {
+  const names = {
+    remaining: 'credits.remaining',
+    refill: 'credits.refill',
+    'authorization.permissions': 'permissions',
+  };
+  test.each([
+    ['refill: requires remaining', 'credits.refill: requires remaining'],
+    [
+      'refill.refillDay: only allowed with interval monthly',
+      'credits.refill.refillDay: only allowed with interval monthly',
+    ],
+    ['authorization.permissions: unknown operator', 'permissions: unknown operator'],
+    ['authorization.permissions[0]: must be a string', 'permissions[0]: must be a string'],
+    ['remainingX: untouched', 'remainingX: untouched'],
+    ['expires: must be in the future', 'expires: must be in the future'],
+  ])('%s', (message, expected) => {
+    const renamed = inV2Terms(new BadRequestError(message), names);
+    expect((renamed as BadRequestError).message).toBe(expected);
+  });
+
+  test('other errors, and routes without names, pass through as they are', () => {
+    const notFound = new NotFoundError('key key_1 not found');
+    expect(inV2Terms(notFound, names)).toBe(notFound);
+    const bad = new BadRequestError('refill: requires remaining');
+    expect(inV2Terms(bad, undefined)).toBe(bad);
+  });
 });

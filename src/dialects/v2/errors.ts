@@ -113,6 +113,9 @@ export function v2ErrorType(error: KeywardError): string {
       return `${UNKEY}/unkey/application/precondition_failed`;
     case 'DELETE_PROTECTED':
       return `${UNKEY}/unkey/application/precondition_failed`;
+    case 'METHOD_NOT_ALLOWED':
+      // Unkey's v2 router has no such problem type: keyward's own reference names it.
+      return '/docs/errors#method_not_allowed';
     case 'RATE_LIMITED':
       return `${UNKEY}/user/too_many_requests/workspace_rate_limited`;
     case 'SERVICE_UNAVAILABLE':

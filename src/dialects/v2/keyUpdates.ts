@@ -83,6 +83,7 @@ export function updateKeyInput(body: V2UpdateKeyBody): UpdateKeyInput {
 
 export const v2UpdateKey = defineV2Route({
   name: 'keys.updateKey',
+  fieldNames: { remaining: 'credits.remaining', refill: 'credits.refill' },
   operation: updateKey,
   input: object(
     {

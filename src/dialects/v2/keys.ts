@@ -70,6 +70,7 @@ interface V2CreateKeyBody {
 
 export const v2CreateKey = defineV2Route({
   name: 'keys.createKey',
+  fieldNames: { remaining: 'credits.remaining', refill: 'credits.refill' },
   operation: createKey,
   input: object(
     {
@@ -137,6 +138,7 @@ interface V2VerifyKeyBody {
 
 export const v2VerifyKey = defineV2Route({
   name: 'keys.verifyKey',
+  fieldNames: { 'remaining.cost': 'credits.cost', 'authorization.permissions': 'permissions' },
   operation: verifyKey,
   input: object(
     {
