@@ -552,6 +552,12 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       namesResource: true,
       effect: async (s, response) => expect(response.body.id).toBe(s.permission),
     },
+    {
+      variant: 'by name',
+      input: (s) => ({ name: `${s.nsN}.read` }),
+      namesResource: true,
+      effect: async (s, response) => expect(response.body.id).toBe(s.permission),
+    },
   ],
   'permissions.listPermissions': [
     {
@@ -582,6 +588,12 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
   'permissions.getRole': [
     {
       input: (s) => ({ roleId: s.role }),
+      namesResource: true,
+      effect: async (s, response) => expect(response.body.id).toBe(s.role),
+    },
+    {
+      variant: 'by name',
+      input: (s) => ({ name: `${s.nsN} reader` }),
       namesResource: true,
       effect: async (s, response) => expect(response.body.id).toBe(s.role),
     },

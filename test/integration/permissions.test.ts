@@ -137,6 +137,44 @@ describe('roles', () => {
   });
 });
 
+test('a permission or role is named by its id or its name, exactly one of them', async () => {
+  const { permissionId } = await ok(unkey.permissions.createPermission({ name: 'named.read' }));
+  const { roleId } = await ok(unkey.permissions.createRole({ name: 'Named Reader' }));
+  expect((await api.get('permissions.getPermission', { name: 'named.read' })).body).toEqual({
+    id: permissionId,
+    name: 'named.read',
+    slug: 'named.read',
+  });
+  expect((await api.get('permissions.getRole', { name: 'Named Reader' })).body).toEqual({
+    id: roleId,
+    name: 'Named Reader',
+  });
+
+  const both = await api.get('permissions.getPermission', { permissionId, name: 'named.read' });
+  expect(both.status).toBe(400);
+  expect((both.body as ErrorBody).error.message).toBe(
+    'permissionId: give either permissionId or name',
+  );
+  // Neither: the words the schema used when permissionId alone was required.
+  const neither = await api.post('permissions.deleteRole', {});
+  expect(neither.status).toBe(400);
+  expect((neither.body as ErrorBody).error.message).toBe('roleId: is required');
+  const unknown = await api.get('permissions.getRole', { name: 'Nobody' });
+  expect(unknown.status).toBe(404);
+  expect((unknown.body as ErrorBody).error.message).toBe('role Nobody not found');
+  // Another workspace's name is its own.
+  const other = await topology.newRootKey();
+  const elsewhere = client(topology.nodes[0]!.url, other.key);
+  expect(
+    (await elsewhere.post('permissions.deletePermission', { name: 'named.read' })).status,
+  ).toBe(404);
+
+  expect((await api.post('permissions.deletePermission', { name: 'named.read' })).body).toEqual({});
+  expect((await api.post('permissions.deleteRole', { name: 'Named Reader' })).body).toEqual({});
+  expect((await api.get('permissions.getPermission', { permissionId })).status).toBe(404);
+  expect((await api.get('permissions.getRole', { roleId })).status).toBe(404);
+});
+
 describe('root-key permissions', () => {
   test('each call needs its rbac.*.<action>, and an api permission grants none of them', async () => {
     const scoped = async (permissions: string[]) =>

@@ -195,9 +195,19 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
       description: badDescription(),
     }),
   },
-  'permissions.getPermission': { base: () => [['permissionId', fixture.permissionId]] },
+  'permissions.getPermission': {
+    base: () => [['permissionId', fixture.permissionId]],
+    // Neither permissionId nor name: 400 too.
+    alsoRequired: ['permissionId'],
+    // Both permissionId and name: 400 whatever the name.
+    breakers: () => ({ name: fc.oneof(badQueryString(256), fc.constant('fuzz.fixture')) }),
+  },
   'permissions.listPermissions': { base: () => [] },
-  'permissions.deletePermission': { base: () => [['permissionId', json(fixture.permissionId)]] },
+  'permissions.deletePermission': {
+    base: () => [['permissionId', json(fixture.permissionId)]],
+    alsoRequired: ['permissionId'],
+    breakers: () => ({ name: fc.oneof(badString(256), fc.constant('"fuzz.fixture"')) }),
+  },
   'permissions.createRole': {
     base: () => [
       ['name', '"fuzz reader"'],
@@ -221,9 +231,17 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
       ),
     }),
   },
-  'permissions.getRole': { base: () => [['roleId', fixture.roleId]] },
+  'permissions.getRole': {
+    base: () => [['roleId', fixture.roleId]],
+    alsoRequired: ['roleId'],
+    breakers: () => ({ name: fc.oneof(badQueryString(256), fc.constant('fuzz fixture')) }),
+  },
   'permissions.listRoles': { base: () => [] },
-  'permissions.deleteRole': { base: () => [['roleId', json(fixture.roleId)]] },
+  'permissions.deleteRole': {
+    base: () => [['roleId', json(fixture.roleId)]],
+    alsoRequired: ['roleId'],
+    breakers: () => ({ name: fc.oneof(badString(256), fc.constant('"fuzz fixture"')) }),
+  },
   'identities.createIdentity': {
     base: () => [
       ['externalId', '"fuzz-created-user"'],
