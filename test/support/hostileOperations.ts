@@ -278,7 +278,13 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
       ratelimits: badNamedLimits(),
     }),
   },
-  'identities.deleteIdentity': { base: () => [['identityId', json(fixture.identityId)]] },
+  'identities.deleteIdentity': {
+    base: () => [['identityId', json(fixture.identityId)]],
+    alsoRequired: ['identityId'],
+    breakers: () => ({
+      externalId: fc.oneof(badString(256), fc.constant(json(fixture.identityExternalId))),
+    }),
+  },
   'keys.createKey': {
     base: () => [
       ['apiId', json(fixture.apiId)],
