@@ -1,4 +1,11 @@
 import { v2CreateApi, v2GetApi } from './apis';
+import {
+  v2CreateIdentity,
+  v2DeleteIdentity,
+  v2GetIdentity,
+  v2ListIdentities,
+  v2UpdateIdentity,
+} from './identities';
 import { v2CreateKey, v2GetKey, v2VerifyKey } from './keys';
 import { v2Limit } from './ratelimit';
 import type { V2Route } from './route';
@@ -11,4 +18,9 @@ export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2GetKey,
   v2VerifyKey,
   v2Limit,
+  v2CreateIdentity,
+  v2GetIdentity,
+  v2ListIdentities,
+  v2UpdateIdentity,
+  v2DeleteIdentity,
 ] as unknown as readonly V2Route<unknown, object, unknown>[];
