@@ -7,6 +7,16 @@ import {
   v2UpdateIdentity,
 } from './identities';
 import { v2CreateKey, v2GetKey, v2VerifyKey } from './keys';
+import {
+  v2CreatePermission,
+  v2CreateRole,
+  v2DeletePermission,
+  v2DeleteRole,
+  v2GetPermission,
+  v2GetRole,
+  v2ListPermissions,
+  v2ListRoles,
+} from './permissions';
 import { v2Limit } from './ratelimit';
 import type { V2Route } from './route';
 
@@ -23,4 +33,12 @@ export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2ListIdentities,
   v2UpdateIdentity,
   v2DeleteIdentity,
+  v2CreatePermission,
+  v2GetPermission,
+  v2ListPermissions,
+  v2DeletePermission,
+  v2CreateRole,
+  v2GetRole,
+  v2ListRoles,
+  v2DeleteRole,
 ] as unknown as readonly V2Route<unknown, object, unknown>[];
