@@ -17,7 +17,13 @@ import {
   v2ListPermissions,
   v2ListRoles,
 } from './permissions';
-import { v2Limit } from './ratelimit';
+import {
+  v2DeleteOverride,
+  v2GetOverride,
+  v2Limit,
+  v2ListOverrides,
+  v2SetOverride,
+} from './ratelimit';
 import type { V2Route } from './route';
 
 /** Every operation the v2 dialect speaks, each at `POST /v2/{name}`. */
@@ -28,6 +34,10 @@ export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2GetKey,
   v2VerifyKey,
   v2Limit,
+  v2SetOverride,
+  v2GetOverride,
+  v2ListOverrides,
+  v2DeleteOverride,
   v2CreateIdentity,
   v2GetIdentity,
   v2ListIdentities,
