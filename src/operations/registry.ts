@@ -38,6 +38,7 @@ import { deleteOverride } from './ratelimits/deleteOverride';
 import { getOverride } from './ratelimits/getOverride';
 import { limit } from './ratelimits/limit';
 import { listOverrides } from './ratelimits/listOverrides';
+import { multiLimit } from './ratelimits/multiLimit';
 import { setOverride } from './ratelimits/setOverride';
 
 /**
@@ -56,6 +57,7 @@ export const operations: readonly Operation[] = [
   updateKey,
   updateRemaining,
   limit,
+  multiLimit,
   setOverride,
   getOverride,
   listOverrides,

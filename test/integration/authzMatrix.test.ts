@@ -529,6 +529,17 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
         expect(response.body).toMatchObject({ success: true, limit: 3 }),
     },
   ],
+  'ratelimits.multiLimit': [
+    {
+      input: (s) => [{ namespace: s.nsN, identifier: 'multi', limit: 3, duration: 60_000 }],
+      lookup: { ...namespaceN, elsewhere: 'created' },
+      effect: async (_, response) =>
+        expect(response.body).toMatchObject({
+          success: true,
+          limits: [{ namespace: expect.any(String), success: true, limit: 3, remaining: 2 }],
+        }),
+    },
+  ],
   'ratelimits.setOverride': [
     {
       input: (s) => ({ namespaceName: s.nsN, identifier: 'user_9', limit: 9, duration: 1000 }),

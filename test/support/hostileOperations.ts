@@ -345,6 +345,17 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     ],
     breakers: () => ({ namespace: badNamespace(), async: badAsync() }),
   },
+  'ratelimits.multiLimit': {
+    base: () => [
+      ['namespace', '"fuzz.ns"'],
+      ['identifier', '"user_2"'],
+      ['limit', '1000'],
+      ['duration', '60000'],
+      ['cost', '1'],
+      ['async', 'false'],
+    ],
+    breakers: () => ({ namespace: badNamespace(), async: badAsync() }),
+  },
   'ratelimits.setOverride': {
     base: () => [
       ['namespaceName', '"fuzz.ns"'],
