@@ -3,6 +3,11 @@ import { deleteOverride } from '../../operations/ratelimits/deleteOverride';
 import { getOverride } from '../../operations/ratelimits/getOverride';
 import { limit, type LimitInput, type LimitOutcome } from '../../operations/ratelimits/limit';
 import { listOverrides } from '../../operations/ratelimits/listOverrides';
+import {
+  multiLimit,
+  type LimitCheck,
+  type MultiLimitOutcome,
+} from '../../operations/ratelimits/multiLimit';
 import type { NamespaceRef } from '../../operations/ratelimits/namespaces';
 import { setOverride } from '../../operations/ratelimits/setOverride';
 import {
@@ -27,20 +32,34 @@ interface V2LimitBody {
   cost?: number;
 }
 
+/** v2's limit request: one check, as ratelimit.limit and each item of multiLimit take it. */
+const limitBody = object(
+  {
+    // keyward's namespace names are narrower than v2's (they become part of Redis key names).
+    namespace: namespaceName,
+    identifier,
+    limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+    duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
+    cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
+  },
+  ['namespace', 'identifier', 'limit', 'duration'],
+);
+
+function limitInput(body: V2LimitBody): LimitInput {
+  const input: LimitInput = {
+    namespace: body.namespace,
+    identifier: body.identifier,
+    limit: body.limit,
+    duration: body.duration,
+  };
+  if (body.cost !== undefined) input.cost = body.cost;
+  return input;
+}
+
 export const v2Limit = defineV2Route({
   name: 'ratelimit.limit',
   operation: limit,
-  input: object(
-    {
-      // keyward's namespace names are narrower than v2's (they become part of Redis key names).
-      namespace: { type: 'string', pattern: '^[A-Za-z0-9_.:/-]{1,128}$' },
-      identifier: { type: 'string', minLength: 1, maxLength: 256 },
-      limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
-      duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
-      cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
-    },
-    ['namespace', 'identifier', 'limit', 'duration'],
-  ),
+  input: limitBody,
   output: object(
     {
       limit: { type: 'integer' },
@@ -51,16 +70,7 @@ export const v2Limit = defineV2Route({
     },
     ['limit', 'remaining', 'reset', 'success'],
   ),
-  toInput(body: V2LimitBody): LimitInput {
-    const input: LimitInput = {
-      namespace: body.namespace,
-      identifier: body.identifier,
-      limit: body.limit,
-      duration: body.duration,
-    };
-    if (body.cost !== undefined) input.cost = body.cost;
-    return input;
-  },
+  toInput: limitInput,
   toBody(outcome: LimitOutcome) {
     const data: Record<string, unknown> = {
       limit: outcome.limit,
@@ -186,4 +196,50 @@ export const v2DeleteOverride = defineV2Route({
     identifier: body.identifier,
   }),
   toBody: () => ({ data: {} }),
+});
+
+/**
+ * Several limits in one call, all or nothing (ratelimits.multiLimit): `passed` is the whole
+ * call's verdict, each limit's `passed` whether its own bucket could pay.
+ */
+export const v2MultiLimit = defineV2Route({
+  name: 'ratelimit.multiLimit',
+  operation: multiLimit,
+  input: { type: 'array', minItems: 1, maxItems: 100, items: limitBody },
+  output: object(
+    {
+      passed: { type: 'boolean' },
+      limits: {
+        type: 'array',
+        items: object(
+          {
+            namespace: { type: 'string' },
+            identifier: { type: 'string' },
+            limit: { type: 'integer' },
+            remaining: { type: 'integer' },
+            reset: { type: 'integer' },
+            passed: { type: 'boolean' },
+            overrideId: { type: 'string' },
+          },
+          ['namespace', 'identifier', 'limit', 'remaining', 'reset', 'passed'],
+        ),
+      },
+    },
+    ['passed', 'limits'],
+  ),
+  toInput: (body: V2LimitBody[]): LimitCheck[] => body.map(limitInput),
+  toBody: (outcome: MultiLimitOutcome) => ({
+    data: {
+      passed: outcome.success,
+      limits: outcome.limits.map((check) => ({
+        namespace: check.namespace,
+        identifier: check.identifier,
+        limit: check.limit,
+        remaining: check.remaining,
+        reset: check.reset,
+        passed: check.success,
+        ...(check.overrideId !== undefined ? { overrideId: check.overrideId } : {}),
+      })),
+    },
+  }),
 });

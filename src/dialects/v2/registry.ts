@@ -22,6 +22,7 @@ import {
   v2GetOverride,
   v2Limit,
   v2ListOverrides,
+  v2MultiLimit,
   v2SetOverride,
 } from './ratelimit';
 import type { V2Route } from './route';
@@ -34,6 +35,7 @@ export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2GetKey,
   v2VerifyKey,
   v2Limit,
+  v2MultiLimit,
   v2SetOverride,
   v2GetOverride,
   v2ListOverrides,
