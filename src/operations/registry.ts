@@ -34,6 +34,7 @@ import { getPermission } from './permissions/getPermission';
 import { getRole } from './permissions/getRole';
 import { listPermissions } from './permissions/listPermissions';
 import { listRoles } from './permissions/listRoles';
+import { setRolePermissions } from './permissions/setRolePermissions';
 import { deleteOverride } from './ratelimits/deleteOverride';
 import { getOverride } from './ratelimits/getOverride';
 import { limit } from './ratelimits/limit';
@@ -73,6 +74,7 @@ export const operations: readonly Operation[] = [
   getRole,
   listRoles,
   deleteRole,
+  setRolePermissions,
   addPermissions,
   removePermissions,
   setPermissions,

@@ -616,6 +616,17 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       effect: async (_, response) => expect(Array.isArray(response.body)).toBe(true),
     },
   ],
+  'permissions.setRolePermissions': [
+    {
+      input: (s) => ({ roleId: s.role, permissions: [`${s.nsN}.read`] }),
+      namesResource: true,
+      effect: async (s, response) => {
+        expect(response.body).toEqual([expect.objectContaining({ id: s.permission })]);
+        const got = await admin.get('permissions.getRole', { roleId: s.role });
+        expect(got.body.permissions).toEqual([`${s.nsN}.read`]);
+      },
+    },
+  ],
   'permissions.deleteRole': [
     {
       input: (s) => ({ roleId: s.roleToDelete }),

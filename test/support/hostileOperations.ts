@@ -237,6 +237,23 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     breakers: () => ({ name: fc.oneof(badQueryString(256), fc.constant('fuzz fixture')) }),
   },
   'permissions.listRoles': { base: () => [] },
+  'permissions.setRolePermissions': {
+    base: () => [
+      ['roleId', json(fixture.roleId)],
+      ['permissions', '["fuzz.fixture"]'],
+    ],
+    breakers: () => ({
+      permissions: fc.oneof(
+        wrongType(['array']),
+        fc.constantFrom(
+          '[5]',
+          '["ab"]',
+          '["has space"]',
+          `[${Array.from({ length: 101 }, (_, i) => `"p.${i}"`).join(',')}]`,
+        ),
+      ),
+    }),
+  },
   'permissions.deleteRole': {
     base: () => [['roleId', json(fixture.roleId)]],
     alsoRequired: ['roleId'],
