@@ -7,6 +7,7 @@ import { getRole } from '../../operations/permissions/getRole';
 import type { PermissionHandle, RoleHandle } from '../../operations/permissions/handles';
 import { listPermissions } from '../../operations/permissions/listPermissions';
 import { listRoles } from '../../operations/permissions/listRoles';
+import { setRolePermissions } from '../../operations/permissions/setRolePermissions';
 import {
   description,
   newNameProblem,
@@ -206,4 +207,19 @@ export const v2DeleteRole = defineV2Route({
   output: empty,
   toInput: (body: { role: string }) => roleHandle(body.role),
   toBody: () => ({ data: {} }),
+});
+
+export const v2SetRolePermissions = defineV2Route({
+  name: 'permissions.setRolePermissions',
+  operation: setRolePermissions,
+  input: object(
+    { roleId: id, permissions: { type: 'array', maxItems: 100, items: permissionName } },
+    ['roleId', 'permissions'],
+  ),
+  output: { type: 'array', items: permissionOutput },
+  toInput: (body: { roleId: string; permissions: string[] }) => ({
+    roleId: body.roleId,
+    permissions: body.permissions,
+  }),
+  toBody: (views: PermissionView[]) => ({ data: views.map(v2Permission) }),
 });

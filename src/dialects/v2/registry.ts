@@ -16,6 +16,7 @@ import {
   v2GetRole,
   v2ListPermissions,
   v2ListRoles,
+  v2SetRolePermissions,
 } from './permissions';
 import {
   v2DeleteOverride,
@@ -53,4 +54,5 @@ export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2GetRole,
   v2ListRoles,
   v2DeleteRole,
+  v2SetRolePermissions,
 ] as unknown as readonly V2Route<unknown, object, unknown>[];
