@@ -35,10 +35,12 @@ import { getPermission } from './permissions/getPermission';
 import { getRole } from './permissions/getRole';
 import { listPermissions } from './permissions/listPermissions';
 import { listRoles } from './permissions/listRoles';
+import { setRolePermissions } from './permissions/setRolePermissions';
 import { deleteOverride } from './ratelimits/deleteOverride';
 import { getOverride } from './ratelimits/getOverride';
 import { limit } from './ratelimits/limit';
 import { listOverrides } from './ratelimits/listOverrides';
+import { multiLimit } from './ratelimits/multiLimit';
 import { setOverride } from './ratelimits/setOverride';
 
 /**
@@ -58,6 +60,7 @@ export const operations: readonly Operation[] = [
   updateRemaining,
   rerollKey,
   limit,
+  multiLimit,
   setOverride,
   getOverride,
   listOverrides,
@@ -73,6 +76,7 @@ export const operations: readonly Operation[] = [
   getRole,
   listRoles,
   deleteRole,
+  setRolePermissions,
   addPermissions,
   removePermissions,
   setPermissions,

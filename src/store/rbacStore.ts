@@ -187,6 +187,30 @@ export class RbacStore {
     await this.redis.del(names.keyPermissions(ws, keyId), names.keyRoles(ws, keyId));
   }
 
+  /**
+   * Replaces the permission ids of a role, in one MULTI with the check that the role is there and
+   * the message to every node. A role deleted before it ran gets its set taken away again, so
+   * nothing is left under a role that is gone; false then.
+   */
+  async setRolePermissions(
+    ws: string,
+    roleId: string,
+    permissionIds: readonly string[],
+  ): Promise<boolean> {
+    if (!isStorableId(roleId)) return false;
+    const members = names.rolePermissions(ws, roleId);
+    const multi = this.redis.multi().exists(names.role(ws, roleId)).del(members);
+    if (permissionIds.length > 0) multi.sadd(members, ...permissionIds);
+    multi.publish(names.invalidationChannel, invalidation.rbac(ws));
+    const [exists] = execResults(await multi.exec()) as [number];
+    if (exists === 0) {
+      await this.redis.del(members);
+      return false;
+    }
+    this.announce({ kind: 'rbac', workspaceId: ws });
+    return true;
+  }
+
   deletePermission(ws: string, id: string): Promise<boolean> {
     return this.remove('permission', ws, id);
   }

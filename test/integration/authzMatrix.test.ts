@@ -548,6 +548,17 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
         expect(response.body).toMatchObject({ success: true, limit: 3 }),
     },
   ],
+  'ratelimits.multiLimit': [
+    {
+      input: (s) => [{ namespace: s.nsN, identifier: 'multi', limit: 3, duration: 60_000 }],
+      lookup: { ...namespaceN, elsewhere: 'created' },
+      effect: async (_, response) =>
+        expect(response.body).toMatchObject({
+          success: true,
+          limits: [{ namespace: expect.any(String), success: true, limit: 3, remaining: 2 }],
+        }),
+    },
+  ],
   'ratelimits.setOverride': [
     {
       input: (s) => ({ namespaceName: s.nsN, identifier: 'user_9', limit: 9, duration: 1000 }),
@@ -568,6 +579,12 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
   'permissions.getPermission': [
     {
       input: (s) => ({ permissionId: s.permission }),
+      namesResource: true,
+      effect: async (s, response) => expect(response.body.id).toBe(s.permission),
+    },
+    {
+      variant: 'by name',
+      input: (s) => ({ name: `${s.nsN}.read` }),
       namesResource: true,
       effect: async (s, response) => expect(response.body.id).toBe(s.permission),
     },
@@ -604,12 +621,29 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       namesResource: true,
       effect: async (s, response) => expect(response.body.id).toBe(s.role),
     },
+    {
+      variant: 'by name',
+      input: (s) => ({ name: `${s.nsN} reader` }),
+      namesResource: true,
+      effect: async (s, response) => expect(response.body.id).toBe(s.role),
+    },
   ],
   'permissions.listRoles': [
     {
       // The caller's own workspace's, whichever that is (as listApis).
       input: () => ({}),
       effect: async (_, response) => expect(Array.isArray(response.body)).toBe(true),
+    },
+  ],
+  'permissions.setRolePermissions': [
+    {
+      input: (s) => ({ roleId: s.role, permissions: [`${s.nsN}.read`] }),
+      namesResource: true,
+      effect: async (s, response) => {
+        expect(response.body).toEqual([expect.objectContaining({ id: s.permission })]);
+        const got = await admin.get('permissions.getRole', { roleId: s.role });
+        expect(got.body.permissions).toEqual([`${s.nsN}.read`]);
+      },
     },
   ],
   'permissions.deleteRole': [

@@ -311,6 +311,13 @@ describe('identities through the v1 SDK', () => {
     ).toBe(0);
     const again = await ok(own.unkey.identities.create({ externalId: 'user_carol' }));
     expect(again.identityId).not.toBe(identityId);
+    // Named by its externalId, as getIdentity and updateIdentity take it.
+    expect(
+      (await own.api.post('identities.deleteIdentity', { externalId: 'user_carol' })).body,
+    ).toEqual({});
+    expect((await own.unkey.identities.get({ identityId: again.identityId })).error?.code).toBe(
+      'NOT_FOUND',
+    );
   });
 });
 
@@ -403,6 +410,12 @@ describe('refusals', () => {
         'ratelimits[0].duration: must be >= 1',
       ],
       ['identities.deleteIdentity', 'POST', {}, 'identityId: is required'],
+      [
+        'identities.deleteIdentity',
+        'POST',
+        { identityId, externalId: 'user_erin' },
+        'identityId: give either identityId or externalId',
+      ],
       ['identities.listIdentities', 'GET', { limit: 0 }, 'limit: must be >= 1'],
     ];
     for (const [operation, method, input, message] of cases) {

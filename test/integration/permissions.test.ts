@@ -1,6 +1,9 @@
 import { Unkey } from '@unkey/api';
+import { RbacStore } from '../../src/store/rbacStore';
+import { names } from '../../src/store/names';
 import { assertBuilt, runCli } from '../support/cliProcess';
 import { eventually } from '../support/helpers';
+import { adminRedis, closeRedis } from '../support/keyspace';
 import { client, type Client, type ErrorBody } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
 
@@ -135,6 +138,44 @@ describe('roles', () => {
     expect((await unkey.permissions.getRole({ roleId })).error?.code).toBe('NOT_FOUND');
     expect((await api.post('permissions.deleteRole', { roleId })).status).toBe(404);
   });
+});
+
+test('a permission or role is named by its id or its name, exactly one of them', async () => {
+  const { permissionId } = await ok(unkey.permissions.createPermission({ name: 'named.read' }));
+  const { roleId } = await ok(unkey.permissions.createRole({ name: 'Named Reader' }));
+  expect((await api.get('permissions.getPermission', { name: 'named.read' })).body).toEqual({
+    id: permissionId,
+    name: 'named.read',
+    slug: 'named.read',
+  });
+  expect((await api.get('permissions.getRole', { name: 'Named Reader' })).body).toEqual({
+    id: roleId,
+    name: 'Named Reader',
+  });
+
+  const both = await api.get('permissions.getPermission', { permissionId, name: 'named.read' });
+  expect(both.status).toBe(400);
+  expect((both.body as ErrorBody).error.message).toBe(
+    'permissionId: give either permissionId or name',
+  );
+  // Neither: the words the schema used when permissionId alone was required.
+  const neither = await api.post('permissions.deleteRole', {});
+  expect(neither.status).toBe(400);
+  expect((neither.body as ErrorBody).error.message).toBe('roleId: is required');
+  const unknown = await api.get('permissions.getRole', { name: 'Nobody' });
+  expect(unknown.status).toBe(404);
+  expect((unknown.body as ErrorBody).error.message).toBe('role Nobody not found');
+  // Another workspace's name is its own.
+  const other = await topology.newRootKey();
+  const elsewhere = client(topology.nodes[0]!.url, other.key);
+  expect(
+    (await elsewhere.post('permissions.deletePermission', { name: 'named.read' })).status,
+  ).toBe(404);
+
+  expect((await api.post('permissions.deletePermission', { name: 'named.read' })).body).toEqual({});
+  expect((await api.post('permissions.deleteRole', { name: 'Named Reader' })).body).toEqual({});
+  expect((await api.get('permissions.getPermission', { permissionId })).status).toBe(404);
+  expect((await api.get('permissions.getRole', { roleId })).status).toBe(404);
 });
 
 describe('root-key permissions', () => {
@@ -385,6 +426,138 @@ describe('what roles hold', () => {
     });
     expect(allowed.status).toBe(200);
   });
+});
+
+describe('permissions.setRolePermissions', () => {
+  test('replaces what a role holds, for its keys on every node; [] takes all away', async () => {
+    const { apiId } = await ok(unkey.apis.create({ name: 'set role permissions' }));
+    const { keyId, key } = await ok(unkey.keys.create({ apiId }));
+    const made = await api.post<{ roleId: string }>('permissions.createRole', {
+      name: 'ledger auditor',
+      permissions: ['ledger.read'],
+    });
+    const { roleId } = made.body;
+    await ok(unkey.keys.addRoles({ keyId, roles: [{ id: roleId }] }));
+    await ok(unkey.permissions.createPermission({ name: 'ledger.export', description: 'exports' }));
+
+    const set = await api.post<{ id: string; name: string }[]>('permissions.setRolePermissions', {
+      roleId,
+      permissions: ['ledger.export', 'ledger.sign', 'ledger.export'],
+    });
+    expect(set.status).toBe(200);
+    expect(set.body).toEqual([
+      {
+        id: expect.stringMatching(/^perm_/),
+        name: 'ledger.export',
+        slug: 'ledger.export',
+        description: 'exports',
+      },
+      // Created, as createRole creates a name that is missing.
+      { id: expect.stringMatching(/^perm_/), name: 'ledger.sign', slug: 'ledger.sign' },
+    ]);
+    expect((await api.get('permissions.getRole', { roleId })).body.permissions).toEqual([
+      'ledger.export',
+      'ledger.sign',
+    ]);
+    await eventually(
+      async () =>
+        (
+          await second.post<{ code: string }>('keys.verifyKey', {
+            key,
+            authorization: { permissions: 'ledger.read OR ledger.export' },
+          })
+        ).body.code === 'VALID' &&
+        (
+          await second.post<{ code: string }>('keys.verifyKey', {
+            key,
+            authorization: { permissions: 'ledger.read' },
+          })
+        ).body.code === 'INSUFFICIENT_PERMISSIONS',
+      { what: 'the role’s new permissions, on the other node', timeoutMs: 1000 },
+    );
+
+    expect(
+      (await api.post('permissions.setRolePermissions', { roleId, permissions: [] })).body,
+    ).toEqual([]);
+    expect((await api.get('permissions.getRole', { roleId })).body).toEqual({
+      id: roleId,
+      name: 'ledger auditor',
+    });
+  });
+
+  test('taking one away needs remove_permission_from_role, creating needs create_permission; refused, nothing is written', async () => {
+    const made = await api.post<{ roleId: string }>('permissions.createRole', {
+      name: 'signer',
+      permissions: ['deeds.sign'],
+    });
+    const { roleId } = made.body;
+    await ok(unkey.permissions.createPermission({ name: 'deeds.read' }));
+    const adder = client(
+      topology.nodes[0]!.url,
+      (
+        await topology.newRootKey({
+          workspaceId: topology.workspaceId,
+          permissions: ['rbac.*.add_permission_to_role'],
+        })
+      ).key,
+    );
+    const before = await ok(unkey.permissions.listPermissions());
+    const removing = await adder.post<ErrorBody>('permissions.setRolePermissions', {
+      roleId,
+      permissions: ['deeds.read'],
+    });
+    expect(removing.status).toBe(403);
+    expect(removing.body.error.message).toBe(
+      'this root key lacks the permission rbac.*.remove_permission_from_role',
+    );
+    const creating = await adder.post<ErrorBody>('permissions.setRolePermissions', {
+      roleId,
+      permissions: ['deeds.sign', 'deeds.burn'],
+    });
+    expect(creating.status).toBe(403);
+    expect(creating.body.error.message).toContain('rbac.*.create_permission');
+    expect(await ok(unkey.permissions.listPermissions())).toEqual(before);
+    expect((await api.get('permissions.getRole', { roleId })).body.permissions).toEqual([
+      'deeds.sign',
+    ]);
+    // Adding to what it holds needs nothing more.
+    const adding = await adder.post('permissions.setRolePermissions', {
+      roleId,
+      permissions: ['deeds.sign', 'deeds.read'],
+    });
+    expect(adding.status).toBe(200);
+
+    const unknown = await api.post<ErrorBody>('permissions.setRolePermissions', {
+      roleId: 'role_1ChFjUG4o6VLuzbLGABNDC',
+      permissions: [],
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.message).toBe('role role_1ChFjUG4o6VLuzbLGABNDC not found');
+    const readOnly = client(
+      topology.nodes[0]!.url,
+      (
+        await topology.newRootKey({
+          workspaceId: topology.workspaceId,
+          permissions: ['rbac.*.read_role'],
+        })
+      ).key,
+    );
+    expect(
+      (await readOnly.post('permissions.setRolePermissions', { roleId, permissions: [] })).status,
+    ).toBe(403);
+  });
+});
+
+test('the store leaves no permission set under a role that is gone', async () => {
+  const redis = await adminRedis(topology.primary.url);
+  try {
+    const store = new RbacStore(redis, () => undefined);
+    const gone = 'role_1ChFjUG4o6VLuzbLGABNDC';
+    expect(await store.setRolePermissions(topology.workspaceId, gone, ['perm_x'])).toBe(false);
+    expect(await redis.exists(names.rolePermissions(topology.workspaceId, gone))).toBe(0);
+  } finally {
+    await closeRedis(redis);
+  }
 });
 
 describe('createKey and updateKey', () => {

@@ -131,6 +131,154 @@ describe('ratelimits.limit', () => {
   });
 });
 
+type MultiOutcome = {
+  success: boolean;
+  limits: (Outcome & { namespace: string; identifier: string; evaluated?: false })[];
+};
+
+describe('ratelimits.multiLimit', () => {
+  const multi = (checks: Record<string, unknown>[], node = api) =>
+    node.post<MultiOutcome>('ratelimits.multiLimit', checks);
+
+  test('every bucket pays or none does; each check says whether its own could', async () => {
+    const checks = [
+      { namespace: 'multi.a', identifier: 'u1', limit: 5, duration: hour },
+      { namespace: 'multi.b', identifier: 'u1', limit: 2, duration: hour, cost: 2 },
+      { identifier: 'u1', limit: 3, duration: hour },
+    ];
+    const first = await multi(checks);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({
+      success: true,
+      limits: [
+        {
+          namespace: 'multi.a',
+          identifier: 'u1',
+          success: true,
+          limit: 5,
+          remaining: 4,
+          reset: expect.any(Number),
+        },
+        {
+          namespace: 'multi.b',
+          identifier: 'u1',
+          success: true,
+          limit: 2,
+          remaining: 0,
+          reset: expect.any(Number),
+        },
+        {
+          namespace: 'default',
+          identifier: 'u1',
+          success: true,
+          limit: 3,
+          remaining: 2,
+          reset: expect.any(Number),
+        },
+      ],
+    });
+    // multi.b has nothing left: refused, and the others keep their tokens.
+    const second = await multi(checks, nodes[1]);
+    expect(second.body.success).toBe(false);
+    expect(second.body.limits.map((l) => [l.success, l.remaining])).toEqual([
+      [true, 4],
+      [false, 0],
+      [true, 2],
+    ]);
+    // The same buckets as ratelimits.limit's.
+    expect(
+      (await limit({ namespace: 'multi.a', identifier: 'u1', limit: 5, duration: hour })).body
+        .remaining,
+    ).toBe(3);
+  });
+
+  test('fast and consistent buckets together: a refusal on either Redis charges neither', async () => {
+    const fast = {
+      namespace: 'multi.mixed',
+      identifier: 'fast',
+      limit: 2,
+      duration: hour,
+      async: true,
+    };
+    const consistent = {
+      namespace: 'multi.mixed',
+      identifier: 'consistent',
+      limit: 1,
+      duration: hour,
+    };
+    expect((await multi([fast, consistent])).body.success).toBe(true);
+    // The consistent bucket (the primary, decided second) refuses: the fast one is given back.
+    const refused = await multi([fast, consistent]);
+    expect(refused.body.success).toBe(false);
+    expect(refused.body.limits.map((l) => [l.identifier, l.success, l.remaining])).toEqual([
+      ['fast', true, 1],
+      ['consistent', false, 0],
+    ]);
+    const fastAlone = await multi([{ ...fast, cost: 1 }]);
+    expect(fastAlone.body.limits[0]).toMatchObject({ success: true, remaining: 0 });
+    // Now the fast one (the local Redis, decided first) refuses: the consistent one is only read.
+    const other = { ...consistent, identifier: 'fresh', limit: 4 };
+    const stopped = await multi([fast, other]);
+    expect(stopped.body.success).toBe(false);
+    expect(stopped.body.limits).toEqual([
+      expect.objectContaining({ identifier: 'fast', success: false, remaining: 0 }),
+      expect.objectContaining({ identifier: 'fresh', success: true, remaining: 4 }),
+    ]);
+    expect(stopped.body.limits[1]).not.toHaveProperty('evaluated');
+  });
+
+  test('overrides decide as in ratelimits.limit; a bucket named twice is a 400', async () => {
+    const set = await api.post<{ overrideId: string }>('ratelimits.setOverride', {
+      namespaceName: 'multi.vip',
+      identifier: 'vip_*',
+      limit: 100,
+      duration: hour,
+    });
+    const answer = await multi([
+      { namespace: 'multi.vip', identifier: 'vip_1', limit: 1, duration: 1000 },
+      { namespace: 'multi.vip', identifier: 'plain', limit: 1, duration: 1000 },
+    ]);
+    expect(answer.body.limits).toEqual([
+      expect.objectContaining({ limit: 100, remaining: 99, overrideId: set.body.overrideId }),
+      expect.not.objectContaining({ overrideId: expect.anything() }),
+    ]);
+
+    const twice = await api.post<ErrorBody>('ratelimits.multiLimit', [
+      { identifier: 'same', limit: 1, duration: 1000 },
+      { namespace: 'default', identifier: 'same', limit: 2, duration: 1000 },
+    ]);
+    expect(twice.status).toBe(400);
+    expect(twice.body.error.message).toBe(
+      '[1].identifier: the same namespace and identifier as [0]; name a bucket once',
+    );
+    for (const body of [[], {}, [{ identifier: 'x', limit: 0, duration: 1 }]]) {
+      expect((await api.post('ratelimits.multiLimit', body)).status).toBe(400);
+    }
+  });
+
+  test('needs ratelimit.<namespace>.limit for every namespace, before anything is spent or made', async () => {
+    const scoped = await topology.newRootKey({
+      workspaceId: topology.workspaceId,
+      permissions: ['ratelimit.multi.sms.limit'],
+    });
+    const limited = client(topology.nodes[0]!.url, scoped.key);
+    const sms = { namespace: 'multi.sms', identifier: 'a', limit: 1, duration: hour };
+    const denied = await limited.post<ErrorBody>('ratelimits.multiLimit', [
+      sms,
+      { namespace: 'multi.never', identifier: 'a', limit: 1, duration: hour },
+    ]);
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.message).toContain('ratelimit.multi.never.limit');
+    // Nothing was spent, nor was multi.never made.
+    expect((await limited.post<MultiOutcome>('ratelimits.multiLimit', [sms])).body.success).toBe(
+      true,
+    );
+    expect(
+      (await api.get('ratelimits.listOverrides', { namespaceName: 'multi.never' })).status,
+    ).toBe(404);
+  });
+});
+
 describe('overrides', () => {
   test('set, get, list and delete; exact beats wildcard, longest wildcard wins, on every node', async () => {
     const namespaceName = 'api.requests';

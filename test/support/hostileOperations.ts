@@ -195,9 +195,19 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
       description: badDescription(),
     }),
   },
-  'permissions.getPermission': { base: () => [['permissionId', fixture.permissionId]] },
+  'permissions.getPermission': {
+    base: () => [['permissionId', fixture.permissionId]],
+    // Neither permissionId nor name: 400 too.
+    alsoRequired: ['permissionId'],
+    // Both permissionId and name: 400 whatever the name.
+    breakers: () => ({ name: fc.oneof(badQueryString(256), fc.constant('fuzz.fixture')) }),
+  },
   'permissions.listPermissions': { base: () => [] },
-  'permissions.deletePermission': { base: () => [['permissionId', json(fixture.permissionId)]] },
+  'permissions.deletePermission': {
+    base: () => [['permissionId', json(fixture.permissionId)]],
+    alsoRequired: ['permissionId'],
+    breakers: () => ({ name: fc.oneof(badString(256), fc.constant('"fuzz.fixture"')) }),
+  },
   'permissions.createRole': {
     base: () => [
       ['name', '"fuzz reader"'],
@@ -221,9 +231,34 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
       ),
     }),
   },
-  'permissions.getRole': { base: () => [['roleId', fixture.roleId]] },
+  'permissions.getRole': {
+    base: () => [['roleId', fixture.roleId]],
+    alsoRequired: ['roleId'],
+    breakers: () => ({ name: fc.oneof(badQueryString(256), fc.constant('fuzz fixture')) }),
+  },
   'permissions.listRoles': { base: () => [] },
-  'permissions.deleteRole': { base: () => [['roleId', json(fixture.roleId)]] },
+  'permissions.setRolePermissions': {
+    base: () => [
+      ['roleId', json(fixture.roleId)],
+      ['permissions', '["fuzz.fixture"]'],
+    ],
+    breakers: () => ({
+      permissions: fc.oneof(
+        wrongType(['array']),
+        fc.constantFrom(
+          '[5]',
+          '["ab"]',
+          '["has space"]',
+          `[${Array.from({ length: 101 }, (_, i) => `"p.${i}"`).join(',')}]`,
+        ),
+      ),
+    }),
+  },
+  'permissions.deleteRole': {
+    base: () => [['roleId', json(fixture.roleId)]],
+    alsoRequired: ['roleId'],
+    breakers: () => ({ name: fc.oneof(badString(256), fc.constant('"fuzz fixture"')) }),
+  },
   'identities.createIdentity': {
     base: () => [
       ['externalId', '"fuzz-created-user"'],
@@ -260,7 +295,13 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
       ratelimits: badNamedLimits(),
     }),
   },
-  'identities.deleteIdentity': { base: () => [['identityId', json(fixture.identityId)]] },
+  'identities.deleteIdentity': {
+    base: () => [['identityId', json(fixture.identityId)]],
+    alsoRequired: ['identityId'],
+    breakers: () => ({
+      externalId: fc.oneof(badString(256), fc.constant(json(fixture.identityExternalId))),
+    }),
+  },
   'keys.createKey': {
     base: () => [
       ['apiId', json(fixture.apiId)],
@@ -314,6 +355,17 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     base: () => [
       ['namespace', '"fuzz.ns"'],
       ['identifier', '"user_1"'],
+      ['limit', '1000'],
+      ['duration', '60000'],
+      ['cost', '1'],
+      ['async', 'false'],
+    ],
+    breakers: () => ({ namespace: badNamespace(), async: badAsync() }),
+  },
+  'ratelimits.multiLimit': {
+    base: () => [
+      ['namespace', '"fuzz.ns"'],
+      ['identifier', '"user_2"'],
       ['limit', '1000'],
       ['duration', '60000'],
       ['cost', '1'],

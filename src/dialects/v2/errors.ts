@@ -101,7 +101,8 @@ export function v2ErrorType(error: KeywardError): string {
         : `${UNKEY}/unkey/data/not_found`;
     }
     case 'CONFLICT': {
-      const resource = resourceOf(error.message.replace(/^an? /, ''));
+      // Unkey's words for a taken name lead with the resource capitalised ("Identity with …").
+      const resource = resourceOf(error.message.replace(/^an? /, '').toLowerCase());
       return resource
         ? `${UNKEY}/unkey/data/${resource}_already_exists`
         : `${UNKEY}/unkey/application/precondition_failed`;

@@ -1,6 +1,28 @@
+import type { Override } from '../../domain/overrides';
+import { deleteOverride } from '../../operations/ratelimits/deleteOverride';
+import { getOverride } from '../../operations/ratelimits/getOverride';
 import { limit, type LimitInput, type LimitOutcome } from '../../operations/ratelimits/limit';
-import { INTERVAL_MAX, LIMIT_MAX, object } from '../../operations/schemas';
+import { listOverrides } from '../../operations/ratelimits/listOverrides';
+import {
+  multiLimit,
+  type LimitCheck,
+  type MultiLimitOutcome,
+} from '../../operations/ratelimits/multiLimit';
+import type { NamespaceRef } from '../../operations/ratelimits/namespaces';
+import { setOverride } from '../../operations/ratelimits/setOverride';
+import {
+  duration,
+  empty,
+  identifier,
+  INTERVAL_MAX,
+  LIMIT_MAX,
+  namespaceName,
+  object,
+  pageLimit,
+} from '../../operations/schemas';
+import { isKeywardId, v2Pagination } from './lists';
 import { defineV2Route } from './route';
+import { refuse } from './shapes';
 
 interface V2LimitBody {
   namespace: string;
@@ -10,20 +32,34 @@ interface V2LimitBody {
   cost?: number;
 }
 
+/** v2's limit request: one check, as ratelimit.limit and each item of multiLimit take it. */
+const limitBody = object(
+  {
+    // keyward's namespace names are narrower than v2's (they become part of Redis key names).
+    namespace: namespaceName,
+    identifier,
+    limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+    duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
+    cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
+  },
+  ['namespace', 'identifier', 'limit', 'duration'],
+);
+
+function limitInput(body: V2LimitBody): LimitInput {
+  const input: LimitInput = {
+    namespace: body.namespace,
+    identifier: body.identifier,
+    limit: body.limit,
+    duration: body.duration,
+  };
+  if (body.cost !== undefined) input.cost = body.cost;
+  return input;
+}
+
 export const v2Limit = defineV2Route({
   name: 'ratelimit.limit',
   operation: limit,
-  input: object(
-    {
-      // keyward's namespace names are narrower than v2's (they become part of Redis key names).
-      namespace: { type: 'string', pattern: '^[A-Za-z0-9_.:/-]{1,128}$' },
-      identifier: { type: 'string', minLength: 1, maxLength: 256 },
-      limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
-      duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
-      cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
-    },
-    ['namespace', 'identifier', 'limit', 'duration'],
-  ),
+  input: limitBody,
   output: object(
     {
       limit: { type: 'integer' },
@@ -34,16 +70,7 @@ export const v2Limit = defineV2Route({
     },
     ['limit', 'remaining', 'reset', 'success'],
   ),
-  toInput(body: V2LimitBody): LimitInput {
-    const input: LimitInput = {
-      namespace: body.namespace,
-      identifier: body.identifier,
-      limit: body.limit,
-      duration: body.duration,
-    };
-    if (body.cost !== undefined) input.cost = body.cost;
-    return input;
-  },
+  toInput: limitInput,
   toBody(outcome: LimitOutcome) {
     const data: Record<string, unknown> = {
       limit: outcome.limit,
@@ -54,4 +81,165 @@ export const v2Limit = defineV2Route({
     if (outcome.overrideId !== undefined) data.overrideId = outcome.overrideId;
     return { data };
   },
+});
+
+/**
+ * The override calls. v2 names a namespace by its id or its name in one field, `namespace`; an
+ * override answers as `{overrideId, identifier, limit, duration}` (its `async`, which only v1
+ * sets, is not shown).
+ */
+function namespaceRef(namespace: string): NamespaceRef {
+  return isKeywardId('rlns', namespace) ? { namespaceId: namespace } : { namespaceName: namespace };
+}
+
+function v2Override(override: Override) {
+  return {
+    overrideId: override.id,
+    identifier: override.identifier,
+    limit: override.limit,
+    duration: override.duration,
+  };
+}
+
+const overrideOutput = object(
+  {
+    overrideId: { type: 'string' },
+    identifier: { type: 'string' },
+    limit: { type: 'integer' },
+    duration: { type: 'integer' },
+  },
+  ['overrideId', 'identifier', 'limit', 'duration'],
+);
+
+interface V2OverrideBody {
+  namespace: string;
+  identifier: string;
+}
+
+const oneOverride = object({ namespace: namespaceName, identifier }, ['namespace', 'identifier']);
+
+interface V2SetOverrideBody extends V2OverrideBody {
+  limit: number;
+  duration: number;
+}
+
+export const v2SetOverride = defineV2Route({
+  name: 'ratelimit.setOverride',
+  operation: setOverride,
+  input: object(
+    {
+      namespace: namespaceName,
+      identifier,
+      limit: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
+      duration,
+    },
+    ['namespace', 'identifier', 'limit', 'duration'],
+  ),
+  output: object({ overrideId: { type: 'string' } }, ['overrideId']),
+  toInput(body: V2SetOverrideBody) {
+    const star = body.identifier.indexOf('*');
+    if (star >= 0 && star < body.identifier.length - 1) {
+      refuse(
+        'identifier',
+        'keyward matches an override to one identifier, or to every identifier of a prefix with ' +
+          'a single * at its end; a * elsewhere would be taken literally',
+      );
+    }
+    if (body.limit === 0) {
+      refuse('limit', 'keyward has no blocking override: a limit is at least 1');
+    }
+    return {
+      ...namespaceRef(body.namespace),
+      identifier: body.identifier,
+      limit: body.limit,
+      duration: body.duration,
+    };
+  },
+  toBody: (set) => ({ data: { overrideId: set.overrideId } }),
+});
+
+export const v2GetOverride = defineV2Route({
+  name: 'ratelimit.getOverride',
+  operation: getOverride,
+  input: oneOverride,
+  output: overrideOutput,
+  toInput: (body: V2OverrideBody) => ({
+    ...namespaceRef(body.namespace),
+    identifier: body.identifier,
+  }),
+  toBody: (override) => ({ data: v2Override(override) }),
+});
+
+export const v2ListOverrides = defineV2Route({
+  name: 'ratelimit.listOverrides',
+  operation: listOverrides,
+  input: object({ namespace: namespaceName, cursor: identifier, limit: pageLimit }, ['namespace']),
+  output: { type: 'array', items: overrideOutput },
+  toInput: (body: { namespace: string; cursor?: string; limit?: number }) => ({
+    ...namespaceRef(body.namespace),
+    ...(body.cursor !== undefined ? { cursor: body.cursor } : {}),
+    ...(body.limit !== undefined ? { limit: body.limit } : {}),
+  }),
+  toBody: (page: { overrides: Override[]; cursor?: string }) => ({
+    data: page.overrides.map(v2Override),
+    pagination: v2Pagination(page.cursor),
+  }),
+});
+
+export const v2DeleteOverride = defineV2Route({
+  name: 'ratelimit.deleteOverride',
+  operation: deleteOverride,
+  input: oneOverride,
+  output: empty,
+  toInput: (body: V2OverrideBody) => ({
+    ...namespaceRef(body.namespace),
+    identifier: body.identifier,
+  }),
+  toBody: () => ({ data: {} }),
+});
+
+/**
+ * Several limits in one call, all or nothing (ratelimits.multiLimit): `passed` is the whole
+ * call's verdict, each limit's `passed` whether its own bucket could pay.
+ */
+export const v2MultiLimit = defineV2Route({
+  name: 'ratelimit.multiLimit',
+  operation: multiLimit,
+  input: { type: 'array', minItems: 1, maxItems: 100, items: limitBody },
+  output: object(
+    {
+      passed: { type: 'boolean' },
+      limits: {
+        type: 'array',
+        items: object(
+          {
+            namespace: { type: 'string' },
+            identifier: { type: 'string' },
+            limit: { type: 'integer' },
+            remaining: { type: 'integer' },
+            reset: { type: 'integer' },
+            passed: { type: 'boolean' },
+            overrideId: { type: 'string' },
+          },
+          ['namespace', 'identifier', 'limit', 'remaining', 'reset', 'passed'],
+        ),
+      },
+    },
+    ['passed', 'limits'],
+  ),
+  toInput: (body: V2LimitBody[]): LimitCheck[] => body.map(limitInput),
+  toBody: (outcome: MultiLimitOutcome) => ({
+    data: {
+      passed: outcome.success,
+      limits: outcome.limits.map((check) => ({
+        namespace: check.namespace,
+        identifier: check.identifier,
+        limit: check.limit,
+        remaining: check.remaining,
+        reset: check.reset,
+        passed: check.success,
+        ...(check.overrideId !== undefined ? { overrideId: check.overrideId } : {}),
+      })),
+    },
+  }),
 });

@@ -1,18 +1,32 @@
+import { BadRequestError } from '../../errors';
 import { defineOperation } from '../operation';
-import { empty, id, object } from '../schemas';
-import { identityNotFound, loadIdentity } from './loadIdentity';
+import { empty, object } from '../schemas';
+import {
+  exactlyOneIdentity,
+  identityNotFound,
+  loadIdentity,
+  type IdentityHandle,
+} from './loadIdentity';
+import { identityHandles } from './schemas';
 
 export const deleteIdentity = defineOperation({
   name: 'identities.deleteIdentity',
   method: 'POST',
   plane: 'management',
   summary:
-    'Deletes an identity and frees its externalId; keys that named it no longer resolve one.',
+    'Deletes an identity, named by its id or its externalId; keys that named it no longer resolve one.',
   permission: { resource: 'identity', action: 'delete_identity', scope: 'resource' },
-  input: object({ identityId: id }, ['identityId']),
+  input: object(identityHandles),
+  check(input: IdentityHandle) {
+    // Unkey v1 takes identityId alone: neither is the 400 its schema gave.
+    if (input.identityId === undefined && input.externalId === undefined) {
+      throw new BadRequestError('identityId: is required');
+    }
+    exactlyOneIdentity(input);
+  },
   output: empty,
   uses: ['identities'],
-  async handle(deps, caller, input: { identityId: string }): Promise<Record<string, never>> {
+  async handle(deps, caller, input: IdentityHandle): Promise<Record<string, never>> {
     const identity = await loadIdentity(deps, caller, input, 'delete_identity');
     if (!(await deps.identities.delete(caller.rootKey.workspaceId, identity.id))) {
       throw identityNotFound(input);

@@ -1,7 +1,7 @@
 import { defineOperation } from '../operation';
 import { id, object, page, pageLimit } from '../schemas';
 import { listedIdentityOutput } from './schemas';
-import { listedIdentityView, type ListedIdentityView } from './views';
+import { LISTED_META, listedIdentityView, type ListedIdentityView } from './views';
 
 /**
  * Unkey v1 pages by id after the cursor, as here; its `environment` is not declared: every
@@ -26,7 +26,10 @@ export const listIdentities = defineOperation({
       ...(input.cursor !== undefined ? { afterId: input.cursor } : {}),
     });
     return {
-      identities: found.identities.map(listedIdentityView),
+      identities: found.identities.map((identity) => ({
+        ...listedIdentityView(identity),
+        [LISTED_META]: identity.meta ?? {},
+      })),
       total: found.total,
       ...(found.next !== undefined ? { cursor: found.next } : {}),
     };

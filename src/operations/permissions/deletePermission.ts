@@ -1,19 +1,27 @@
-import { NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
-import { empty, id, object } from '../schemas';
+import { empty, object } from '../schemas';
+import {
+  exactlyOnePermission,
+  notFound,
+  permissionHandles,
+  permissionIdOf,
+  type PermissionHandle,
+} from './handles';
 
 export const deletePermission = defineOperation({
   name: 'permissions.deletePermission',
   method: 'POST',
   plane: 'management',
-  summary: 'Deletes a permission; no key or role holds it any more.',
+  summary: 'Deletes a permission, named by its id or its name; no key or role holds it any more.',
   permission: { resource: 'rbac', action: 'delete_permission', scope: 'any' },
-  input: object({ permissionId: id }, ['permissionId']),
+  input: object(permissionHandles),
+  check: exactlyOnePermission,
   output: empty,
   uses: ['rbac'],
-  async handle(deps, caller, input: { permissionId: string }): Promise<Record<string, never>> {
-    if (!(await deps.rbac.deletePermission(caller.rootKey.workspaceId, input.permissionId))) {
-      throw new NotFoundError(`permission ${input.permissionId} not found`);
+  async handle(deps, caller, input: PermissionHandle): Promise<Record<string, never>> {
+    const ws = caller.rootKey.workspaceId;
+    if (!(await deps.rbac.deletePermission(ws, await permissionIdOf(deps.rbac, ws, input)))) {
+      throw notFound('permissions', { id: input.permissionId, name: input.name });
     }
     return {};
   },

@@ -1,19 +1,21 @@
-import { NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
-import { empty, id, object } from '../schemas';
+import { empty, object } from '../schemas';
+import { exactlyOneRole, notFound, roleHandles, roleIdOf, type RoleHandle } from './handles';
 
 export const deleteRole = defineOperation({
   name: 'permissions.deleteRole',
   method: 'POST',
   plane: 'management',
-  summary: 'Deletes a role; no key holds it any more.',
+  summary: 'Deletes a role, named by its id or its name; no key holds it any more.',
   permission: { resource: 'rbac', action: 'delete_role', scope: 'any' },
-  input: object({ roleId: id }, ['roleId']),
+  input: object(roleHandles),
+  check: exactlyOneRole,
   output: empty,
   uses: ['rbac'],
-  async handle(deps, caller, input: { roleId: string }): Promise<Record<string, never>> {
-    if (!(await deps.rbac.deleteRole(caller.rootKey.workspaceId, input.roleId))) {
-      throw new NotFoundError(`role ${input.roleId} not found`);
+  async handle(deps, caller, input: RoleHandle): Promise<Record<string, never>> {
+    const ws = caller.rootKey.workspaceId;
+    if (!(await deps.rbac.deleteRole(ws, await roleIdOf(deps.rbac, ws, input)))) {
+      throw notFound('roles', { id: input.roleId, name: input.name });
     }
     return {};
   },

@@ -1,7 +1,7 @@
 import { defineOperation } from '../operation';
 import { object } from '../schemas';
 import { roleOutput } from './schemas';
-import { rolePermissionNames, roleView, type RoleView } from './views';
+import { rolePermissionNames, roleView, withPermissionRecords, type RoleView } from './views';
 
 /** Unkey v1 answers the whole list, as an array, oldest first. */
 export const listRoles = defineOperation({
@@ -15,10 +15,17 @@ export const listRoles = defineOperation({
   uses: ['rbac'],
   async handle(deps, caller): Promise<RoleView[]> {
     const ws = caller.rootKey.workspaceId;
-    const [roles, catalogue] = await Promise.all([
+    const [roles, catalogue, permissions] = await Promise.all([
       deps.rbac.listRoles(ws),
       deps.rbac.catalogue(ws),
+      deps.rbac.listPermissions(ws),
     ]);
-    return roles.map((role) => roleView(role, rolePermissionNames(catalogue, role.id)));
+    return roles.map((role) =>
+      withPermissionRecords(
+        roleView(role, rolePermissionNames(catalogue, role.id)),
+        catalogue,
+        permissions,
+      ),
+    );
   },
 });

@@ -9,6 +9,12 @@ export interface PermissionView {
   description?: string;
 }
 
+/**
+ * A role's permissions in full, in the order of its `permissions` (by name), for a dialect that
+ * answers them as objects (v2's Role). A symbol: JSON never shows it, so v1's answer is as it was.
+ */
+export const PERMISSION_RECORDS: unique symbol = Symbol('permissionRecords');
+
 /** A role as Unkey v1 answers it. */
 export interface RoleView {
   id: string;
@@ -16,6 +22,7 @@ export interface RoleView {
   description?: string;
   /** Its permissions, by name (as Unkey v2 answers a role): only when it has any. */
   permissions?: string[];
+  [PERMISSION_RECORDS]?: PermissionView[];
 }
 
 export function permissionView(permission: PermissionRecord): PermissionView {
@@ -40,4 +47,30 @@ export function rolePermissionNames(catalogue: RbacCatalogue, roleId: string): s
     const name = catalogue.permissions.get(id);
     return name === undefined ? [] : [name];
   });
+}
+
+/** The ids of a role's permissions that still exist. */
+export function rolePermissionIds(catalogue: RbacCatalogue, roleId: string): string[] {
+  return (catalogue.roles.get(roleId)?.permissionIds ?? []).filter((id) =>
+    catalogue.permissions.has(id),
+  );
+}
+
+/**
+ * The view with its permissions' records beside it (PERMISSION_RECORDS), from `records` (any
+ * permissions of the workspace that include the role's); one deleted meanwhile is left out.
+ */
+export function withPermissionRecords(
+  view: RoleView,
+  catalogue: RbacCatalogue,
+  records: readonly PermissionRecord[],
+): RoleView {
+  const byId = new Map(records.map((record) => [record.id, record]));
+  view[PERMISSION_RECORDS] = rolePermissionIds(catalogue, view.id)
+    .flatMap((id) => {
+      const record = byId.get(id);
+      return record ? [permissionView(record)] : [];
+    })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return view;
 }

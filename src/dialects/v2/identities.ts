@@ -1,0 +1,124 @@
+import { createIdentity } from '../../operations/identities/createIdentity';
+import { deleteIdentity } from '../../operations/identities/deleteIdentity';
+import { getIdentity } from '../../operations/identities/getIdentity';
+import { listIdentities } from '../../operations/identities/listIdentities';
+import type { IdentityHandle } from '../../operations/identities/loadIdentity';
+import { newExternalId } from '../../operations/identities/schemas';
+import { updateIdentity } from '../../operations/identities/updateIdentity';
+import {
+  LISTED_META,
+  type IdentityView,
+  type ListedIdentityView,
+} from '../../operations/identities/views';
+import type { NamedLimitInput } from '../../operations/namedLimits';
+import { empty, id, meta, namedLimits, object, pageLimit, text } from '../../operations/schemas';
+import { isKeywardId, v2Pagination } from './lists';
+import { defineV2Route } from './route';
+import { refuse, v2Limits, type V2Identity } from './shapes';
+
+/**
+ * identities.* in v2's shapes. An identity is named by one field, `identity`: its id or its
+ * externalId. v2's limits are keyward's named limits (with keyward's `type` beside them), answered
+ * with their v2 ids.
+ */
+
+/** v2's `identity`: an identity's id when it has the form of one, else its externalId. */
+export function identityHandle(identity: string): IdentityHandle {
+  return isKeywardId('id', identity) ? { identityId: identity } : { externalId: identity };
+}
+
+function v2IdentityOf(
+  view: Pick<IdentityView, 'id' | 'externalId' | 'ratelimits'>,
+  meta: Record<string, unknown>,
+): V2Identity {
+  return {
+    id: view.id,
+    externalId: view.externalId,
+    meta,
+    ratelimits: v2Limits(view.id, view.ratelimits),
+  };
+}
+
+const identityOutput = object(
+  {
+    id: { type: 'string' },
+    externalId: { type: 'string' },
+    meta,
+    ratelimits: { type: 'array', items: { type: 'object' } },
+  },
+  ['id', 'externalId', 'meta', 'ratelimits'],
+);
+
+interface V2IdentityFields {
+  meta?: Record<string, unknown>;
+  ratelimits?: NamedLimitInput[];
+}
+
+function fields(body: V2IdentityFields): V2IdentityFields {
+  return {
+    ...(body.meta !== undefined ? { meta: body.meta } : {}),
+    ...(body.ratelimits !== undefined ? { ratelimits: body.ratelimits } : {}),
+  };
+}
+
+export const v2CreateIdentity = defineV2Route({
+  name: 'identities.createIdentity',
+  operation: createIdentity,
+  input: object({ externalId: newExternalId, meta, ratelimits: namedLimits }, ['externalId']),
+  output: object({ identityId: { type: 'string' } }, ['identityId']),
+  toInput: (body: V2IdentityFields & { externalId: string }) => ({
+    externalId: body.externalId,
+    ...fields(body),
+  }),
+  toBody: (created) => ({ data: { identityId: created.identityId } }),
+});
+
+export const v2GetIdentity = defineV2Route({
+  name: 'identities.getIdentity',
+  operation: getIdentity,
+  input: object({ identity: text }, ['identity']),
+  output: identityOutput,
+  toInput: (body: { identity: string }) => identityHandle(body.identity),
+  toBody: (view) => ({ data: v2IdentityOf(view, view.meta) }),
+});
+
+export const v2ListIdentities = defineV2Route({
+  name: 'identities.listIdentities',
+  operation: listIdentities,
+  input: object({ limit: pageLimit, cursor: id, search: { type: 'string', maxLength: 256 } }),
+  output: { type: 'array', items: identityOutput },
+  toInput(body: { limit?: number; cursor?: string; search?: string }) {
+    if (body.search?.trim()) {
+      refuse('search', 'keyward lists identities in creation order only, without a search');
+    }
+    return {
+      ...(body.limit !== undefined ? { limit: body.limit } : {}),
+      ...(body.cursor !== undefined ? { cursor: body.cursor } : {}),
+    };
+  },
+  toBody: (page: { identities: ListedIdentityView[]; cursor?: string }) => ({
+    data: page.identities.map((listed) => v2IdentityOf(listed, listed[LISTED_META] ?? {})),
+    pagination: v2Pagination(page.cursor),
+  }),
+});
+
+export const v2UpdateIdentity = defineV2Route({
+  name: 'identities.updateIdentity',
+  operation: updateIdentity,
+  input: object({ identity: text, meta, ratelimits: namedLimits }, ['identity']),
+  output: identityOutput,
+  toInput: (body: V2IdentityFields & { identity: string }) => ({
+    ...identityHandle(body.identity),
+    ...fields(body),
+  }),
+  toBody: (view) => ({ data: v2IdentityOf(view, view.meta) }),
+});
+
+export const v2DeleteIdentity = defineV2Route({
+  name: 'identities.deleteIdentity',
+  operation: deleteIdentity,
+  input: object({ identity: text }, ['identity']),
+  output: empty,
+  toInput: (body: { identity: string }) => identityHandle(body.identity),
+  toBody: () => ({ data: {} }),
+});

@@ -1,0 +1,289 @@
+import { identityHandle, v2ListIdentities } from '../../src/dialects/v2/identities';
+import { isKeywardId, matching, pageOf, v2Pagination } from '../../src/dialects/v2/lists';
+import {
+  permissionHandle,
+  roleHandle,
+  v2CreatePermission,
+  v2ListPermissions,
+  v2Permission,
+  v2Role,
+} from '../../src/dialects/v2/permissions';
+import { v2ListOverrides, v2MultiLimit, v2SetOverride } from '../../src/dialects/v2/ratelimit';
+import { v2ErrorType } from '../../src/dialects/v2/errors';
+import { BadRequestError, ConflictError } from '../../src/errors';
+import { newId } from '../../src/keys/ids';
+import { LISTED_META } from '../../src/operations/identities/views';
+import { PERMISSION_RECORDS } from '../../src/operations/permissions/views';
+
+/** What a route's toInput threw: the 400's message. */
+function refusal(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(BadRequestError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('one field naming an id or a name', () => {
+  test('an id of keyward’s form is an id; anything else is the name', () => {
+    const identityId = newId('id');
+    expect(identityHandle(identityId)).toEqual({ identityId });
+    expect(identityHandle('user_123')).toEqual({ externalId: 'user_123' });
+    // The prefix alone, or a short body, is not an id.
+    expect(identityHandle('id_123')).toEqual({ externalId: 'id_123' });
+    expect(identityHandle(`${identityId}x`)).toEqual({ externalId: `${identityId}x` });
+
+    const permissionId = newId('perm');
+    expect(permissionHandle(permissionId)).toEqual({ permissionId });
+    expect(permissionHandle('documents.read')).toEqual({ name: 'documents.read' });
+    // Another kind's id is a name here.
+    expect(roleHandle(permissionId)).toEqual({ name: permissionId });
+    const roleId = newId('role');
+    expect(roleHandle(roleId)).toEqual({ roleId });
+    expect(roleHandle('Billing Manager')).toEqual({ name: 'Billing Manager' });
+  });
+
+  test('isKeywardId knows the four kinds v2 names this way', () => {
+    for (const prefix of ['id', 'perm', 'role', 'rlns'] as const) {
+      expect(isKeywardId(prefix, newId(prefix))).toBe(true);
+      expect(isKeywardId(prefix, `${prefix}_0OIl${'1'.repeat(18)}`)).toBe(false);
+    }
+  });
+
+  test('an override’s namespace: by id or by name', () => {
+    const namespaceId = newId('rlns');
+    const set = (namespace: string) =>
+      v2SetOverride.toInput({ namespace, identifier: 'x', limit: 1, duration: 1000 });
+    expect(set(namespaceId)).toEqual({ namespaceId, identifier: 'x', limit: 1, duration: 1000 });
+    expect(set('api.requests')).toMatchObject({ namespaceName: 'api.requests' });
+  });
+});
+
+describe('permissions', () => {
+  test('v2’s slug is keyward’s name, and v2’s name keyward’s slug, both ways', () => {
+    expect(
+      v2CreatePermission.toInput({
+        name: 'documents.read',
+        slug: 'documents-read',
+        description: 'reads',
+      }),
+    ).toEqual({ name: 'documents-read', slug: 'documents.read', description: 'reads' });
+    expect(v2Permission({ id: 'perm_1', name: 'documents-read', slug: 'documents.read' })).toEqual({
+      id: 'perm_1',
+      name: 'documents.read',
+      slug: 'documents-read',
+    });
+    expect(
+      refusal(() => v2CreatePermission.toInput({ name: 'Read documents', slug: 'documents.read' })),
+    ).toBe(
+      "name: may hold only letters, digits and _ . : - (keyward keeps it as the permission's second identifier)",
+    );
+    expect(refusal(() => v2CreatePermission.toInput({ name: 'ab', slug: 'documents.read' }))).toBe(
+      "name: must be 3–256 characters (keyward keeps it as the permission's second identifier)",
+    );
+  });
+
+  test('a role answers its permissions as objects, [] when it has none', () => {
+    expect(v2Role({ id: 'role_1', name: 'Empty' })).toEqual({
+      id: 'role_1',
+      name: 'Empty',
+      permissions: [],
+    });
+    expect(
+      v2Role({
+        id: 'role_2',
+        name: 'Reader',
+        description: 'reads',
+        permissions: ['a.read'],
+        [PERMISSION_RECORDS]: [
+          { id: 'perm_1', name: 'a.read', slug: 'A reading', description: 'd' },
+        ],
+      }),
+    ).toEqual({
+      id: 'role_2',
+      name: 'Reader',
+      description: 'reads',
+      permissions: [{ id: 'perm_1', name: 'A reading', slug: 'a.read', description: 'd' }],
+    });
+  });
+
+  test('a listing pages keyward’s whole list by id, after a search', () => {
+    const views = ['a.read', 'a.write', 'b.read'].map((name, i) => ({
+      id: `perm_${i}`,
+      name,
+      slug: name,
+    }));
+    expect(v2ListPermissions.toBody(views, { limit: 2 })).toEqual({
+      data: views.slice(0, 2).map(v2Permission),
+      pagination: { cursor: 'perm_1', hasMore: true },
+    });
+    expect(v2ListPermissions.toBody(views, { limit: 2, cursor: 'perm_1' })).toEqual({
+      data: [v2Permission(views[2]!)],
+      pagination: { hasMore: false },
+    });
+    expect(v2ListPermissions.toBody(views, { search: ' READ ' }).data).toEqual(
+      [views[0]!, views[2]!].map(v2Permission),
+    );
+  });
+});
+
+describe('lists', () => {
+  const items = [1, 2, 3, 4].map((n) => ({ id: `x_${n}` }));
+
+  test('pageOf: a full last page has no cursor; a gone cursor still finds what follows', () => {
+    expect(pageOf(items, undefined, 4)).toEqual({ items, next: undefined });
+    expect(pageOf(items, undefined, 3)).toEqual({ items: items.slice(0, 3), next: 'x_3' });
+    expect(pageOf(items, 'x_2', 2)).toEqual({ items: items.slice(2), next: undefined });
+    expect(pageOf(items, 'x_25', 10)).toEqual({ items: items.slice(2), next: undefined });
+    expect(pageOf(items, 'x_9', 10)).toEqual({ items: [], next: undefined });
+  });
+
+  test('matching: any field, ignoring case; a blank search matches all', () => {
+    const things = [{ a: 'Alpha', b: undefined }, { a: 'beta', b: 'ALPHABET' }, { a: 'gamma' }];
+    const fields = (t: { a: string; b?: string }) => [t.a, t.b];
+    expect(matching(things, 'alph', fields)).toEqual(things.slice(0, 2));
+    expect(matching(things, '   ', fields)).toBe(things);
+    expect(matching(things, undefined, fields)).toBe(things);
+  });
+
+  test('v2Pagination: a cursor means more', () => {
+    expect(v2Pagination('x')).toEqual({ cursor: 'x', hasMore: true });
+    expect(v2Pagination(undefined)).toEqual({ hasMore: false });
+  });
+});
+
+describe('identities', () => {
+  test('listIdentities: meta from beside the v1 view, limits with v2 ids; no search', () => {
+    const body = v2ListIdentities.toBody(
+      {
+        identities: [
+          {
+            id: 'id_1',
+            externalId: 'u1',
+            ratelimits: [{ name: 'r', type: 'fast', limit: 1, duration: 1000, autoApply: true }],
+            [LISTED_META]: { plan: 'pro' },
+          },
+        ],
+        cursor: 'id_1',
+      },
+      {},
+    );
+    expect(body).toEqual({
+      data: [
+        {
+          id: 'id_1',
+          externalId: 'u1',
+          meta: { plan: 'pro' },
+          ratelimits: [
+            {
+              id: expect.stringMatching(/^rl_/),
+              name: 'r',
+              limit: 1,
+              duration: 1000,
+              autoApply: true,
+            },
+          ],
+        },
+      ],
+      pagination: { cursor: 'id_1', hasMore: true },
+    });
+    expect(refusal(() => v2ListIdentities.toInput({ search: 'u' }))).toBe(
+      'search: keyward lists identities in creation order only, without a search',
+    );
+    expect(v2ListIdentities.toInput({ search: ' ', limit: 5 })).toEqual({ limit: 5 });
+  });
+});
+
+describe('ratelimit', () => {
+  test('setOverride: a * only at the end, and no limit of 0', () => {
+    const set = (identifier: string, limit = 5) =>
+      v2SetOverride.toInput({ namespace: 'n', identifier, limit, duration: 1000 });
+    expect(set('vip_*')).toMatchObject({ identifier: 'vip_*' });
+    expect(set('*')).toMatchObject({ identifier: '*' });
+    for (const identifier of ['*_test', '*premium*', 'a*b*', 'a*b']) {
+      expect(refusal(() => set(identifier))).toMatch(/^identifier: keyward matches an override/);
+    }
+    expect(refusal(() => set('x', 0))).toBe(
+      'limit: keyward has no blocking override: a limit is at least 1',
+    );
+  });
+
+  test('listOverrides and multiLimit answers in v2’s words', () => {
+    expect(
+      v2ListOverrides.toBody(
+        {
+          overrides: [{ id: 'rlor_1', identifier: 'a', limit: 2, duration: 1000, async: true }],
+        },
+        { namespace: 'n' },
+      ),
+    ).toEqual({
+      data: [{ overrideId: 'rlor_1', identifier: 'a', limit: 2, duration: 1000 }],
+      pagination: { hasMore: false },
+    });
+    expect(
+      v2MultiLimit.toBody(
+        {
+          success: false,
+          limits: [
+            {
+              namespace: 'n',
+              identifier: 'a',
+              success: true,
+              limit: 5,
+              remaining: 4,
+              reset: 9,
+              overrideId: 'rlor_1',
+            },
+            { namespace: 'n', identifier: 'b', success: false, limit: 1, remaining: 0, reset: 9 },
+          ],
+        },
+        [],
+      ),
+    ).toEqual({
+      data: {
+        passed: false,
+        limits: [
+          {
+            namespace: 'n',
+            identifier: 'a',
+            limit: 5,
+            remaining: 4,
+            reset: 9,
+            passed: true,
+            overrideId: 'rlor_1',
+          },
+          { namespace: 'n', identifier: 'b', limit: 1, remaining: 0, reset: 9, passed: false },
+        ],
+      },
+    });
+    expect(
+      v2MultiLimit.toInput([
+        { namespace: 'n', identifier: 'a', limit: 1, duration: 1000 },
+        { namespace: 'm', identifier: 'a', limit: 1, duration: 1000, cost: 0 },
+      ]),
+    ).toEqual([
+      { namespace: 'n', identifier: 'a', limit: 1, duration: 1000 },
+      { namespace: 'm', identifier: 'a', limit: 1, duration: 1000, cost: 0 },
+    ]);
+  });
+});
+
+describe('errors', () => {
+  test('a taken name’s 409 names its resource, whatever the case of Unkey’s words', () => {
+    const typeOf = (message: string) => v2ErrorType(new ConflictError(message));
+    expect(typeOf('Identity with externalId "x" already exists in this workspace')).toBe(
+      'https://unkey.com/docs/errors/unkey/data/identity_already_exists',
+    );
+    expect(typeOf('Permission with name "x" already exists in this workspace')).toBe(
+      'https://unkey.com/docs/errors/unkey/data/permission_already_exists',
+    );
+    expect(typeOf('Role with name "x" already exists in this workspace')).toBe(
+      'https://unkey.com/docs/errors/unkey/data/role_already_exists',
+    );
+    expect(typeOf('a key with this hash exists already')).toBe(
+      'https://unkey.com/docs/errors/unkey/data/key_already_exists',
+    );
+  });
+});
