@@ -27,6 +27,43 @@ interface Step {
 
 const steps: Step[] = [
   {
+    v1: async (api) => {
+      const created = await api.post('identities.createIdentity', {
+        externalId: 'customer_1',
+        meta: { tier: 'gold' },
+        ratelimits: [{ name: 'org', limit: 50, duration: hour, autoApply: true }],
+      });
+      expect(created.status).toBe(200);
+    },
+    v2: async (unkey) => {
+      await unkey.identities.createIdentity({
+        externalId: 'customer_1',
+        meta: { tier: 'gold' },
+        ratelimits: [{ name: 'org', limit: 50, duration: hour, autoApply: true }],
+      });
+    },
+  },
+  {
+    v1: async (api, ids) => {
+      await api.post('permissions.createPermission', { name: 'docs.read' });
+      const role = await api.post<{ roleId: string }>('permissions.createRole', { name: 'reader' });
+      ids.roleId = role.body.roleId;
+      const set = await api.post('permissions.setRolePermissions', {
+        roleId: ids.roleId,
+        permissions: ['docs.read'],
+      });
+      expect(set.status).toBe(200);
+    },
+    v2: async (unkey, ids) => {
+      await unkey.permissions.createPermission({ name: 'docs.read', slug: 'docs.read' });
+      ids.roleId = (await unkey.permissions.createRole({ name: 'reader' })).data.roleId;
+      await unkey.permissions.setRolePermissions({
+        roleId: ids.roleId,
+        permissions: ['docs.read'],
+      });
+    },
+  },
+  {
     v1: async (api, ids) => {
       ids.apiId = (
         await api.post<{ apiId: string }>('apis.createApi', { name: 'same' })
@@ -75,11 +112,37 @@ const steps: Step[] = [
   },
   {
     v1: async (api, ids) => {
+      expect(
+        (await api.post('keys.addRoles', { keyId: ids.keyId, roles: [{ name: 'reader' }] })).status,
+      ).toBe(200);
+      expect(
+        (
+          await api.post('keys.updateKey', {
+            keyId: ids.keyId,
+            name: 'renamed',
+            meta: { plan: 'team' },
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (await api.post('keys.updateRemaining', { keyId: ids.keyId, op: 'increment', value: 4 }))
+          .status,
+      ).toBe(200);
+    },
+    v2: async (unkey, ids) => {
+      await unkey.keys.addRoles({ keyId: ids.keyId!, roles: ['reader'] });
+      await unkey.keys.updateKey({ keyId: ids.keyId!, name: 'renamed', meta: { plan: 'team' } });
+      await unkey.keys.updateCredits({ keyId: ids.keyId!, operation: 'increment', value: 4 });
+    },
+  },
+  {
+    v1: async (api, ids) => {
       for (const cost of [1, 3, 20]) {
         await api.post('keys.verifyKey', {
           key: ids.key,
           remaining: { cost },
           ratelimits: [{ name: 'tokens', cost: cost * 10 }],
+          authorization: { permissions: 'docs.read' },
         });
       }
     },
@@ -89,30 +152,46 @@ const steps: Step[] = [
           key: ids.key!,
           credits: { cost },
           ratelimits: [{ name: 'tokens', cost: cost * 10 }],
+          permissions: 'docs.read',
         });
       }
     },
   },
   {
     v1: async (api) => {
-      for (let i = 0; i < 3; i++) {
-        await api.post('ratelimits.limit', {
+      const limit = () =>
+        api.post('ratelimits.limit', {
           namespace: 'same.ns',
           identifier: 'user_1',
           limit: 2,
           duration: 60_000,
         });
-      }
+      await limit(); // makes the namespace
+      const override = await api.post('ratelimits.setOverride', {
+        namespaceName: 'same.ns',
+        identifier: 'user_*',
+        limit: 3,
+        duration: 60_000,
+      });
+      expect(override.status).toBe(200);
+      for (let i = 0; i < 3; i++) await limit();
     },
     v2: async (unkey) => {
-      for (let i = 0; i < 3; i++) {
-        await unkey.ratelimit.limit({
+      const limit = () =>
+        unkey.ratelimit.limit({
           namespace: 'same.ns',
           identifier: 'user_1',
           limit: 2,
           duration: 60_000,
         });
-      }
+      await limit();
+      await unkey.ratelimit.setOverride({
+        namespace: 'same.ns',
+        identifier: 'user_*',
+        limit: 3,
+        duration: 60_000,
+      });
+      for (let i = 0; i < 3; i++) await limit();
     },
   },
 ];
@@ -185,4 +264,7 @@ test('the same scenario through v1 and through v2 leaves the same Redis state', 
   expect(primary).toMatch(/keyward:bucket:\{<key#1>\}:requests/);
   expect(primary).toMatch(/keyward:bucket:\{<key#1>\}:tokens/);
   expect(primary).toMatch(/keyward:credits:\{<key#1>\}/);
+  expect(primary).toMatch(/keyward:bucket:\{<id#1>\}:org/);
+  expect(primary).toMatch(/:key:<key#1>:roles/);
+  expect(primary).toMatch(/:rlns:id:<rlns#1>:overrides/);
 });
