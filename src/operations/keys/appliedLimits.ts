@@ -35,7 +35,27 @@ interface Configured {
   autoApply: boolean;
 }
 
+/**
+ * A key's configured limits, worked out once per key and identity object: the node's cached key
+ * and identity are replaced, never changed, when they are invalidated.
+ */
+const memo = new WeakMap<
+  object,
+  { identity: LimitOwnerIdentity | undefined; configured: ReadonlyMap<string, Configured> }
+>();
+
 function configuredLimits(
+  key: Pick<VerifiableKey, 'id' | 'ratelimit' | 'ratelimits'>,
+  identity: LimitOwnerIdentity | undefined,
+): ReadonlyMap<string, Configured> {
+  const known = memo.get(key);
+  if (known && known.identity === identity) return known.configured;
+  const configured = buildConfigured(key, identity);
+  memo.set(key, { identity, configured });
+  return configured;
+}
+
+function buildConfigured(
   key: Pick<VerifiableKey, 'id' | 'ratelimit' | 'ratelimits'>,
   identity: LimitOwnerIdentity | undefined,
 ): Map<string, Configured> {

@@ -9,6 +9,8 @@ export interface Holdings {
   roles: string[];
   /** Its own permissions and its roles' permissions: what a permission query is judged on. */
   effective: ReadonlySet<string>;
+  /** The same, sorted: what a verification answers. */
+  effectiveSorted: readonly string[];
 }
 
 /**
@@ -37,7 +39,31 @@ export function holdingsOf(
       if (name !== undefined) effective.add(name);
     }
   }
-  return { permissions: permissions.sort(), roles: roles.sort(), effective };
+  return {
+    permissions: permissions.sort(),
+    roles: roles.sort(),
+    effective,
+    effectiveSorted: [...effective].sort(),
+  };
+}
+
+/**
+ * A key's holdings, worked out once per key and catalogue: a verification of a cached key with
+ * roles would otherwise rebuild and sort them every time. Weakly held by the key object (the
+ * node's cached key, replaced when invalidated) and checked against the catalogue it was made
+ * from (a new object whenever a permission or role changes).
+ */
+const memo = new WeakMap<object, { catalogue: RbacCatalogue; holdings: Holdings }>();
+
+export function memoizedHoldings(
+  key: Pick<VerifiableKey, 'permissionIds' | 'roleIds'>,
+  catalogue: RbacCatalogue,
+): Holdings {
+  const known = memo.get(key);
+  if (known?.catalogue === catalogue) return known.holdings;
+  const holdings = holdingsOf(key, catalogue);
+  memo.set(key, { catalogue, holdings });
+  return holdings;
 }
 
 /** Whether the key holds anything at all: only then is the catalogue worth a look. */

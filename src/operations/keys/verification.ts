@@ -79,8 +79,9 @@ export function verdict(
   };
   copyDetails(result, key, VERDICT_DETAIL_NAMES);
   if (holdings) {
-    result.permissions = [...holdings.effective].sort();
-    result.roles = holdings.roles;
+    // A copy: the memoized list is shared by every verification of the key.
+    result.permissions = holdings.effectiveSorted.slice();
+    result.roles = holdings.roles.slice();
   }
   if (identity) result.identity = identityView(identity);
   return result;

@@ -1,5 +1,6 @@
 import { isGranted, permissionFor } from '../../auth/permissions';
-import { evaluate, parsePermissionQuery } from '../../auth/permissionQuery';
+import { evaluate, parsePermissionQuery, type PermissionQuery } from '../../auth/permissionQuery';
+import { Lru } from '../../cache/lru';
 import { checksumVerdict } from '../../keys/keyFormat';
 import { hashKey } from '../../keys/keyMaterial';
 import type { BucketDecision } from '../../limiter/tokenBucket';
@@ -27,7 +28,7 @@ import { DEFAULT_LIMIT_NAME } from '../../domain/namedLimits';
 import type { VerifiableKey } from '../../domain/key';
 import type { Services } from '../services';
 import { creditSpend } from './credits';
-import { holdingsOf, holdsAny } from './holdings';
+import { memoizedHoldings, holdsAny } from './holdings';
 import {
   verdict,
   verificationHeaders,
@@ -54,6 +55,22 @@ export interface VerifyKeyInput {
  */
 export const BAD_CHECKSUM = 'checksum';
 
+/**
+ * Parsed v2-grammar queries by their text: a service verifies with the same few queries over and
+ * over, and parsing is pure. Bounded, since the text is the client's; the JSON form is parsed
+ * each time (keying it by its serialisation would cost what parsing does).
+ */
+const parsedQueries = new Lru<string, PermissionQuery>(1024);
+
+function parsedQuery(input: unknown): PermissionQuery {
+  if (typeof input !== 'string') return parsePermissionQuery(input);
+  const known = parsedQueries.get(input);
+  if (known) return known;
+  const query = parsePermissionQuery(input);
+  parsedQueries.set(input, query);
+  return query;
+}
+
 /** What a key that holds no permission or role is judged on. */
 const NO_PERMISSIONS: ReadonlySet<string> = new Set();
 
@@ -75,9 +92,7 @@ export async function decideVerification(
   if (input.apiId !== undefined)
     requirePermission(caller, permissionFor('api', input.apiId, 'verify_key'));
   // Parsed before the lookup: a malformed query is a 400 whether or not the key exists.
-  const query = input.authorization
-    ? parsePermissionQuery(input.authorization.permissions)
-    : undefined;
+  const query = input.authorization ? parsedQuery(input.authorization.permissions) : undefined;
   // A key with the checksum's marker and a wrong checksum was never issued: refused before it
   // is hashed or looked up, in the same words as an unknown key (docs/security.md).
   if (checksumVerdict(input.key) === 'wrong') {
@@ -102,7 +117,7 @@ export async function decideVerification(
   const { requestId } = caller;
   // Only a key that holds permissions or roles needs the workspace's (a cache hit when warm).
   const holdings = holdsAny(key)
-    ? holdingsOf(key, await deps.directory.catalogue(caller.rootKey.workspaceId))
+    ? memoizedHoldings(key, await deps.directory.catalogue(caller.rootKey.workspaceId))
     : undefined;
   const identity = key.identityId
     ? await deps.directory.identity(caller.rootKey.workspaceId, key.identityId)
