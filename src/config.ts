@@ -1,3 +1,5 @@
+import { DEFAULT_AUDIT_MAX_ENTRIES } from './domain/audit';
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /** Everything a node reads from its environment, validated once at start-up. */
@@ -32,6 +34,8 @@ export interface Config {
   /** Where the `docs` link of an error envelope points; the code is appended as a fragment. */
   errorDocsUrl: string;
   maxBodyBytes: number;
+  /** The most entries a workspace's audit log keeps; older ones are trimmed as new ones arrive. */
+  auditMaxEntries: number;
 }
 
 export class ConfigError extends Error {}
@@ -117,5 +121,12 @@ export function loadConfig(env: Env = process.env): Config {
     managementLimit: integer(env, 'KEYWARD_MANAGEMENT_RATE_LIMIT', 1000, 1, 1_000_000_000),
     errorDocsUrl: env.KEYWARD_ERROR_DOCS_URL || '/docs/errors',
     maxBodyBytes: 1024 * 1024,
+    auditMaxEntries: integer(
+      env,
+      'KEYWARD_AUDIT_MAX_ENTRIES',
+      DEFAULT_AUDIT_MAX_ENTRIES,
+      1,
+      100_000_000,
+    ),
   };
 }

@@ -8,6 +8,7 @@ import { RecentVerifications } from './observability/recentVerifications';
 import type { Services } from './operations/services';
 import type { RedisClient } from './redis/clients';
 import { ApiStore } from './store/apiStore';
+import { AuditLogStore } from './store/auditLog';
 import { KeyStore } from './store/keyStore';
 import type { Announce } from './store/names';
 import { RatelimitStore } from './store/ratelimitStore';
@@ -32,12 +33,13 @@ export function assembleServices(parts: {
   // Every write a store makes is applied to this node's caches here, and only here.
   const announce: Announce = (message) => directory.apply(message);
   const stores = {
-    apis: new ApiStore(primary, announce),
-    keys: new KeyStore(primary, announce),
+    apis: new ApiStore(primary, announce, config.auditMaxEntries),
+    keys: new KeyStore(primary, announce, config.auditMaxEntries),
     rootKeys: new RootKeyStore(primary),
     ratelimits: new RatelimitStore(primary, announce),
     rbac: new RbacStore(primary, announce),
-    identities: new IdentityStore(primary, announce),
+    identities: new IdentityStore(primary, announce, config.auditMaxEntries),
+    auditLog: new AuditLogStore(primary, config.auditMaxEntries),
   };
   const directory = new Directory(stores, {
     ...config.cache,

@@ -22,7 +22,7 @@ export function isValidPermission(text: string): boolean {
 }
 
 export function permissionFor(
-  resource: 'api' | 'ratelimit' | 'rbac' | 'identity',
+  resource: 'api' | 'ratelimit' | 'rbac' | 'identity' | 'audit',
   id: string,
   action: string,
 ): Permission {

@@ -20,7 +20,7 @@ export interface Caller {
   logFields: LogFields;
 }
 
-export type Resource = 'api' | 'ratelimit' | 'rbac' | 'identity';
+export type Resource = 'api' | 'ratelimit' | 'rbac' | 'identity' | 'audit';
 
 /** The permission an operation needs, as its declaration states it. */
 export type PermissionRule<Input> =

@@ -119,8 +119,8 @@ export function object(
 }
 
 // Output shapes, for the OpenAPI document: what a client may rely on in a 200 answer.
-const integer = { type: 'integer' } as const;
-const string = { type: 'string' } as const;
+export const integer = { type: 'integer' } as const;
+export const string = { type: 'string' } as const;
 const boolean = { type: 'boolean' } as const;
 export const empty = { type: 'object', properties: {}, additionalProperties: false } as const;
 

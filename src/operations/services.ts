@@ -4,6 +4,7 @@ import type { ManagementLimiter } from '../limiter/managementLimiter';
 import type { Metrics } from '../observability/metrics';
 import type { RecentVerifications } from '../observability/recentVerifications';
 import type { ApiStore } from '../store/apiStore';
+import type { AuditLogStore } from '../store/auditLog';
 import type { IdentityStore } from '../store/identityStore';
 import type { KeyStore } from '../store/keyStore';
 import type { RatelimitStore } from '../store/ratelimitStore';
@@ -21,6 +22,8 @@ export interface Services {
   ratelimits: RatelimitStore;
   rbac: RbacStore;
   identities: IdentityStore;
+  /** Each workspace's audit log, for reading; the stores append to it with every write. */
+  auditLog: AuditLogStore;
   directory: Directory;
   limiter: Limiter;
   management: ManagementLimiter;

@@ -11,7 +11,10 @@ type ReplyKind = 'integer' | 'integers' | 'string';
 export interface ScriptSpec {
   /** In lua/, named `<name>-<numberOfKeys>.lua` (`-n` when the number of keys varies). */
   readonly file: string;
-  /** The ioredis command, versioned as the contract it was first released under (V1). */
+  /**
+   * The ioredis command, versioned by its contract: V1 as first released, V2 once it took the
+   * audit log's stream and entry.
+   */
   readonly command: string;
   /** KEYS[1], KEYS[2], …: what each names. */
   readonly keys: readonly string[];
@@ -86,10 +89,10 @@ export const SCRIPTS = {
     value: 'the new remaining (≥ 0)',
   },
   createKey: {
-    file: 'create-key-5.lua',
-    command: 'createKeyV1',
-    keys: ['api', 'record', 'keyHashes', 'apiKeys', 'ownerKeys'],
-    argv: ['keyId', 'hash', 'channel', 'hasOwner', 'message'],
+    file: 'create-key-6.lua',
+    command: 'createKeyV2',
+    keys: ['api', 'record', 'keyHashes', 'apiKeys', 'ownerKeys', 'audit'],
+    argv: ['keyId', 'hash', 'channel', 'hasOwner', 'message', 'auditEntry'],
     moreArgv: 'field, value pairs of the record',
     reply: 'integer',
     codes: { [-1]: 'api_not_found', [-2]: 'hash_exists' },
@@ -97,26 +100,26 @@ export const SCRIPTS = {
   },
   importKeys: {
     file: 'import-keys-n.lua',
-    command: 'importKeysV1',
-    keys: ['keyHashes'],
+    command: 'importKeysV2',
+    keys: ['keyHashes', 'audit'],
     keysPerItem: ['api', 'record', 'apiKeys', 'ownerKeys'],
     argv: ['channel', 'itemCount'],
-    moreArgv: 'per item: keyId, hash, hasOwner, message, n, and n field, value pairs',
+    moreArgv: 'per item: keyId, hash, hasOwner, message, auditEntry, n, and n field, value pairs',
     reply: 'integers', // { code } or { code, item (1-based) }
     codes: { 1: 'imported', [-1]: 'api_not_found', [-2]: 'hash_exists' },
   },
   updateKey: {
-    file: 'update-key-3.lua',
-    command: 'updateKeyV1',
-    keys: ['record', 'ownerLeft', 'ownerJoined'],
-    argv: ['version', 'channel', 'message', 'leavesOwner', 'joinsOwner', 'setCount'],
+    file: 'update-key-4.lua',
+    command: 'updateKeyV2',
+    keys: ['record', 'ownerLeft', 'ownerJoined', 'audit'],
+    argv: ['version', 'channel', 'message', 'leavesOwner', 'joinsOwner', 'auditEntry', 'setCount'],
     moreArgv: 'setCount field, value pairs to set, then fields to delete',
     reply: 'integer',
     codes: { 1: 'updated', [-1]: 'not_found', [-2]: 'version_moved' },
   },
   rerollKey: {
-    file: 'reroll-key-10.lua',
-    command: 'rerollKeyV1',
+    file: 'reroll-key-11.lua',
+    command: 'rerollKeyV2',
     keys: [
       'api',
       'oldRecord',
@@ -128,6 +131,7 @@ export const SCRIPTS = {
       'oldRoles',
       'newPermissions',
       'newRoles',
+      'audit',
     ],
     argv: [
       'version',
@@ -139,6 +143,7 @@ export const SCRIPTS = {
       'newHash',
       'hasOwner',
       'newMessage',
+      'auditEntry',
     ],
     moreArgv: 'field, value pairs of the new record',
     reply: 'integer',
@@ -151,18 +156,18 @@ export const SCRIPTS = {
     },
   },
   deleteKey: {
-    file: 'delete-key-4.lua',
-    command: 'deleteKeyV1',
-    keys: ['record', 'keyHashes', 'apiKeys', 'ownerKeys'],
-    argv: ['version', 'channel', 'message', 'hasOwner'],
+    file: 'delete-key-5.lua',
+    command: 'deleteKeyV2',
+    keys: ['record', 'keyHashes', 'apiKeys', 'ownerKeys', 'audit'],
+    argv: ['version', 'channel', 'message', 'hasOwner', 'auditEntry'],
     reply: 'integer',
     codes: { 1: 'deleted', [-1]: 'not_found', [-2]: 'version_moved' },
   },
   tombstoneApi: {
-    file: 'tombstone-api-2.lua',
-    command: 'tombstoneApiV1',
-    keys: ['api', 'apis'],
-    argv: ['deletedAt', 'channel', 'message'],
+    file: 'tombstone-api-3.lua',
+    command: 'tombstoneApiV2',
+    keys: ['api', 'apis', 'audit'],
+    argv: ['deletedAt', 'channel', 'message', 'auditEntry'],
     reply: 'integer',
     codes: { 1: 'deleted', [-1]: 'not_found' },
   },
@@ -202,29 +207,29 @@ export const SCRIPTS = {
     codes: { 1: 'deleted', [-1]: 'not_found' },
   },
   ensureIdentity: {
-    file: 'ensure-identity-3.lua',
-    command: 'ensureIdentityV1',
-    keys: ['externalIds', 'record', 'order'],
-    argv: ['externalId', 'newId', 'channel', 'message'],
+    file: 'ensure-identity-4.lua',
+    command: 'ensureIdentityV2',
+    keys: ['externalIds', 'record', 'order', 'audit'],
+    argv: ['externalId', 'newId', 'channel', 'message', 'auditEntry'],
     moreArgv: 'the new record: field, value pairs',
     reply: 'string',
     codes: {},
     value: 'the identity id: the existing one, or newId when created',
   },
   updateIdentity: {
-    file: 'update-identity-1.lua',
-    command: 'updateIdentityV1',
-    keys: ['record'],
-    argv: ['channel', 'message', 'setCount'],
+    file: 'update-identity-2.lua',
+    command: 'updateIdentityV2',
+    keys: ['record', 'audit'],
+    argv: ['channel', 'message', 'auditEntry', 'setCount'],
     moreArgv: 'setCount field, value pairs to set, then fields to delete',
     reply: 'integer',
     codes: { 1: 'updated', [-1]: 'not_found' },
   },
   deleteIdentity: {
-    file: 'delete-identity-3.lua',
-    command: 'deleteIdentityV1',
-    keys: ['externalIds', 'record', 'order'],
-    argv: ['channel', 'message'],
+    file: 'delete-identity-4.lua',
+    command: 'deleteIdentityV2',
+    keys: ['externalIds', 'record', 'order', 'audit'],
+    argv: ['channel', 'message', 'auditEntry'],
     reply: 'integer',
     codes: { 1: 'deleted', [-1]: 'not_found' },
   },

@@ -4,6 +4,8 @@ import { resultDecoder } from '../redis/scriptTable';
 import type { ApiRecord } from '../domain/records';
 import { invalidation, isStorableId, names, type Announce } from './names';
 import { apiFromHash } from './records';
+import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
+import { appendAudit, auditArgument } from './auditLog';
 
 const tombstoneApiOutcome = resultDecoder('tombstoneApi');
 
@@ -12,24 +14,25 @@ export class ApiStore {
   constructor(
     private readonly redis: Redis,
     private readonly announce: Announce,
+    /** The cap of each workspace's audit log, which every write here appends to. */
+    private readonly auditMaxEntries: number = DEFAULT_AUDIT_MAX_ENTRIES,
   ) {}
 
-  async create(api: ApiRecord): Promise<void> {
+  /** The record, its place in the index and its audit entry, in one MULTI. */
+  async create(api: ApiRecord, audit: AuditEntry): Promise<void> {
     const ws = api.workspaceId;
-    execResults(
-      await this.redis
-        .multi()
-        .hset(names.api(ws, api.id), {
-          id: api.id,
-          workspaceId: ws,
-          name: api.name,
-          createdAt: String(api.createdAt),
-          keySeq: '0',
-        })
-        // Score 0: the index pages by id, and ids sort by creation time.
-        .zadd(names.apis(ws), 0, api.id)
-        .exec(),
-    );
+    const multi = this.redis
+      .multi()
+      .hset(names.api(ws, api.id), {
+        id: api.id,
+        workspaceId: ws,
+        name: api.name,
+        createdAt: String(api.createdAt),
+        keySeq: '0',
+      })
+      // Score 0: the index pages by id, and ids sort by creation time.
+      .zadd(names.apis(ws), 0, api.id);
+    execResults(await appendAudit(multi, ws, audit, this.auditMaxEntries).exec());
   }
 
   /** The record, including one marked deleted whose keys are still being purged. */
@@ -66,14 +69,16 @@ export class ApiStore {
   }
 
   /** Marks the API deleted; false when it does not exist. */
-  async markDeleted(ws: string, apiId: string, now: number): Promise<boolean> {
+  async markDeleted(ws: string, apiId: string, now: number, audit: AuditEntry): Promise<boolean> {
     if (!isStorableId(apiId)) return false;
-    const result = await this.redis.tombstoneApiV1(
+    const result = await this.redis.tombstoneApiV2(
       names.api(ws, apiId),
       names.apis(ws),
+      names.audit(ws),
       String(now),
       names.invalidationChannel,
       invalidation.api(ws, apiId),
+      auditArgument(audit, this.auditMaxEntries),
     );
     if (tombstoneApiOutcome(result) !== 'deleted') return false;
     this.announce({ kind: 'api', workspaceId: ws, apiId });

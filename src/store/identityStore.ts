@@ -1,3 +1,5 @@
+import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
+import { auditArgument } from './auditLog';
 import type { IdentityChanges, IdentityRecord } from '../domain/identity';
 import type { NamedLimit } from '../domain/namedLimits';
 import { newId } from '../keys/ids';
@@ -76,18 +78,30 @@ export class IdentityStore {
   constructor(
     private readonly redis: Redis,
     private readonly announce: Announce,
+    /** The cap of each workspace's audit log, which every write here appends to. */
+    private readonly auditMaxEntries: number = DEFAULT_AUDIT_MAX_ENTRIES,
   ) {}
 
   /** The new identity, unless its externalId is taken in the workspace (then nothing is written). */
-  async create(identity: IdentityRecord): Promise<'created' | 'external_id_taken'> {
-    return (await this.ensure(identity)) === identity.id ? 'created' : 'external_id_taken';
+  async create(
+    identity: IdentityRecord,
+    audit: AuditEntry,
+  ): Promise<'created' | 'external_id_taken'> {
+    return (await this.ensure(identity, audit)) === identity.id ? 'created' : 'external_id_taken';
   }
 
   /**
    * The identity with this externalId, created without meta or limits when there is none.
    * Concurrent calls for one externalId make one identity: the script decides, not this process.
+   * A creation is audited as `audit` (the key write that asked for it) with the identity as its
+   * target.
    */
-  async upsertByExternalId(ws: string, externalId: string, now: number): Promise<IdentityRecord> {
+  async upsertByExternalId(
+    ws: string,
+    externalId: string,
+    now: number,
+    audit: AuditEntry,
+  ): Promise<IdentityRecord> {
     const fresh: IdentityRecord = {
       id: newId('id', now),
       workspaceId: ws,
@@ -95,7 +109,12 @@ export class IdentityStore {
       createdAt: now,
     };
     for (let attempt = 0; attempt < MAX_UPSERT_ATTEMPTS; attempt++) {
-      const id = await this.ensure(fresh);
+      const id = await this.ensure(fresh, {
+        ...audit,
+        targetType: 'identity',
+        targetId: fresh.id,
+        summary: { externalId },
+      });
       if (id === fresh.id) return fresh;
       const found = await this.byId(ws, id);
       if (found) return found;
@@ -157,14 +176,17 @@ export class IdentityStore {
     identityId: string,
     changes: IdentityChanges,
     now: number,
+    audit: AuditEntry,
   ): Promise<IdentityRecord | undefined> {
     if (!isStorableId(identityId)) return undefined;
     const { set, del } = changedFields(changes);
     set.push(['updatedAt', String(now)]);
-    const result = await this.redis.updateIdentityV1(
+    const result = await this.redis.updateIdentityV2(
       names.identity(ws, identityId),
+      names.audit(ws),
       names.invalidationChannel,
       invalidation.identity(ws, identityId),
+      auditArgument(audit, this.auditMaxEntries),
       set.length,
       ...set.flat(),
       ...del,
@@ -175,14 +197,16 @@ export class IdentityStore {
   }
 
   /** Deletes the identity and frees its externalId; false when there was none. */
-  async delete(ws: string, identityId: string): Promise<boolean> {
+  async delete(ws: string, identityId: string, audit: AuditEntry): Promise<boolean> {
     if (!isStorableId(identityId)) return false;
-    const result = await this.redis.deleteIdentityV1(
+    const result = await this.redis.deleteIdentityV2(
       names.identityNames(ws),
       names.identity(ws, identityId),
       names.identities(ws),
+      names.audit(ws),
       names.invalidationChannel,
       invalidation.identity(ws, identityId),
+      auditArgument(audit, this.auditMaxEntries),
     );
     if (deleteOutcome(result) !== 'deleted') return false;
     this.announce({ kind: 'identity', workspaceId: ws, identityId });
@@ -190,16 +214,18 @@ export class IdentityStore {
   }
 
   /** The id of the identity with this externalId: this one's when this call created it. */
-  private async ensure(identity: IdentityRecord): Promise<string> {
+  private async ensure(identity: IdentityRecord, audit: AuditEntry): Promise<string> {
     const { workspaceId: ws, id, externalId } = identity;
-    const found = await this.redis.ensureIdentityV1(
+    const found = await this.redis.ensureIdentityV2(
       names.identityNames(ws),
       names.identity(ws, id),
       names.identities(ws),
+      names.audit(ws),
       externalId,
       id,
       names.invalidationChannel,
       invalidation.identity(ws, id),
+      auditArgument(audit, this.auditMaxEntries),
       ...identityFields(identity),
     );
     if (found === id) this.announce({ kind: 'identity', workspaceId: ws, identityId: id });

@@ -3,6 +3,8 @@ import { execResults } from '../redis/results';
 import type { CreditReset } from '../domain/credits';
 import type { KeyFields, KeyRecord } from '../domain/key';
 import { resultDecoder } from '../redis/scriptTable';
+import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
+import { auditArgument } from './auditLog';
 import { invalidation, isStorableId, names, type Announce } from './names';
 import { keyFieldChanges, keyFromHash } from './records';
 
@@ -94,23 +96,27 @@ export class KeyStore {
   constructor(
     private readonly redis: Redis,
     private readonly announce: Announce,
+    /** The cap of each workspace's audit log, which every write here appends to. */
+    private readonly auditMaxEntries: number = DEFAULT_AUDIT_MAX_ENTRIES,
   ) {}
 
-  async create(key: NewKey): Promise<CreateKeyOutcome> {
+  async create(key: NewKey, audit: AuditEntry): Promise<CreateKeyOutcome> {
     const { workspaceId: ws, apiId, keyId, hash } = key;
     if (!isStorableId(apiId)) return 'api_not_found';
     const ownerId = key.fields.ownerId ?? undefined;
-    const result = await this.redis.createKeyV1(
+    const result = await this.redis.createKeyV2(
       names.api(ws, apiId),
       names.key(ws, keyId),
       names.keyHashes(ws),
       names.apiKeys(ws, apiId),
       ownerIndexArgs(ws, apiId, ownerId),
+      names.audit(ws),
       keyId,
       hash,
       names.invalidationChannel,
       ownerId === undefined ? '0' : '1',
       invalidation.keyCreated(ws, hash),
+      auditArgument(audit, this.auditMaxEntries),
       ...recordFields(key),
     );
     // Any other answer is the new key's sequence number.
@@ -126,10 +132,12 @@ export class KeyStore {
   async importKeys(
     ws: string,
     keys: readonly NewKey[],
+    /** Each key's entry, in the order of `keys`. */
+    audit: (key: NewKey) => AuditEntry,
   ): Promise<'imported' | { failure: Exclude<CreateKeyOutcome, 'created'>; index: number }> {
     const unstorable = keys.findIndex((key) => !isStorableId(key.apiId));
     if (unstorable >= 0) return { failure: 'api_not_found', index: unstorable };
-    const keyNames: string[] = [names.keyHashes(ws)];
+    const keyNames: string[] = [names.keyHashes(ws), names.audit(ws)];
     const args: (string | number)[] = [names.invalidationChannel, keys.length];
     for (const key of keys) {
       const ownerId = key.fields.ownerId ?? undefined;
@@ -145,11 +153,12 @@ export class KeyStore {
         key.hash,
         ownerId === undefined ? '0' : '1',
         invalidation.keyCreated(ws, key.hash),
+        auditArgument(audit(key), this.auditMaxEntries),
         fields.length / 2,
         ...fields,
       );
     }
-    const [code, item] = await this.redis.importKeysV1(keyNames.length, ...keyNames, ...args);
+    const [code, item] = await this.redis.importKeysV2(keyNames.length, ...keyNames, ...args);
     const outcome = importKeysOutcome(code as number);
     if (outcome === 'imported') {
       for (const key of keys) {
@@ -233,6 +242,7 @@ export class KeyStore {
     keyId: string,
     fields: KeyFields,
     now: number,
+    audit: AuditEntry,
   ): Promise<KeyRecord | undefined> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const current = await this.get(ws, keyId);
@@ -246,15 +256,17 @@ export class KeyStore {
       const fieldArgs: string[] = [];
       for (const [field, value] of changes.set) fieldArgs.push(field, value);
       fieldArgs.push(...changes.del);
-      const result = await this.redis.updateKeyV1(
+      const result = await this.redis.updateKeyV2(
         names.key(ws, keyId),
         ownerIndexArgs(ws, current.apiId, current.ownerId),
         ownerIndexArgs(ws, current.apiId, newOwner),
+        names.audit(ws),
         String(current.version),
         names.invalidationChannel,
         invalidation.key(ws, current.hash),
         ownerChanged && current.ownerId !== undefined ? '1' : '0',
         ownerChanged && newOwner !== undefined ? '1' : '0',
+        auditArgument(audit, this.auditMaxEntries),
         String(changes.set.length),
         ...fieldArgs,
       );
@@ -279,6 +291,7 @@ export class KeyStore {
     keyId: string,
     rerolled: RerolledKey,
     plan: (current: KeyRecord) => Promise<RerollPlan>,
+    audit: AuditEntry,
   ): Promise<RerollOutcome> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const current = await this.get(ws, keyId);
@@ -286,7 +299,7 @@ export class KeyStore {
       if (!isStorableId(current.apiId)) return 'api_not_found';
       const { fields, expires } = await plan(current);
       const ownerId = fields.ownerId ?? undefined;
-      const result = await this.redis.rerollKeyV1(
+      const result = await this.redis.rerollKeyV2(
         names.api(ws, current.apiId),
         names.key(ws, keyId),
         names.key(ws, rerolled.keyId),
@@ -297,6 +310,7 @@ export class KeyStore {
         names.keyRoles(ws, keyId),
         names.keyPermissions(ws, rerolled.keyId),
         names.keyRoles(ws, rerolled.keyId),
+        names.audit(ws),
         String(current.version),
         names.invalidationChannel,
         invalidation.key(ws, current.hash),
@@ -306,6 +320,7 @@ export class KeyStore {
         rerolled.hash,
         ownerId === undefined ? '0' : '1',
         invalidation.keyCreated(ws, rerolled.hash),
+        auditArgument(audit, this.auditMaxEntries),
         ...recordFields({ ...rerolled, workspaceId: ws, apiId: current.apiId, fields }),
       );
       const outcome = rerollKeyOutcome(result);
@@ -320,19 +335,21 @@ export class KeyStore {
   }
 
   /** Deletes the key and its index entries; false when it did not exist. */
-  async delete(ws: string, keyId: string): Promise<boolean> {
+  async delete(ws: string, keyId: string, audit: AuditEntry): Promise<boolean> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const current = await this.get(ws, keyId);
       if (!current) return false;
-      const result = await this.redis.deleteKeyV1(
+      const result = await this.redis.deleteKeyV2(
         names.key(ws, keyId),
         names.keyHashes(ws),
         names.apiKeys(ws, current.apiId),
         ownerIndexArgs(ws, current.apiId, current.ownerId),
+        names.audit(ws),
         String(current.version),
         names.invalidationChannel,
         invalidation.key(ws, current.hash),
         current.ownerId === undefined ? '0' : '1',
+        auditArgument(audit, this.auditMaxEntries),
       );
       const outcome = deleteKeyOutcome(result);
       if (outcome === 'not_found') return false;

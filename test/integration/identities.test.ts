@@ -7,7 +7,7 @@ import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
 import { IdentityStore } from '../../src/store/identityStore';
 import { names } from '../../src/store/names';
 import { assembleServices } from '../../src/wiring';
-import { eventually, sleep } from '../support/helpers';
+import { eventually, sleep, testAudit } from '../support/helpers';
 import { adminRedis, diffKeyspace, dumpKeyspace } from '../support/keyspace';
 import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
@@ -112,6 +112,7 @@ describe('the identity cache of each node', () => {
         ws,
         'cached-user',
         Date.now(),
+        testAudit(),
       );
       for (const node of [a, b]) {
         expect(await node.services.directory.identity(ws, identity.id)).toEqual(identity);
@@ -122,7 +123,13 @@ describe('the identity cache of each node', () => {
       expect((await b.services.directory.identity(ws, identity.id))?.meta).toBeUndefined();
       expect(b.services.directory.identities.hits).toBe(hits + 1);
 
-      await a.services.identities.update(ws, identity.id, { meta: { plan: 'pro' } }, Date.now());
+      await a.services.identities.update(
+        ws,
+        identity.id,
+        { meta: { plan: 'pro' } },
+        Date.now(),
+        testAudit(),
+      );
       // The writing node applies its own write at once; the other hears of it.
       expect((await a.services.directory.identity(ws, identity.id))?.meta).toEqual({
         plan: 'pro',
@@ -132,7 +139,7 @@ describe('the identity cache of each node', () => {
         { what: 'the update on the other node', timeoutMs: 100, intervalMs: 5 },
       );
 
-      expect(await a.services.identities.delete(ws, identity.id)).toBe(true);
+      expect(await a.services.identities.delete(ws, identity.id, testAudit())).toBe(true);
       expect(await a.services.directory.identity(ws, identity.id)).toBeUndefined();
       await eventually(
         async () => (await b.services.directory.identity(ws, identity.id)) === undefined,
@@ -506,7 +513,9 @@ describe('the store', () => {
     const workspace = 'ws_upserts';
     const now = Date.now();
     const found = await Promise.all(
-      Array.from({ length: 25 }, () => store.upsertByExternalId(workspace, 'user_race', now)),
+      Array.from({ length: 25 }, () =>
+        store.upsertByExternalId(workspace, 'user_race', now, testAudit()),
+      ),
     );
     const ids = new Set(found.map((identity) => identity.id));
     expect(ids.size).toBe(1);
@@ -520,8 +529,10 @@ describe('the store', () => {
       createdAt: now,
     });
     // An existing identity is found as it is, meta and limits included.
-    await store.update(workspace, id!, { meta: { plan: 'pro' } }, now + 1);
-    expect((await store.upsertByExternalId(workspace, 'user_race', now + 2)).meta).toEqual({
+    await store.update(workspace, id!, { meta: { plan: 'pro' } }, now + 1, testAudit());
+    expect(
+      (await store.upsertByExternalId(workspace, 'user_race', now + 2, testAudit())).meta,
+    ).toEqual({
       plan: 'pro',
     });
   });

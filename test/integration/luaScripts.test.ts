@@ -10,6 +10,11 @@ import { startRedis, type TestRedis } from '../support/redisServer';
  * exactly the outcomes its table lists (plus a value, for scripts that answer one).
  */
 
+/** An audit entry (lua/includes/audit.lua) for the write scripts: capped at 10 entries. */
+const AUDIT = JSON.stringify({ max: '10', fields: ['operation', 'test'] });
+/** How many entries a script's calls appended to its test's stream. */
+const auditLength = (t: string) => redis.xlen(`${t}:audit`);
+
 let server: TestRedis | undefined;
 let redis: Redis;
 
@@ -96,40 +101,69 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     return [incremented, negative];
   },
   createKey: async (t) => {
-    const keys = [`${t}:api`, `${t}:key`, `${t}:hashes`, `${t}:apikeys`, `${t}:owner`] as const;
-    const create = () => redis.createKeyV1(...keys, 'key_1', 'h1', `${t}:ch`, '0', 'm', 'id', 'k');
+    const keys = [
+      `${t}:api`,
+      `${t}:key`,
+      `${t}:hashes`,
+      `${t}:apikeys`,
+      `${t}:owner`,
+      `${t}:audit`,
+    ] as const;
+    const create = () =>
+      redis.createKeyV2(...keys, 'key_1', 'h1', `${t}:ch`, '0', 'm', AUDIT, 'id', 'k');
     const noApi = await create();
     await redis.hset(keys[0], 'id', 'api_1');
     const created = await create();
     const again = await create();
+    // A malformed entry fails the script before it writes anything.
+    await redis.del(keys[2]);
+    await expect(
+      redis.createKeyV2(...keys, 'key_1', 'h1', `${t}:ch`, '0', 'm', '{}', 'id', 'k'),
+    ).rejects.toThrow('audit entry');
+    expect(await redis.hlen(keys[2])).toBe(0);
+    expect(await auditLength(t)).toBe(1);
     return [noApi, created, again];
   },
   importKeys: async (t) => {
     const hashes = `${t}:hashes`;
-    const item = (hash: string) => [`key_${hash}`, hash, '0', 'm', 1, 'id', `key_${hash}`];
+    const item = (hash: string) => [`key_${hash}`, hash, '0', 'm', AUDIT, 1, 'id', `key_${hash}`];
     const keysOf = (n: number) => [`${t}:api`, `${t}:key:${n}`, `${t}:apikeys`, `${t}:owner`];
     const run = (hash: string) =>
-      redis.importKeysV1(5, hashes, ...keysOf(1), `${t}:ch`, 1, ...item(hash));
+      redis.importKeysV2(6, hashes, `${t}:audit`, ...keysOf(1), `${t}:ch`, 1, ...item(hash));
     const [noApi] = await run('h1');
     await redis.hset(`${t}:api`, 'id', 'api_1');
     const [imported] = await run('h1');
     const [again] = await run('h1');
+    expect(await auditLength(t)).toBe(1);
     return [noApi!, imported!, again!];
   },
   updateKey: async (t) => {
     const update = (version: string) =>
-      redis.updateKeyV1(`${t}:key`, `${t}:o1`, `${t}:o2`, version, `${t}:ch`, 'm', '0', '0', '0');
+      redis.updateKeyV2(
+        `${t}:key`,
+        `${t}:o1`,
+        `${t}:o2`,
+        `${t}:audit`,
+        version,
+        `${t}:ch`,
+        'm',
+        '0',
+        '0',
+        AUDIT,
+        '0',
+      );
     const missing = await update('1');
     await redis.hset(`${t}:key`, 'id', 'key_1', 'version', '1');
     const moved = await update('2');
     const updated = await update('1');
+    expect(await auditLength(t)).toBe(1);
     return [missing, moved, updated];
   },
   rerollKey: async (t) => {
     const [api, old, hashes] = [`${t}:api`, `${t}:key_1`, `${t}:hashes`];
     const sets = [`${t}:key_1:perms`, `${t}:key_1:roles`, `${t}:key_2:perms`, `${t}:key_2:roles`];
     const reroll = (version: string, hash = 'h2') =>
-      redis.rerollKeyV1(
+      redis.rerollKeyV2(
         api,
         old,
         `${t}:key_2`,
@@ -137,6 +171,7 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
         `${t}:apikeys`,
         `${t}:owner`,
         ...(sets as [string, string, string, string]),
+        `${t}:audit`,
         version,
         `${t}:ch`,
         'old',
@@ -146,6 +181,7 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
         hash,
         '1',
         'new',
+        AUDIT,
         'id',
         'key_2',
         'name',
@@ -160,7 +196,9 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     const taken = await reroll('2', 'h1');
     const moved = await reroll('1');
     // Nothing of the refused calls was written.
-    expect(await redis.exists(`${t}:key_2`, sets[2]!, sets[3]!, `${t}:apikeys`)).toBe(0);
+    expect(await redis.exists(`${t}:key_2`, sets[2]!, sets[3]!, `${t}:apikeys`, `${t}:audit`)).toBe(
+      0,
+    );
     expect(await redis.hget(old, 'version')).toBe('2');
     const rerolled = await reroll('2');
     expect(await redis.hgetall(old)).toMatchObject({ expires: '5000', updatedAt: '1000' });
@@ -176,22 +214,40 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     // The old key has no roles: the new one gets no set at all.
     expect(await redis.exists(sets[3]!)).toBe(0);
     expect(await redis.zrange(`${t}:owner`, 0, -1)).toEqual(['key_2']);
+    expect(await auditLength(t)).toBe(1);
     return [noApi, missing, taken, moved, rerolled];
   },
   deleteKey: async (t) => {
     const remove = (version: string) =>
-      redis.deleteKeyV1(`${t}:key`, `${t}:h`, `${t}:k`, `${t}:o`, version, `${t}:ch`, 'm', '0');
+      redis.deleteKeyV2(
+        `${t}:key`,
+        `${t}:h`,
+        `${t}:k`,
+        `${t}:o`,
+        `${t}:audit`,
+        version,
+        `${t}:ch`,
+        'm',
+        '0',
+        AUDIT,
+      );
     const missing = await remove('1');
     await redis.hset(`${t}:key`, 'id', 'key_1', 'hash', 'h1', 'version', '1');
     const moved = await remove('2');
     const deleted = await remove('1');
+    expect(await auditLength(t)).toBe(1);
     return [missing, moved, deleted];
   },
   tombstoneApi: async (t) => {
-    const tombstone = () => redis.tombstoneApiV1(`${t}:api`, `${t}:apis`, 1000, `${t}:ch`, 'm');
+    const tombstone = () =>
+      redis.tombstoneApiV2(`${t}:api`, `${t}:apis`, `${t}:audit`, 1000, `${t}:ch`, 'm', AUDIT);
     const missing = await tombstone();
     await redis.hset(`${t}:api`, 'id', 'api_1');
-    return [missing, await tombstone()];
+    const marked = await tombstone();
+    // Marked once: a repeated call (a resumed deletion) appends nothing.
+    expect(await tombstone()).toBe(1);
+    expect(await auditLength(t)).toBe(1);
+    return [missing, marked];
   },
   ensureNamespace: async (t) => [
     await redis.ensureNamespaceV1(`${t}:ns`, `${t}:ns:id`, 'ns_1', 'name', 1000),
@@ -242,14 +298,16 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
   },
   ensureIdentity: async (t) => {
     const ensure = (id: string) =>
-      redis.ensureIdentityV1(
+      redis.ensureIdentityV2(
         `${t}:names`,
         `${t}:${id}`,
         `${t}:order`,
+        `${t}:audit`,
         'user_1',
         id,
         'c',
         'm',
+        AUDIT,
         'id',
         id,
       );
@@ -259,28 +317,51 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(await redis.exists(`${t}:id_2`)).toBe(0);
     expect(await redis.hgetall(`${t}:names`)).toEqual({ user_1: 'id_1' });
     expect(await redis.zrange(`${t}:order`, 0, -1)).toEqual(['id_1']);
+    expect(await auditLength(t)).toBe(1);
     return [created];
   },
   updateIdentity: async (t) => {
     const update = () =>
-      redis.updateIdentityV1(`${t}:id_1`, 'c', 'm', 1, 'meta', '{"a":1}', 'ratelimits');
+      redis.updateIdentityV2(
+        `${t}:id_1`,
+        `${t}:audit`,
+        'c',
+        'm',
+        AUDIT,
+        1,
+        'meta',
+        '{"a":1}',
+        'ratelimits',
+      );
     const missing = await update();
     // A record deleted under an update is not brought back as a fragment.
     expect(await redis.exists(`${t}:id_1`)).toBe(0);
     await redis.hset(`${t}:id_1`, 'id', 'id_1', 'ratelimits', '[]');
     const updated = await update();
     expect(await redis.hgetall(`${t}:id_1`)).toEqual({ id: 'id_1', meta: '{"a":1}' });
+    expect(await auditLength(t)).toBe(1);
     return [missing, updated];
   },
   deleteIdentity: async (t) => {
     await redis.hset(`${t}:names`, 'user_1', 'id_1');
     await redis.hset(`${t}:id_1`, 'id', 'id_1', 'externalId', 'user_1');
     await redis.zadd(`${t}:order`, 0, 'id_1');
-    const remove = () => redis.deleteIdentityV1(`${t}:names`, `${t}:id_1`, `${t}:order`, 'c', 'm');
+    const remove = () =>
+      redis.deleteIdentityV2(
+        `${t}:names`,
+        `${t}:id_1`,
+        `${t}:order`,
+        `${t}:audit`,
+        'c',
+        'm',
+        AUDIT,
+      );
     const deleted = await remove();
     expect(await redis.hgetall(`${t}:names`)).toEqual({});
     expect(await redis.exists(`${t}:id_1`, `${t}:order`)).toBe(0);
-    return [deleted, await remove()];
+    const missing = await remove();
+    expect(await auditLength(t)).toBe(1);
+    return [deleted, missing];
   },
 };
 

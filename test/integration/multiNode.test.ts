@@ -5,7 +5,7 @@ import { newId } from '../../src/keys/ids';
 import { hashKey } from '../../src/keys/keyMaterial';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
 import { KeyStore } from '../../src/store/keyStore';
-import { sleep, createKey, hour } from '../support/helpers';
+import { sleep, createKey, hour, testAudit } from '../support/helpers';
 
 let topology: Topology;
 let nodeA: Client;
@@ -149,15 +149,18 @@ describe('changes reach every node within 100 ms', () => {
     });
     try {
       await connectRedis(redis);
-      const outcome = await new KeyStore(redis, () => undefined).create({
-        workspaceId: topology.workspaceId,
-        apiId,
-        keyId: newId('key'),
-        hash: hashKey(plaintext),
-        start: 'chos',
-        createdAt: Date.now(),
-        fields: { enabled: true },
-      });
+      const outcome = await new KeyStore(redis, () => undefined).create(
+        {
+          workspaceId: topology.workspaceId,
+          apiId,
+          keyId: newId('key'),
+          hash: hashKey(plaintext),
+          start: 'chos',
+          createdAt: Date.now(),
+          fields: { enabled: true },
+        },
+        testAudit(),
+      );
       expect(outcome).toBe('created');
     } finally {
       await closeRedis(redis);

@@ -4,7 +4,7 @@ import { generateKey } from '../../src/keys/keyMaterial';
 import { carriedFields, rerolledExpiry } from '../../src/operations/keys/rerollKey';
 import { KeyStore } from '../../src/store/keyStore';
 import { invalidation, names } from '../../src/store/names';
-import { createKey, eventually, hour } from '../support/helpers';
+import { createKey, eventually, hour, testAudit } from '../support/helpers';
 import { adminRedis, closeRedis, diffKeyspace, dumpKeyspace } from '../support/keyspace';
 import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
@@ -272,6 +272,7 @@ describe('concurrent writes', () => {
           expires: rerolledExpiry(current.expires, rerolled.createdAt, hour),
         };
       },
+      testAudit(old.keyId),
     );
     expect(outcome).toBe('rerolled');
     expect(seen).toEqual([{ v: 0 }, { v: 1 }]);

@@ -1,4 +1,5 @@
 import type { Client } from './rpc';
+import type { AuditEntry } from '../../src/domain/audit';
 
 /** The small things every suite needs; one definition each, so that they cannot drift apart. */
 
@@ -59,4 +60,16 @@ export async function createKey(
   });
   expect(response.status).toBe(200);
   return response.body;
+}
+
+/** An audit entry for tests that call a store's writes directly. */
+export function testAudit(targetId = 'test'): AuditEntry {
+  return {
+    rootKeyId: 'rk_test',
+    operation: 'test.write',
+    requestId: 'req_test',
+    targetType: 'key',
+    targetId,
+    summary: {},
+  };
 }

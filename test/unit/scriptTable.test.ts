@@ -19,19 +19,19 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   tokenBucket: '2fecdd73e35d1aae6b7328dc2f28c134fa252eaa',
   multiBucket: '44a2c96f80400187b1696270d666a5757a40af30',
   updateCredits: 'a1fea2d1e024cc3e82b6f626d4728c22b9d6a634',
-  createKey: 'e29883a98ec1967abb50417dbca60616a0aa6a81',
-  importKeys: 'bec9a85cfdef6f6db36dd7ca504776f00ac87dec',
-  updateKey: 'd329bd3d4f69fdcb173f4389bc2b0f80e7699c1d',
-  rerollKey: '7a9d47fb44961455014d9854676b267d07e873d5',
-  deleteKey: '333cf262d8b182f0960e27be281d9de55db5d621',
-  tombstoneApi: 'c7fc6c9bb64d37baec9a87f3b0595d6abfb0f23e',
+  createKey: '2bb1b99310fcc4fd9db8c8a0d2787295eea1f63b',
+  importKeys: 'f95471f7e0a4159bb3422d29b03756903e205786',
+  updateKey: '362d169d931056e4ed196e2f15b3a90ff9200c1e',
+  rerollKey: 'ee034e465f6de2067bb904c69a1794e4fe39aab4',
+  deleteKey: '2b3ca0e5fdf70be71b204d19276a8083c7671cc7',
+  tombstoneApi: '3b6aadfb46c87f3f820863b2aa5cd36f07c486a6',
   ensureNamespace: '253721fd84c089f96f30fd4721b599695a437d8e',
   setOverride: 'd87513a82ed3fe011367eab83f7e4a5d9aad73f6',
   createRbacEntry: '727c2b192beb0a7ee63b0a5d2741d6ac122c0537',
   deleteRbacEntry: '5df032f80c81fff2d05c59578cc4f98c55bc70f6',
-  ensureIdentity: '8d8bc9984512cd06485964a022713fd02fc772aa',
-  updateIdentity: '26f7fe8806ac6fa22c545bf685a185fe139cd4cd',
-  deleteIdentity: '99dd79be405e4ca1c0ee51a04e85a98452359029',
+  ensureIdentity: '3d914576cca79d7e1597f0be1d538a9cb27f0433',
+  updateIdentity: '9153b745d9d3b67daaa6d8750f05e016a0ed2a4e',
+  deleteIdentity: '6ec8d030fd29a55bd2174a5e9183f285d4f9d900',
 };
 
 const scripts = loadScripts();
@@ -75,22 +75,22 @@ describe('the script table', () => {
         .map(({ command, numberOfKeys }) => ({ command, numberOfKeys }))
         .sort((a, b) => a.command.localeCompare(b.command)),
     ).toEqual([
-      { command: 'createKeyV1', numberOfKeys: 5 },
+      { command: 'createKeyV2', numberOfKeys: 6 },
       { command: 'createRbacEntryV1', numberOfKeys: 3 },
-      { command: 'deleteIdentityV1', numberOfKeys: 3 },
-      { command: 'deleteKeyV1', numberOfKeys: 4 },
+      { command: 'deleteIdentityV2', numberOfKeys: 4 },
+      { command: 'deleteKeyV2', numberOfKeys: 5 },
       { command: 'deleteRbacEntryV1', numberOfKeys: 3 },
-      { command: 'ensureIdentityV1', numberOfKeys: 3 },
+      { command: 'ensureIdentityV2', numberOfKeys: 4 },
       { command: 'ensureNamespaceV1', numberOfKeys: 2 },
-      { command: 'importKeysV1', numberOfKeys: undefined },
+      { command: 'importKeysV2', numberOfKeys: undefined },
       { command: 'multiBucketV1', numberOfKeys: undefined },
-      { command: 'rerollKeyV1', numberOfKeys: 10 },
+      { command: 'rerollKeyV2', numberOfKeys: 11 },
       { command: 'setOverrideV1', numberOfKeys: 3 },
       { command: 'tokenBucketV1', numberOfKeys: 2 },
-      { command: 'tombstoneApiV1', numberOfKeys: 2 },
+      { command: 'tombstoneApiV2', numberOfKeys: 3 },
       { command: 'updateCreditsV1', numberOfKeys: 1 },
-      { command: 'updateIdentityV1', numberOfKeys: 1 },
-      { command: 'updateKeyV1', numberOfKeys: 3 },
+      { command: 'updateIdentityV2', numberOfKeys: 2 },
+      { command: 'updateKeyV2', numberOfKeys: 4 },
     ]);
   });
 
@@ -133,6 +133,6 @@ describe('resultDecoder', () => {
     expect(() => resultDecoder('tokenBucket')(3)).toThrow(
       'tokenBucketV1: result code 3 is not in its table',
     );
-    expect(() => resultDecoder('tombstoneApi')(-2)).toThrow('tombstoneApiV1');
+    expect(() => resultDecoder('tombstoneApi')(-2)).toThrow('tombstoneApiV2');
   });
 });

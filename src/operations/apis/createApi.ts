@@ -1,6 +1,7 @@
 import { newId } from '../../keys/ids';
 import { defineOperation } from '../operation';
 import { id, object, text } from '../schemas';
+import { auditEntry, changedFields } from '../audit';
 
 export const createApi = defineOperation({
   name: 'apis.createApi',
@@ -14,12 +15,15 @@ export const createApi = defineOperation({
   async handle(deps, caller, input: { name: string }): Promise<{ apiId: string; name: string }> {
     const now = deps.now();
     const apiId = newId('api', now);
-    await deps.apis.create({
-      id: apiId,
-      workspaceId: caller.rootKey.workspaceId,
-      name: input.name,
-      createdAt: now,
-    });
+    await deps.apis.create(
+      {
+        id: apiId,
+        workspaceId: caller.rootKey.workspaceId,
+        name: input.name,
+        createdAt: now,
+      },
+      auditEntry(caller, 'apis.createApi', 'api', apiId, { name: input.name }),
+    );
     caller.logFields.apiId = apiId;
     return { apiId, name: input.name };
   },

@@ -2,6 +2,7 @@ import { NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
 import { empty, id } from '../schemas';
 import { purgeKeys } from './purgeKeys';
+import { auditEntry, changedFields } from '../audit';
 
 /**
  * Marks the API deleted (its keys stop verifying on every node as the invalidation arrives), then
@@ -23,10 +24,19 @@ export const deleteApi = defineOperation({
   uses: ['apis', 'keys', 'now'],
   async handle(deps, caller, input: { apiId: string }): Promise<Record<string, never>> {
     const ws = caller.rootKey.workspaceId;
-    if (!(await deps.apis.markDeleted(ws, input.apiId, deps.now()))) {
+    if (
+      !(await deps.apis.markDeleted(
+        ws,
+        input.apiId,
+        deps.now(),
+        auditEntry(caller, 'apis.deleteApi', 'api', input.apiId),
+      ))
+    ) {
       throw new NotFoundError(`api ${input.apiId} not found`);
     }
-    await purgeKeys(deps, ws, input.apiId);
+    await purgeKeys(deps, ws, input.apiId, (keyId) =>
+      auditEntry(caller, 'apis.deleteApi', 'key', keyId, { apiId: input.apiId }),
+    );
     await deps.apis.remove(ws, input.apiId);
     return {};
   },

@@ -2,6 +2,7 @@ import { NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
 import { id, object } from '../schemas';
 import { purgeKeys } from './purgeKeys';
+import { auditEntry, changedFields } from '../audit';
 
 interface DeleteKeysInput {
   apiId: string;
@@ -29,6 +30,10 @@ export const deleteKeys = defineOperation({
     if (!api || api.deletedAt !== undefined)
       throw new NotFoundError(`api ${input.apiId} not found`);
     caller.logFields.apiId = input.apiId;
-    return { deletedKeys: await purgeKeys(deps, ws, input.apiId) };
+    return {
+      deletedKeys: await purgeKeys(deps, ws, input.apiId, (keyId) =>
+        auditEntry(caller, 'apis.deleteKeys', 'key', keyId, { apiId: input.apiId }),
+      ),
+    };
   },
 });

@@ -1,3 +1,4 @@
+import type { AuditEntry } from '../../domain/audit';
 import type { Services } from '../services';
 
 /** Keys deleted per round trip while an API's keys are purged. */
@@ -11,6 +12,8 @@ export async function purgeKeys(
   deps: Pick<Services, 'keys'>,
   ws: string,
   apiId: string,
+  /** Each deletion's audit entry. */
+  audit: (keyId: string) => AuditEntry,
 ): Promise<number> {
   let deleted = 0;
   for (;;) {
@@ -18,7 +21,7 @@ export async function purgeKeys(
     if (keyIds.length === 0) return deleted;
     const outcomes = await Promise.all(
       keyIds.map(async (keyId) => {
-        if (await deps.keys.delete(ws, keyId)) return 1;
+        if (await deps.keys.delete(ws, keyId, audit(keyId))) return 1;
         // An index entry whose record is gone would otherwise be listed here forever.
         await deps.keys.unindex(ws, apiId, keyId);
         return 0;

@@ -4,6 +4,7 @@ import { defineOperation } from '../operation';
 import { meta, namedLimits, object } from '../schemas';
 import { identityChanges, type IdentityFieldsInput } from './fields';
 import { newExternalId } from './schemas';
+import { auditEntry, changedFields } from '../audit';
 
 type CreateIdentityInput = IdentityFieldsInput & { externalId: string };
 
@@ -23,13 +24,19 @@ export const createIdentity = defineOperation({
   async handle(deps, caller, input: CreateIdentityInput): Promise<{ identityId: string }> {
     const now = deps.now();
     const identityId = newId('id', now);
-    const outcome = await deps.identities.create({
-      id: identityId,
-      workspaceId: caller.rootKey.workspaceId,
-      externalId: input.externalId,
-      ...identityChanges(input),
-      createdAt: now,
-    });
+    const outcome = await deps.identities.create(
+      {
+        id: identityId,
+        workspaceId: caller.rootKey.workspaceId,
+        externalId: input.externalId,
+        ...identityChanges(input),
+        createdAt: now,
+      },
+      auditEntry(caller, 'identities.createIdentity', 'identity', identityId, {
+        externalId: input.externalId,
+        fields: changedFields(input, ['externalId']),
+      }),
+    );
     if (outcome === 'external_id_taken') {
       throw new ConflictError(
         `Identity with externalId "${input.externalId}" already exists in this workspace`,

@@ -8,6 +8,7 @@ import {
   type IdentityHandle,
 } from './loadIdentity';
 import { identityHandles } from './schemas';
+import { auditEntry, changedFields } from '../audit';
 
 export const deleteIdentity = defineOperation({
   name: 'identities.deleteIdentity',
@@ -28,7 +29,15 @@ export const deleteIdentity = defineOperation({
   uses: ['identities'],
   async handle(deps, caller, input: IdentityHandle): Promise<Record<string, never>> {
     const identity = await loadIdentity(deps, caller, input, 'delete_identity');
-    if (!(await deps.identities.delete(caller.rootKey.workspaceId, identity.id))) {
+    if (
+      !(await deps.identities.delete(
+        caller.rootKey.workspaceId,
+        identity.id,
+        auditEntry(caller, 'identities.deleteIdentity', 'identity', identity.id, {
+          externalId: identity.externalId,
+        }),
+      ))
+    ) {
       throw identityNotFound(input);
     }
     return {};

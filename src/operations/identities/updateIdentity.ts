@@ -9,6 +9,7 @@ import {
 } from './loadIdentity';
 import { identityHandles, identityOutput } from './schemas';
 import { identityView, type IdentityView } from './views';
+import { auditEntry, changedFields } from '../audit';
 
 type UpdateIdentityInput = IdentityHandle & IdentityFieldsInput;
 
@@ -38,6 +39,10 @@ export const updateIdentity = defineOperation({
       identity.id,
       changes,
       deps.now(),
+      auditEntry(caller, 'identities.updateIdentity', 'identity', identity.id, {
+        externalId: identity.externalId,
+        fields: changedFields(changes, []),
+      }),
     );
     // Deleted since it was loaded.
     if (!updated) throw identityNotFound(input);

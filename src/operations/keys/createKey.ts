@@ -14,6 +14,7 @@ import {
 } from '../schemas';
 import { newKeyFields, type KeyFieldsInput } from './fields';
 import { linkIdentity } from './identityLink';
+import { auditEntry, changedFields } from '../audit';
 
 export interface CreateKeyInput extends KeyFieldsInput {
   apiId: string;
@@ -72,25 +73,34 @@ export const createKey = defineOperation({
       if (!(await deps.directory.liveApi(ws, input.apiId))) {
         throw new NotFoundError(`api ${input.apiId} not found`);
       }
-      await linkIdentity(deps, ws, fields, now, 'create');
     }
     const material = generateKey(input.prefix, input.byteLength ?? DEFAULT_BYTE_LENGTH);
     const keyId = newId('key', now);
+    const audit = auditEntry(caller, 'keys.createKey', 'key', keyId, {
+      apiId: input.apiId,
+      fields: changedFields(input, ['apiId', 'prefix', 'byteLength']),
+    });
+    if (plans.length > 0 || fields.ownerId) {
+      await linkIdentity(deps, ws, fields, now, { create: audit });
+    }
     if (plans.length > 0) {
       const [permissions = [], roles = []] = await Promise.all(
         plans.map(async (plan) => (await carryOut(deps, caller, plan)).map((l) => l.id)),
       );
       await deps.rbac.linkNewKey(ws, keyId, { permissions, roles });
     }
-    const outcome = await deps.keys.create({
-      workspaceId: ws,
-      apiId: input.apiId,
-      keyId,
-      hash: material.hash,
-      start: material.start,
-      createdAt: now,
-      fields,
-    });
+    const outcome = await deps.keys.create(
+      {
+        workspaceId: ws,
+        apiId: input.apiId,
+        keyId,
+        hash: material.hash,
+        start: material.start,
+        createdAt: now,
+        fields,
+      },
+      audit,
+    );
     if (outcome !== 'created' && plans.length > 0) await deps.rbac.unlinkNewKey(ws, keyId);
     if (outcome === 'api_not_found') throw new NotFoundError(`api ${input.apiId} not found`);
     // 2^-128 for generated keys; reachable only by importing a known key.

@@ -2,6 +2,7 @@ import { NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
 import { empty } from '../schemas';
 import { keyIdInput, loadKey } from './loadKey';
+import { auditEntry } from '../audit';
 
 export const deleteKey = defineOperation({
   name: 'keys.deleteKey',
@@ -14,7 +15,13 @@ export const deleteKey = defineOperation({
   uses: ['keys', 'directory'],
   async handle(deps, caller, input: { keyId: string }): Promise<Record<string, never>> {
     const key = await loadKey(deps, caller, input.keyId, 'delete_key');
-    if (!(await deps.keys.delete(key.workspaceId, key.id))) {
+    if (
+      !(await deps.keys.delete(
+        key.workspaceId,
+        key.id,
+        auditEntry(caller, 'keys.deleteKey', 'key', key.id, { apiId: key.apiId }),
+      ))
+    ) {
       throw new NotFoundError(`key ${input.keyId} not found`);
     }
     return {};

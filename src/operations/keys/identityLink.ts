@@ -1,3 +1,4 @@
+import type { AuditEntry } from '../../domain/audit';
 import type { IdentityRecord } from '../../domain/identity';
 import type { KeyFields } from '../../domain/key';
 import type { Services } from '../services';
@@ -18,13 +19,14 @@ export function identityView(identity: IdentityRecord): IdentityView {
  * or its alias `ownerId`), or unlinks it when that is cleared. `create`: the identity is made
  * when missing (createKey, updateKey, as Unkey's upsert); `existing`: only an identity that exists
  * is linked (an import, which must leave nothing behind when refused). Call after every check.
+ * An identity made here is audited as the key write's `create` entry, with the identity as target.
  */
 export async function linkIdentity(
   deps: Pick<Services, 'identities'>,
   ws: string,
   fields: KeyFields,
   now: number,
-  missing: 'create' | 'existing',
+  missing: { create: AuditEntry } | 'existing',
 ): Promise<void> {
   const externalId = fields.ownerId;
   if (externalId === undefined) return;
@@ -33,8 +35,8 @@ export async function linkIdentity(
     return;
   }
   const identity =
-    missing === 'create'
-      ? await deps.identities.upsertByExternalId(ws, externalId, now)
+    missing !== 'existing'
+      ? await deps.identities.upsertByExternalId(ws, externalId, now, missing.create)
       : await deps.identities.byExternalId(ws, externalId);
   fields.identityId = identity ? identity.id : null;
 }

@@ -12,6 +12,7 @@ import { defineOperation } from '../operation';
 import { id, object, plaintextKey } from '../schemas';
 import { currentCredits } from './credits';
 import { loadKey } from './loadKey';
+import { auditEntry } from '../audit';
 
 /** Unkey v2's bound on `expiration`, in ms (its schema's `maximum`). */
 export const MAX_EXPIRATION = 4_102_444_800_000;
@@ -85,10 +86,21 @@ export const rerollKey = defineOperation({
     const material = generateKey(prefixOf(key.start), DEFAULT_BYTE_LENGTH);
     const keyId = newId('key', now);
     const rerolled = { keyId, hash: material.hash, start: material.start, createdAt: now };
-    const outcome = await deps.keys.reroll(key.workspaceId, key.id, rerolled, async (current) => ({
-      fields: carriedFields(current, await currentCredits(deps, current)),
-      expires: rerolledExpiry(current.expires, now, input.expiration),
-    }));
+    const outcome = await deps.keys.reroll(
+      key.workspaceId,
+      key.id,
+      rerolled,
+      async (current) => ({
+        fields: carriedFields(current, await currentCredits(deps, current)),
+        expires: rerolledExpiry(current.expires, now, input.expiration),
+      }),
+      // The old key is the target; the summary names the new one.
+      auditEntry(caller, 'keys.rerollKey', 'key', key.id, {
+        apiId: key.apiId,
+        newKeyId: keyId,
+        ...(input.expiration !== undefined ? { expiration: input.expiration } : {}),
+      }),
+    );
     // A key deleted, or whose API began its deletion, since loadKey read it.
     if (outcome === 'not_found' || outcome === 'api_not_found') {
       throw new NotFoundError(`key ${input.keyId} not found`);

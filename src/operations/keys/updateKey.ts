@@ -21,6 +21,7 @@ import {
 import { toKeyFields, type KeyFieldsInput } from './fields';
 import { linkIdentity } from './identityLink';
 import { loadKey } from './loadKey';
+import { auditEntry, changedFields } from '../audit';
 
 type UpdateKeyInput = KeyFieldsInput & {
   keyId: string;
@@ -95,10 +96,14 @@ export const updateKey = defineOperation({
         linked.map((l) => l.id),
       );
     }
-    await linkIdentity(deps, key.workspaceId, fields, now, 'create');
+    const audit = auditEntry(caller, 'keys.updateKey', 'key', key.id, {
+      apiId: key.apiId,
+      fields: changedFields(input, ['keyId']),
+    });
+    await linkIdentity(deps, key.workspaceId, fields, now, { create: audit });
     // One atomic record write, a new `remaining` included (the credits hash applies it when next
     // used); a hash left behind by `remaining: null` is merely tidied up afterwards.
-    const updated = await deps.keys.update(key.workspaceId, key.id, fields, now);
+    const updated = await deps.keys.update(key.workspaceId, key.id, fields, now, audit);
     if (!updated) throw new NotFoundError(`key ${input.keyId} not found`);
     if (input.remaining === null) await deps.keys.deleteCredits(key.id);
     return {};

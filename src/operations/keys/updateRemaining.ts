@@ -4,6 +4,7 @@ import { defineOperation } from '../operation';
 import { id, LIMIT_MAX, object } from '../schemas';
 import { creditSpend } from './credits';
 import { loadKey } from './loadKey';
+import { auditEntry } from '../audit';
 
 /**
  * The key's refill, beside the count it answers (Unkey v2's credits answer shows both). A symbol,
@@ -50,7 +51,18 @@ export const updateRemaining = defineOperation({
       }
       // "set" gives a key with unlimited usage its credits: one record write, as updateKey does.
       const fields = { credits: { resetTo: input.value } };
-      if (!(await deps.keys.update(key.workspaceId, key.id, fields, now))) {
+      if (
+        !(await deps.keys.update(
+          key.workspaceId,
+          key.id,
+          fields,
+          now,
+          auditEntry(caller, 'keys.updateRemaining', 'key', key.id, {
+            op: input.op,
+            value: input.value,
+          }),
+        ))
+      ) {
         throw new NotFoundError(`key ${key.id} not found`);
       }
       return { remaining: input.value };

@@ -7,6 +7,7 @@ import { newKeyFields, type KeyFieldsInput } from '../keys/fields';
 import { linkIdentity } from '../keys/identityLink';
 import { defineOperation } from '../operation';
 import { id, newKeyFields as newKeyFieldsSchema, object, plaintextKey } from '../schemas';
+import { auditEntry } from '../audit';
 
 export interface ImportedKey extends KeyFieldsInput {
   apiId: string;
@@ -106,7 +107,9 @@ export const createKeys = defineOperation({
     });
     // Only identities that exist are linked: a refused import must leave nothing behind.
     await Promise.all(keys.map((key) => linkIdentity(deps, ws, key.fields, now, 'existing')));
-    const outcome = await deps.keys.importKeys(ws, keys);
+    const outcome = await deps.keys.importKeys(ws, keys, (key) =>
+      auditEntry(caller, 'migrations.createKeys', 'key', key.keyId, { apiId: key.apiId }),
+    );
     if (outcome !== 'imported') {
       const item = input[outcome.index]!;
       if (outcome.failure === 'api_not_found')

@@ -275,6 +275,7 @@ const SERVICE_NAMES = [
   'ratelimits',
   'rbac',
   'identities',
+  'auditLog',
   'directory',
   'limiter',
   'management',
@@ -327,7 +328,7 @@ describe('bindOperation', () => {
 
   test('every service name is listed', () => {
     expect(everyServiceListed).toBe(true);
-    expect(Object.keys(sentinels)).toHaveLength(13);
+    expect(Object.keys(sentinels)).toHaveLength(14);
   });
 
   test('hands the operation exactly the services it uses', async () => {

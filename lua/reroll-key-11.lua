@@ -13,6 +13,7 @@
   KEYS[8]   the old key's roles (set of ids)
   KEYS[9]   the new key's permissions (set of ids), written as a copy of KEYS[7]
   KEYS[10]  the new key's roles (set of ids), written as a copy of KEYS[8]
+  KEYS[11]  the workspace's audit log (stream)
   ARGV[1]   the version of the old key the caller read
   ARGV[2]   invalidation channel
   ARGV[3]   the old key's invalidation message (every node reads its new `expires`)
@@ -22,7 +23,8 @@
   ARGV[7]   the new key's hash
   ARGV[8]   "1" when the new key has an ownerId
   ARGV[9]   the new key's invalidation message (clears negative cache entries for its hash)
-  ARGV[10…] field, value pairs of the new record
+  ARGV[10]  the audit entry (lua/includes/audit.lua), appended when the key is rerolled
+  ARGV[11…] field, value pairs of the new record
 
   Returns
      1  rerolled: the new key exists with its index entries, and the old one has its new expiry
@@ -34,14 +36,16 @@
 ]]
 --- @include "includes/recordVersion"
 --- @include "includes/insertKey"
+--- @include "includes/audit"
 
 local new = {
   api = KEYS[1], record = KEYS[3], apiKeys = KEYS[5], owner = KEYS[6],
   keyId = ARGV[6], hash = ARGV[7], hasOwner = ARGV[8], message = ARGV[9], fields = {},
 }
-for i = 10, #ARGV do
-  new.fields[i - 9] = ARGV[i]
+for i = 11, #ARGV do
+  new.fields[i - 10] = ARGV[i]
 end
+local audit = auditEntry(ARGV[10])
 
 local refusal = keyRefusal(new, KEYS[4])
 if refusal == -1 then
@@ -58,4 +62,5 @@ return changeAtVersion(KEYS[2], ARGV[1], function()
   redis.call('SUNIONSTORE', KEYS[9], KEYS[7])
   redis.call('SUNIONSTORE', KEYS[10], KEYS[8])
   insertKey(new, KEYS[4], ARGV[2])
+  appendAudit(KEYS[11], audit)
 end)
