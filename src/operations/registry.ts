@@ -21,6 +21,7 @@ import { updateRemaining } from './keys/updateRemaining';
 import { verifyKey } from './keys/verifyKey';
 import { whoami } from './keys/whoami';
 import { createKeys } from './migrations/createKeys';
+import { listAuditLogs } from './auditLogs/list';
 import { createIdentity } from './identities/createIdentity';
 import { deleteIdentity } from './identities/deleteIdentity';
 import { getIdentity } from './identities/getIdentity';
@@ -93,4 +94,5 @@ export const operations: readonly Operation[] = [
   getVerifications,
   getBucket,
   deleteKey,
+  listAuditLogs,
 ];

@@ -679,6 +679,17 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       effect: async (s, response) => expect(response.body.id).toBe(s.identity),
     },
   ],
+  'auditLogs.list': [
+    {
+      // The caller's own workspace's log, newest first: the scene's writes are in it.
+      input: () => ({ limit: 5 }),
+      effect: async (_, response) => {
+        const entries = response.body.entries as { rootKeyId: string }[];
+        expect(entries.length).toBeGreaterThan(0);
+        expect(entries[0]).toMatchObject({ rootKeyId: expect.any(String) });
+      },
+    },
+  ],
   'identities.listIdentities': [
     {
       // The caller's own workspace's, whichever that is (as listApis).
@@ -863,11 +874,11 @@ test('every route of src/http/routes.ts is in the matrix', () => {
   const doc = readFileSync(join(__dirname, '../../docs/security.md'), 'utf8');
   for (const line of doc.split('\n')) {
     const [, ops, needed] = line.split('|').map((cell) => cell.trim());
-    const permission = /^`(api|ratelimit|rbac|identity)\.([^`]+)\.(\w+)`/.exec(needed ?? '');
+    const permission = /^`(api|ratelimit|rbac|identity|audit)\.([^`]+)\.(\w+)`/.exec(needed ?? '');
     if (!ops || !permission) continue;
     const [, resource, id, action] = permission;
     const scope = id === '*' ? 'any' : id === '<apiId>' ? 'input' : 'resource';
-    for (const [, name] of ops.matchAll(/`([a-z]+\.[A-Za-z]+)`/g)) {
+    for (const [, name] of ops.matchAll(/`([a-z][A-Za-z]*\.[A-Za-z]+)`/g)) {
       documented.set(name!, `${resource}.${action} (${scope})`);
     }
   }

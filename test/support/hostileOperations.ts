@@ -282,6 +282,30 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     }),
   },
   'identities.listIdentities': { base: () => [['limit', '10']] },
+  'auditLogs.list': {
+    base: () => [
+      ['limit', '10'],
+      ['operation', 'keys.createKey'],
+    ],
+    // Both have patterns: a stream entry id, and `service.method`.
+    breakers: () => ({
+      cursor: fc.oneof(
+        badQueryString(41),
+        fc.constantFrom('1', '1-', '-1', 'a-1', '1-1-1', '1 -1', `${'9'.repeat(21)}-0`),
+      ),
+      operation: fc.oneof(
+        badQueryString(65),
+        fc.constantFrom(
+          'keys',
+          'keys.',
+          '.createKey',
+          'a.b.c',
+          'keys createKey',
+          'keys.create_key',
+        ),
+      ),
+    }),
+  },
   'identities.updateIdentity': {
     base: () => [
       ['identityId', json(fixture.identityId)],

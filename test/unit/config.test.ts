@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       shutdownDrainMs: 0,
       errorDocsUrl: '/docs/errors',
       maxBodyBytes: 1024 * 1024,
+      auditMaxEntries: 100_000,
     });
   });
 
@@ -62,6 +63,7 @@ describe('loadConfig', () => {
       KEYWARD_CACHE_NEGATIVE_TTL_MS: '100',
       KEYWARD_ERROR_DOCS_URL: 'https://keyward.example/errors',
       KEYWARD_MANAGEMENT_RATE_LIMIT: '5',
+      KEYWARD_AUDIT_MAX_ENTRIES: '50',
     });
     expect(config).toEqual({
       port: 9000,
@@ -79,6 +81,7 @@ describe('loadConfig', () => {
       shutdownDrainMs: 0,
       errorDocsUrl: 'https://keyward.example/errors',
       maxBodyBytes: 1024 * 1024,
+      auditMaxEntries: 50,
     });
   });
 

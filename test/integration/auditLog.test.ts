@@ -1,0 +1,341 @@
+import type { Redis } from 'ioredis';
+import { hashKey } from '../../src/keys/keyMaterial';
+import { closeRedis } from '../../src/redis/clients';
+import { names } from '../../src/store/names';
+import { adminRedis } from '../support/keyspace';
+import { client, type Client, type RpcResponse } from '../support/rpc';
+import { startProcessTopology, startTopology, type Topology } from '../support/topology';
+
+/**
+ * The audit log (issue 16): every management write appends one entry to its workspace's stream
+ * in the same script or MULTI as the write; a refused write appends none; auditLogs.list reads it.
+ */
+let topology: Topology;
+let primary: Redis;
+
+beforeAll(async () => {
+  topology = await startTopology({ nodes: 1 });
+  primary = await adminRedis(topology.primary.url);
+});
+afterAll(async () => {
+  if (primary) await closeRedis(primary);
+  if (topology) await topology.stop();
+});
+
+interface Entry {
+  id: string;
+  time: number;
+  rootKeyId: string;
+  operation: string;
+  requestId: string;
+  target: { type: string; id: string };
+  summary: Record<string, unknown>;
+}
+
+/** A workspace of its own, its root key's id and a client. */
+async function workspace(permissions?: string[]) {
+  const root = await topology.newRootKey(permissions ? { permissions } : {});
+  const rootKeyId = (await primary.hget(names.rootKey(hashKey(root.key)), 'id')) as string;
+  return {
+    ...root,
+    rootKeyId,
+    api: client(topology.nodes[0]!.url, root.key),
+    length: () => primary.xlen(names.audit(root.workspaceId)),
+  };
+}
+
+async function entries(api: Client, query: Record<string, string> = {}): Promise<Entry[]> {
+  const page = await api.get<{ entries: Entry[] }>('auditLogs.list', { limit: '100', ...query });
+  expect(page.status).toBe(200);
+  return page.body.entries;
+}
+
+/** Runs a write that must succeed and returns the one entry it appended. */
+async function audited(
+  ws: Awaited<ReturnType<typeof workspace>>,
+  write: () => Promise<RpcResponse>,
+): Promise<{ entry: Entry; response: RpcResponse }> {
+  const before = await ws.length();
+  const started = Date.now();
+  const response = await write();
+  expect(response.status).toBe(200);
+  expect(await ws.length()).toBe(before + 1);
+  const [entry] = await entries(ws.api, { limit: '1' });
+  expect(entry!.rootKeyId).toBe(ws.rootKeyId);
+  expect(entry!.requestId).toBe(response.headers.get('x-request-id'));
+  expect(entry!.time).toBeGreaterThanOrEqual(started - 1000);
+  expect(entry!.time).toBeLessThanOrEqual(Date.now() + 1000);
+  return { entry: entry!, response };
+}
+
+test('every key, API and identity write leaves exactly one entry: who, what, target, request id, time', async () => {
+  const ws = await workspace();
+  const { api } = ws;
+  const created = await audited(ws, () => api.post('apis.createApi', { name: 'audited' }));
+  const apiId = created.response.body.apiId as string;
+  expect(created.entry).toMatchObject({
+    operation: 'apis.createApi',
+    target: { type: 'api', id: apiId },
+    summary: { name: 'audited' },
+  });
+
+  const key = await audited(ws, () =>
+    api.post('keys.createKey', { apiId, name: 'k', meta: { plan: 'secret-plan' } }),
+  );
+  const keyId = key.response.body.keyId as string;
+  const plaintext = key.response.body.key as string;
+  expect(key.entry).toMatchObject({
+    operation: 'keys.createKey',
+    target: { type: 'key', id: keyId },
+    summary: { apiId, fields: ['meta', 'name'] },
+  });
+
+  const steps: [string, () => Promise<RpcResponse>, Partial<Entry>][] = [
+    [
+      'keys.updateKey',
+      () => api.post('keys.updateKey', { keyId, name: 'renamed', enabled: false }),
+      { target: { type: 'key', id: keyId }, summary: { apiId, fields: ['enabled', 'name'] } },
+    ],
+    [
+      'keys.updateRemaining',
+      () => api.post('keys.updateRemaining', { keyId, op: 'set', value: 5 }),
+      { target: { type: 'key', id: keyId }, summary: { op: 'set', value: 5 } },
+    ],
+    [
+      'identities.createIdentity',
+      () => api.post('identities.createIdentity', { externalId: 'user_audit', meta: { a: 1 } }),
+      {
+        target: { type: 'identity', id: expect.any(String) },
+        summary: { externalId: 'user_audit', fields: ['meta'] },
+      },
+    ],
+    [
+      'identities.updateIdentity',
+      () => api.post('identities.updateIdentity', { externalId: 'user_audit', meta: { a: 2 } }),
+      { summary: { externalId: 'user_audit', fields: ['meta'] } },
+    ],
+    [
+      'identities.deleteIdentity',
+      () => api.post('identities.deleteIdentity', { externalId: 'user_audit' }),
+      { summary: { externalId: 'user_audit' } },
+    ],
+  ];
+  for (const [operation, write, expected] of steps) {
+    const { entry } = await audited(ws, write);
+    expect(entry).toMatchObject({ operation, ...expected });
+  }
+
+  const rerolled = await audited(ws, () => api.post('keys.rerollKey', { keyId, expiration: 0 }));
+  expect(rerolled.entry).toMatchObject({
+    operation: 'keys.rerollKey',
+    target: { type: 'key', id: keyId },
+    summary: { apiId, newKeyId: rerolled.response.body.keyId },
+  });
+  const newKey = rerolled.response.body.key as string;
+  const deleted = await audited(ws, () => api.post('keys.deleteKey', { keyId }));
+  expect(deleted.entry).toMatchObject({ operation: 'keys.deleteKey', target: { id: keyId } });
+
+  // An import: one entry per key, in one step with the keys.
+  const before = await ws.length();
+  const imported = await api.post('migrations.createKeys', [
+    { apiId, plaintext: 'sk_imported_audit_1' },
+    { apiId, plaintext: 'sk_imported_audit_2' },
+  ]);
+  expect(imported.status).toBe(200);
+  expect(await ws.length()).toBe(before + 2);
+  const importedIds = (imported.body as unknown as { keyIds: string[] }).keyIds;
+  expect(
+    (await entries(api, { operation: 'migrations.createKeys' })).map((e) => e.target.id).sort(),
+  ).toEqual([...importedIds].sort());
+
+  // A key created with an externalId makes its identity: two entries, the identity's first.
+  const owned = await api.post('keys.createKey', { apiId, externalId: 'user_owner' });
+  const [keyEntry, identityEntry] = await entries(api, { limit: '2' });
+  expect(keyEntry).toMatchObject({ operation: 'keys.createKey', target: { id: owned.body.keyId } });
+  expect(identityEntry).toMatchObject({
+    operation: 'keys.createKey',
+    target: { type: 'identity' },
+    summary: { externalId: 'user_owner' },
+  });
+
+  // deleteApi: the API's entry, then one per key it purges.
+  const left = await ws.length();
+  expect((await api.post('apis.deleteApi', { apiId })).status).toBe(200);
+  // Four keys are left: the rerolled one, two imported and the owned one.
+  const purge = await entries(api, { limit: '5' });
+  expect(await ws.length()).toBe(left + 1 + 4);
+  expect(purge.every((e) => e.operation === 'apis.deleteApi')).toBe(true);
+  expect(purge[4]!.target).toEqual({ type: 'api', id: apiId });
+
+  // No secret anywhere in the stream: neither key's plaintext nor its hash, nor the root key's.
+  const raw = JSON.stringify(await primary.xrange(names.audit(ws.workspaceId), '-', '+'));
+  for (const secret of [plaintext, newKey, ws.key, 'sk_imported_audit_1']) {
+    expect(raw).not.toContain(secret);
+    expect(raw).not.toContain(hashKey(secret));
+  }
+  expect(raw).not.toContain('secret-plan');
+});
+
+test('a refused write (400, 403, 404, 409) leaves no entry', async () => {
+  const ws = await workspace();
+  const { api } = ws;
+  const apiId = (await api.post('apis.createApi', { name: 'refusals' })).body.apiId as string;
+  const keyId = (await api.post('keys.createKey', { apiId })).body.keyId as string;
+  expect((await api.post('identities.createIdentity', { externalId: 'taken' })).status).toBe(200);
+  const narrow = client(
+    topology.nodes[0]!.url,
+    (await topology.newRootKey({ workspaceId: ws.workspaceId, permissions: ['api.*.read_key'] }))
+      .key,
+  );
+  const before = await ws.length();
+  const refused: [number, Promise<RpcResponse>][] = [
+    [400, api.post('keys.createKey', { apiId, byteLength: 1 })],
+    [400, api.post('keys.updateKey', { keyId, meta: 'not an object' })],
+    [403, narrow.post('keys.deleteKey', { keyId })],
+    [403, narrow.post('apis.createApi', { name: 'no' })],
+    [404, api.post('keys.deleteKey', { keyId: 'key_1ChFjUG4o6VLuzbLGABNDC' })],
+    [404, api.post('keys.createKey', { apiId: 'api_1ChFjUFmm4aKezRcXb7fjz' })],
+    [404, api.post('apis.deleteApi', { apiId: 'api_1ChFjUFmm4aKezRcXb7fjz' })],
+    [404, api.post('identities.updateIdentity', { externalId: 'nobody', meta: {} })],
+    [409, api.post('identities.createIdentity', { externalId: 'taken' })],
+    [
+      409,
+      api.post('migrations.createKeys', [
+        { apiId, plaintext: 'sk_dup' },
+        { apiId, plaintext: 'sk_dup' },
+      ]),
+    ],
+  ];
+  for (const [status, call] of refused) expect((await call).status).toBe(status);
+  expect(await ws.length()).toBe(before);
+});
+
+test('auditLogs.list: newest first, cursor paging, filters by target and operation; needs audit.*.read', async () => {
+  const ws = await workspace();
+  const { api } = ws;
+  const apiId = (await api.post('apis.createApi', { name: 'paging' })).body.apiId as string;
+  const keyIds: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    keyIds.push((await api.post('keys.createKey', { apiId })).body.keyId as string);
+  }
+  await api.post('keys.updateKey', { keyId: keyIds[0], name: 'first' });
+
+  const all = await entries(api);
+  expect(all.map((e) => e.operation)).toEqual([
+    'keys.updateKey',
+    ...Array(5).fill('keys.createKey'),
+    'apis.createApi',
+  ]);
+  const ids = all.map((e) => e.id);
+  expect([...ids].sort().reverse()).toEqual(ids);
+
+  // Pages of 3: 3, 3, 1, then no cursor.
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 3; page++) {
+    const response = await api.get<{ entries: Entry[]; cursor?: string }>('auditLogs.list', {
+      limit: '3',
+      ...(cursor ? { cursor } : {}),
+    });
+    seen.push(...response.body.entries.map((e) => e.id));
+    cursor = response.body.cursor;
+  }
+  expect(seen).toEqual(ids);
+  expect(cursor).toBeUndefined();
+
+  expect((await entries(api, { targetId: keyIds[0]! })).map((e) => e.operation)).toEqual([
+    'keys.updateKey',
+    'keys.createKey',
+  ]);
+  expect(await entries(api, { operation: 'apis.createApi' })).toHaveLength(1);
+  expect(await entries(api, { operation: 'keys.deleteKey' })).toEqual([]);
+
+  // Another workspace's log is its own.
+  const other = await workspace();
+  expect(await entries(other.api)).toEqual([]);
+
+  const noRead = await topology.newRootKey({
+    workspaceId: ws.workspaceId,
+    permissions: ['api.*.read_key'],
+  });
+  const refused = await client(topology.nodes[0]!.url, noRead.key).get('auditLogs.list', {});
+  expect(refused.status).toBe(403);
+  const reader = await topology.newRootKey({
+    workspaceId: ws.workspaceId,
+    permissions: ['audit.*.read'],
+  });
+  const read = await client(topology.nodes[0]!.url, reader.key).get<{ entries: Entry[] }>(
+    'auditLogs.list',
+    { limit: '1' },
+  );
+  expect(read.status).toBe(200);
+  expect(read.body.entries).toHaveLength(1);
+  expect((await api.get('auditLogs.list', { cursor: 'nope' })).status).toBe(400);
+});
+
+test('the stream keeps at most KEYWARD_AUDIT_MAX_ENTRIES entries', async () => {
+  const node = await topology.addNode({ env: { KEYWARD_AUDIT_MAX_ENTRIES: '3' } });
+  const root = await topology.newRootKey();
+  const api = client(node.url, root.key);
+  for (let i = 0; i < 6; i++) {
+    expect((await api.post('apis.createApi', { name: `capped-${i}` })).status).toBe(200);
+  }
+  expect(await primary.xlen(names.audit(root.workspaceId))).toBe(3);
+  const kept = await entries(api);
+  expect(kept.map((e) => e.summary.name)).toEqual(['capped-5', 'capped-4', 'capped-3']);
+});
+
+test('a node killed amid writes leaves every written key with its entry, and every entry with its key', async () => {
+  const processes = await startProcessTopology({ nodes: 1, localRedis: false });
+  const admin = await adminRedis(processes.primary.url);
+  try {
+    const node = processes.nodes[0]!;
+    const api = client(node.url, processes.rootKey);
+    const apiId = (await api.post('apis.createApi', { name: 'killed' })).body.apiId as string;
+    // Four writers in a tight loop; SIGKILL lands amid their writes.
+    let stop = false;
+    const writer = async () => {
+      while (!stop) {
+        try {
+          const created = await api.post('keys.createKey', { apiId });
+          if (created.status === 200) {
+            await api.post('keys.updateKey', { keyId: created.body.keyId, name: 'x' });
+          }
+        } catch {
+          return;
+        }
+      }
+    };
+    const writers = Promise.all([writer(), writer(), writer(), writer()]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await node.stop('SIGKILL');
+    stop = true;
+    await writers;
+
+    const ws = processes.workspaceId;
+    const keyIds = await admin.zrange(names.apiKeys(ws, apiId), 0, -1);
+    expect(keyIds.length).toBeGreaterThan(0);
+    const stream = await admin.xrange(names.audit(ws), '-', '+');
+    const byKey = new Map<string, string[]>();
+    for (const [, values] of stream) {
+      const fields = Object.fromEntries(
+        Array.from({ length: values.length / 2 }, (_, i) => [values[2 * i], values[2 * i + 1]]),
+      );
+      if (fields.targetType !== 'key') continue;
+      byKey.set(fields.targetId!, [...(byKey.get(fields.targetId!) ?? []), fields.operation!]);
+    }
+    for (const keyId of keyIds) {
+      const record = await admin.hgetall(names.key(ws, keyId));
+      const operations = byKey.get(keyId) ?? [];
+      // One creation entry per key, and one update entry per update the record shows.
+      expect(operations.filter((op) => op === 'keys.createKey')).toHaveLength(1);
+      expect(operations.filter((op) => op === 'keys.updateKey')).toHaveLength(
+        Number(record.version) - 1,
+      );
+    }
+    expect([...byKey.keys()].sort()).toEqual([...keyIds].sort());
+  } finally {
+    await closeRedis(admin);
+    await processes.stop();
+  }
+});
