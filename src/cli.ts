@@ -9,6 +9,7 @@ import {
   wantsHelp,
   type CommandSpec,
 } from './commands/framework';
+import { auditCommands } from './commands/audit';
 import { inspectCommands } from './commands/inspect';
 import { keyCommands } from './commands/keys';
 import { rootCommands } from './commands/root';
@@ -24,6 +25,7 @@ const COMMANDS: readonly CommandSpec[] = [
   ...apiCommands,
   ...keyCommands,
   ...inspectCommands,
+  ...auditCommands,
   ...doctorCommands,
 ];
 

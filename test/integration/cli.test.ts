@@ -105,6 +105,7 @@ describe('help and usage errors', () => {
       'keys verify',
       'keys revoke',
       'inspect key',
+      'audit',
       'doctor',
     ]) {
       expect(overview.stdout).toContain(`  ${command} `);
@@ -255,6 +256,20 @@ describe('apis and keys', () => {
       { name: 'search', keys: 0 },
     ]);
     expect(listTable.stdout).toMatch(new RegExp(`^${api.apiId}\\s+2\\s+\\S+\\s+payments$`, 'm'));
+    // The command line's writes are in the audit log, by the operator.
+    const [audited, auditTable] = await Promise.all([
+      runJson<{ entries: { rootKeyId: string; target: { id: string } }[]; cursor?: string }>(
+        ['audit', '--workspace', ws, '--operation', 'keys.createKey', '--limit', '1'],
+        env,
+      ),
+      runCli(['audit', '--workspace', ws, '--target', consistent.keyId], env),
+    ]);
+    expect(audited.entries).toHaveLength(1);
+    expect(audited.entries[0]!.rootKeyId).toBe('operator');
+    expect(audited.cursor).toMatch(/^\d+-\d+$/);
+    expect(auditTable.stdout).toMatch(
+      new RegExp(`operator\\s+keys\\.createKey\\s+key ${consistent.keyId}`),
+    );
     expect(first.body).toMatchObject({
       valid: true,
       code: 'VALID',
