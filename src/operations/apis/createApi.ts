@@ -1,7 +1,7 @@
 import { newId } from '../../keys/ids';
 import { defineOperation } from '../operation';
 import { id, object, text } from '../schemas';
-import { auditEntry, changedFields } from '../audit';
+import { auditEntry } from '../audit';
 
 export const createApi = defineOperation({
   name: 'apis.createApi',

@@ -2,7 +2,7 @@ import { NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
 import { empty, id } from '../schemas';
 import { purgeKeys } from './purgeKeys';
-import { auditEntry, changedFields } from '../audit';
+import { auditEntry } from '../audit';
 
 /**
  * Marks the API deleted (its keys stop verifying on every node as the invalidation arrives), then

@@ -2,7 +2,7 @@ import { NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
 import { id, object } from '../schemas';
 import { purgeKeys } from './purgeKeys';
-import { auditEntry, changedFields } from '../audit';
+import { auditEntry } from '../audit';
 
 interface DeleteKeysInput {
   apiId: string;

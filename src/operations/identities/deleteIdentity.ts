@@ -8,7 +8,7 @@ import {
   type IdentityHandle,
 } from './loadIdentity';
 import { identityHandles } from './schemas';
-import { auditEntry, changedFields } from '../audit';
+import { auditEntry } from '../audit';
 
 export const deleteIdentity = defineOperation({
   name: 'identities.deleteIdentity',
