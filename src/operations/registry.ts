@@ -14,6 +14,7 @@ import { createKey } from './keys/createKey';
 import { deleteKey } from './keys/deleteKey';
 import { getBucket } from './keys/getBucket';
 import { getKey } from './keys/getKey';
+import { getRecentVerifications } from './keys/getRecentVerifications';
 import { getVerifications } from './keys/getVerifications';
 import { rerollKey } from './keys/rerollKey';
 import { updateKey } from './keys/updateKey';
@@ -91,6 +92,7 @@ export const operations: readonly Operation[] = [
   // keyward's own additions, for the dashboard.
   listApis,
   getVerifications,
+  getRecentVerifications,
   getBucket,
   deleteKey,
 ];

@@ -374,6 +374,13 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       effect: async (_, response) => expect(response.body.verifications).toEqual(expect.any(Array)),
     },
   ],
+  'keys.getRecentVerifications': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId }),
+      lookup: keyOfA,
+      effect: async (_, response) => expect(response.body.scope).toBe('node'),
+    },
+  ],
   'keys.verifyKey': [
     {
       input: (s) => ({ key: s.key1.key }),
@@ -993,6 +1000,7 @@ describe('not found looks the same whatever the reason', () => {
       getKey: (keyId) => admin.get('keys.getKey', { keyId }),
       getBucket: (keyId) => admin.get('keys.getBucket', { keyId }),
       getVerifications: (keyId) => admin.get('keys.getVerifications', { keyId }),
+      getRecentVerifications: (keyId) => admin.get('keys.getRecentVerifications', { keyId }),
       updateRemaining: (keyId) =>
         admin.post('keys.updateRemaining', { keyId, op: 'set', value: 1 }),
       updateKey: (keyId) => admin.post('keys.updateKey', { keyId, name: 'x' }),

@@ -454,6 +454,15 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     breakers: () => ({
       ratelimit: badCost(),
       remaining: badCost(),
+      tags: fc.oneof(
+        wrongType(['array']),
+        fc.constantFrom(
+          '[""]',
+          '[1]',
+          `["${'t'.repeat(513)}"]`,
+          JSON.stringify(Array.from({ length: 21 }, (_, i) => `t${i}`)),
+        ),
+      ),
       authorization: fc.oneof(
         badObject(),
         fc.constant('{}'),
@@ -487,7 +496,17 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
   },
   'keys.getKey': { base: () => [['keyId', fixture.keyId]] },
   'apis.listApis': { base: () => [['limit', '10']] },
-  'keys.getVerifications': { base: () => [['keyId', fixture.keyId]] },
+  'keys.getVerifications': {
+    base: () => [['keyId', fixture.keyId]],
+    breakers: () => ({
+      keyId: badQueryString(64),
+      ownerId: badQueryString(256),
+      start: fc.constantFrom('-1', 'yesterday', '1.5'),
+      end: fc.constantFrom('-1', 'now', '1e3'),
+      granularity: fc.constantFrom('hour', 'month', ''),
+    }),
+  },
+  'keys.getRecentVerifications': { base: () => [['keyId', fixture.keyId]] },
   'keys.getBucket': { base: () => [['keyId', fixture.keyId]] },
   'ratelimits.getOverride': {
     base: () => [
