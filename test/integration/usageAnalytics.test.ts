@@ -11,7 +11,12 @@ import { UsageStore } from '../../src/store/usageStore';
 import { createKey, eventually, hour } from '../support/helpers';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { client, type Client } from '../support/rpc';
-import { startTopology, type Topology } from '../support/topology';
+import {
+  startProcessTopology,
+  startTopology,
+  type ProcessTopology,
+  type Topology,
+} from '../support/topology';
 
 const DAY = 86_400_000;
 const RETENTION = { minute: 48 * hour, hour: 90 * DAY, day: 730 * DAY };
@@ -291,5 +296,60 @@ describe('an analytics Redis that is away', () => {
     } finally {
       await closeRedis(fresh);
     }
+  });
+});
+
+describe('a node as a process (npm run build first)', () => {
+  let topology: ProcessTopology;
+  let admin: Redis;
+
+  beforeAll(async () => {
+    // The longest flush interval allowed: a SIGTERM lands well inside it.
+    topology = await startProcessTopology({
+      nodes: 0,
+      localRedis: false,
+      env: { KEYWARD_ANALYTICS_FLUSH_MS: '1000' },
+    });
+    admin = createRedis(topology.primary.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
+    await connectRedis(admin);
+  });
+  afterAll(async () => {
+    await closeRedis(admin);
+    await topology.stop();
+  });
+
+  test('SIGTERM mid-interval: the counts pending are written before the process exits', async () => {
+    const node = await topology.addNode({ name: 'sigterm' });
+    const api = client(node.url, topology.rootKey);
+    const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'term' })).body
+      .apiId;
+    const { key } = await createKey(api, apiId);
+    // Let one flush pass, so the verifications below are counted after it, mid-interval.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const answered = await Promise.all(
+      Array.from({ length: 40 }, () => api.post<Verdict>('keys.verifyKey', { key })),
+    );
+    expect(answered.every((a) => a.body.code === 'VALID')).toBe(true);
+    expect(await node.stop('SIGTERM')).toBe(0);
+    expect(total(await counters(admin, topology.workspaceId, apiId, 'minute'))).toBe(40);
+  });
+
+  test('SIGKILL loses at most what the last interval counted', async () => {
+    const node = await topology.addNode({ name: 'sigkill' });
+    const api = client(node.url, topology.rootKey);
+    const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'kill' })).body
+      .apiId;
+    const { key } = await createKey(api, apiId);
+    for (let i = 0; i < 10; i++) await api.post('keys.verifyKey', { key });
+    // A flush has passed: those ten are in Redis.
+    await eventually(
+      async () => total(await counters(admin, topology.workspaceId, apiId, 'day')) === 10,
+      { what: 'the first flush' },
+    );
+    for (let i = 0; i < 5; i++) await api.post('keys.verifyKey', { key });
+    await node.stop('SIGKILL');
+    const counted = total(await counters(admin, topology.workspaceId, apiId, 'day'));
+    expect(counted).toBeGreaterThanOrEqual(10);
+    expect(counted).toBeLessThanOrEqual(15);
   });
 });
