@@ -1,3 +1,4 @@
+import { getAnalyticsVerifications } from './analytics/getVerifications';
 import { createApi } from './apis/createApi';
 import { deleteApi } from './apis/deleteApi';
 import { deleteKeys } from './apis/deleteKeys';
@@ -93,6 +94,7 @@ export const operations: readonly Operation[] = [
   listApis,
   getVerifications,
   getRecentVerifications,
+  getAnalyticsVerifications,
   getBucket,
   deleteKey,
 ];

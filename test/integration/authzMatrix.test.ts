@@ -328,6 +328,12 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       effect: async (s, response) => expect(response.body.id).toBe(s.apiA),
     },
   ],
+  'analytics.getVerifications': [
+    {
+      input: (s) => ({ apiId: s.apiA, start: 0 }),
+      effect: async (_, response) => expect(response.body).toEqual(expect.any(Array)),
+    },
+  ],
   'apis.listKeys': [
     {
       input: (s) => ({ apiId: s.apiA }),

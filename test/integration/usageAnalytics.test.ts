@@ -198,6 +198,112 @@ describe('counts across two nodes', () => {
   });
 });
 
+describe('analytics.getVerifications', () => {
+  let topology: Topology;
+  let unkey: Unkey;
+  let apiId: string;
+  let acme: { keyId: string; key: string };
+  let plain: { keyId: string; key: string };
+  const start = Date.now() - hour;
+
+  beforeAll(async () => {
+    topology = await startTopology({ nodes: 2, env: FAST_FLUSH });
+    const nodeA = client(topology.nodes[0]!.url, topology.rootKey);
+    const nodeB = client(topology.nodes[1]!.url, topology.rootKey);
+    unkey = new Unkey({
+      baseUrl: topology.nodes[0]!.url,
+      rootKey: topology.rootKey,
+      retry: { attempts: 0, backoff: () => 0 },
+    });
+    apiId = (await nodeA.post<{ apiId: string }>('apis.createApi', { name: 'stats' })).body.apiId;
+    acme = await createKey(nodeA, apiId, { externalId: 'acme' });
+    plain = await createKey(nodeA, apiId, { enabled: false });
+    for (let i = 0; i < 3; i++) await nodeA.post('keys.verifyKey', { key: acme.key, tags: ['a'] });
+    for (let i = 0; i < 2; i++) {
+      await nodeB.post('keys.verifyKey', { key: plain.key, tags: ['b', 'a'] });
+    }
+    await eventually(
+      async () => {
+        const { result } = await unkey.analytics.getVerifications({ apiId, start });
+        return result?.[0]?.total === 5;
+      },
+      { what: 'both nodes to flush' },
+    );
+  });
+  afterAll(() => topology.stop());
+
+  const read = async (query: Record<string, unknown>) => {
+    const { result, error } = await unkey.analytics.getVerifications({
+      apiId,
+      start,
+      ...query,
+    } as Parameters<typeof unkey.analytics.getVerifications>[0]);
+    expect(error).toBeUndefined();
+    return result!;
+  };
+
+  test('without a group, the range summed by outcome', async () => {
+    expect(await read({})).toEqual([
+      expect.objectContaining({ total: 5, valid: 3, disabled: 2, rateLimited: 0 }),
+    ]);
+  });
+
+  test('by key, ordered by total, limited', async () => {
+    const byKey = await read({ groupBy: 'key', orderBy: 'total', order: 'desc' });
+    expect(byKey.map((row) => [row.keyId, row.total])).toEqual([
+      [acme.keyId, 3],
+      [plain.keyId, 2],
+    ]);
+    expect(await read({ groupBy: 'key', orderBy: 'total', order: 'desc', limit: 1 })).toHaveLength(
+      1,
+    );
+    expect(await read({ keyId: [plain.keyId, 'key_other'] })).toEqual([
+      expect.objectContaining({ total: 2, disabled: 2 }),
+    ]);
+  });
+
+  test('by identity, and filtered by externalId', async () => {
+    const byIdentity = await read({ groupBy: 'identity' });
+    expect(byIdentity).toEqual([
+      expect.objectContaining({
+        total: 3,
+        identity: { id: expect.stringMatching(/^id_/), externalId: 'acme' },
+      }),
+    ]);
+    expect(await read({ externalId: 'acme' })).toEqual([expect.objectContaining({ total: 3 })]);
+  });
+
+  test('by tag and by tags, and filtered by tags', async () => {
+    const byTag = await read({ groupBy: 'tag', orderBy: 'total', order: 'desc' });
+    expect(byTag.map((row) => [row.tag, row.total])).toEqual([
+      ['a', 5],
+      ['b', 2],
+    ]);
+    const byTags = await read({ groupBy: 'tags', orderBy: 'total' });
+    expect(byTags.map((row) => [row.tags, row.total])).toEqual([
+      [['a', 'b'], 2],
+      [['a'], 3],
+    ]);
+    expect(await read({ tag: 'b' })).toEqual([expect.objectContaining({ total: 2 })]);
+  });
+
+  test('by hour: every hour of the range, zeros included, in time order', async () => {
+    const hours = await read({ groupBy: 'hour' });
+    expect(hours.length).toBeGreaterThanOrEqual(2);
+    expect(hours.reduce((sum, row) => sum + row.total, 0)).toBe(5);
+    expect(hours.map((row) => row.time)).toEqual(
+      [...hours.map((row) => row.time!)].sort((a, b) => a - b),
+    );
+  });
+
+  test('a start after its end, or tag with tags, is a 400', async () => {
+    const answer = await unkey.analytics.getVerifications({ apiId, start: 2, end: 1 });
+    expect(answer.error?.code).toBe('BAD_REQUEST');
+    const both = await unkey.analytics.getVerifications({ apiId, start, groupBy: ['tag', 'tags'] });
+    expect(both.error?.code).toBe('BAD_REQUEST');
+  });
+});
+
 describe('buckets and retention in Redis', () => {
   let redis: TestRedis;
   let admin: Redis;

@@ -483,6 +483,26 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     }),
   },
   'apis.getApi': { base: () => [['apiId', fixture.apiId]] },
+  'analytics.getVerifications': {
+    base: () => [
+      ['apiId', fixture.apiId],
+      ['start', '0'],
+      ['end', '3600000'],
+      ['groupBy', 'key,hour'],
+    ],
+    breakers: () => ({
+      apiId: badQueryString(64),
+      externalId: badQueryString(256),
+      keyId: fc.constantFrom('', 'has space', 'k'.repeat(65)),
+      tag: fc.constant(''),
+      start: fc.constantFrom('-1', 'yesterday', '4000000'),
+      end: fc.constantFrom('-1', 'now', '0'),
+      groupBy: fc.constantFrom('week', 'tag,tags', ''),
+      limit: fc.constantFrom('0', '-1', 'ten'),
+      orderBy: fc.constantFrom('size', ''),
+      order: fc.constantFrom('up', ''),
+    }),
+  },
   'apis.listKeys': {
     base: () => [
       ['apiId', fixture.apiId],
