@@ -27,6 +27,8 @@ export interface CaseResult {
   };
   /** Commands per request seen by each Redis (INFO commandstats, script internals included). */
   redisCommands: Record<string, Record<string, number>>;
+  /** Every command each Redis ran per second of the case (the usage flush's cost, for one). */
+  redisCommandsPerSecond?: Record<string, number>;
 }
 
 export interface BenchReport {
@@ -290,6 +292,30 @@ export function targets(report: BenchReport): Target[] {
         met: r >= 0.97 && !oldBad,
       });
     }
+  }
+  const noAnalytics = find(report, 'fast-no-analytics');
+  if (noAnalytics && fast) {
+    const r = fast.load.requestsPerSecond / noAnalytics.load.requestsPerSecond;
+    list.push({
+      name: 'fast verify with usage analytics vs without',
+      goal: '≥ 0.97 × the same build with KEYWARD_ANALYTICS=off req/s, in the same run',
+      measured:
+        `${r.toFixed(2)} × (${fmtInt(fast.load.requestsPerSecond)} vs ` +
+        `${fmtInt(noAnalytics.load.requestsPerSecond)} req/s; CPU ` +
+        `${fast.cpu.serverUsPerRequest.toFixed(0)} vs ${noAnalytics.cpu.serverUsPerRequest.toFixed(0)} µs/request)`,
+      met: r >= 0.97 && noAnalytics.checksPassed && errorsOf(noAnalytics) === 0,
+    });
+  }
+  const flushRate = fast?.redisCommandsPerSecond?.['redis-analytics'];
+  if (fast && flushRate !== undefined) {
+    list.push({
+      name: "usage analytics: the flush's own cost",
+      goal: 'reported: commands per second on the analytics Redis for a node at full load (fast case)',
+      measured:
+        `${flushRate.toFixed(1)} commands/s (INFO commandstats of redis-analytics during fast, ` +
+        `${fmtInt(fast.load.requestsPerSecond)} verifications/s)`,
+      met: true,
+    });
   }
   const accessModel = find(report, 'access-model');
   if (accessModel && fast) {
@@ -732,6 +758,7 @@ function shortLabel(c: CaseResult): string {
     'floor-fast': 'floor: node:http + fast EVALSHA',
     'floor-consistent': 'floor: node:http + consistent EVALSHA',
     'fast-base': 'keyward old build: fast rate limit',
+    'fast-no-analytics': 'keyward: key, fast rate limit, analytics off',
     'no-ratelimit': 'keyward: key, no rate limit',
     fast: 'keyward: key, fast rate limit',
     'access-model': 'keyward: access model (roles, query, identity + named limits)',

@@ -162,6 +162,7 @@ async function startKeyward(
   local: RedisInstance,
   transport: Transport = LOCAL_TRANSPORT,
   app: { dir: string; name: string } = { dir: APP, name: 'keyward' },
+  env: Record<string, string> = {},
 ): Promise<Server & { logFile: string }> {
   const [port] = (await freePorts(1)) as [number];
   const name = `${app.name}-${logLevel}${transport === LOCAL_TRANSPORT ? '' : `-${transport}`}`;
@@ -175,6 +176,7 @@ async function startKeyward(
     primary,
     local,
     transport,
+    env,
   });
 }
 
@@ -350,6 +352,12 @@ class CaseRun {
         Object.entries(this.commands).map(([name, counts]) => [
           name,
           perRequest(counts, load.responses),
+        ]),
+      ),
+      redisCommandsPerSecond: Object.fromEntries(
+        Object.entries(this.commands).map(([name, counts]) => [
+          name,
+          Object.values(counts).reduce((sum, calls) => sum + calls, 0) / load.seconds,
         ]),
       ),
     };
@@ -559,10 +567,14 @@ async function main(): Promise<void> {
   }
   const source = provenance(ROOT);
 
-  const [primaryPort, localPort] = (await freePorts(2)) as [number, number];
+  const [primaryPort, localPort, analyticsPort] = (await freePorts(3)) as [number, number, number];
   const primary = await startRedis('redis-primary', primaryPort);
   const local = await startRedis('redis-local', localPort);
-  const redises = [primary, local];
+  // Usage analytics go to a Redis of their own here (KEYWARD_ANALYTICS_REDIS_URL), so that the
+  // flush's commands per second can be read apart from the verifications' (INFO commandstats).
+  const analytics = await startRedis('redis-analytics', analyticsPort);
+  const redises = [primary, local, analytics];
+  const withAnalytics = { KEYWARD_ANALYTICS_REDIS_URL: analytics.url };
   log(`redis primary on ${primary.port}, node-local on ${local.port}`);
 
   try {
@@ -571,8 +583,27 @@ async function main(): Promise<void> {
     const koa = await startCompareServer('koa');
 
     const root = createRootKey(APP, primary, 'bench');
-    const node = await startKeyward('warn', primary, local);
-    const infoNode = INFO_CASES.length > 0 ? await startKeyward('info', primary, local) : undefined;
+    const node = await startKeyward(
+      'warn',
+      primary,
+      local,
+      LOCAL_TRANSPORT,
+      undefined,
+      withAnalytics,
+    );
+    const infoNode =
+      INFO_CASES.length > 0
+        ? await startKeyward('info', primary, local, LOCAL_TRANSPORT, undefined, withAnalytics)
+        : undefined;
+    // The same build with usage analytics switched off: fast-no-analytics, measured beside fast.
+    const noAnalyticsNode = await startKeyward(
+      'warn',
+      primary,
+      local,
+      LOCAL_TRANSPORT,
+      { dir: APP, name: 'keyward-no-analytics' },
+      { KEYWARD_ANALYTICS: 'off' },
+    );
     // The old build: a node of its own on the same two Redis servers, for the same keys. A build
     // that cannot serve is reported, not fatal: the rest of the run still measures the new one.
     let base = baseBuild();
@@ -754,6 +785,16 @@ async function main(): Promise<void> {
         check: valid,
       },
       ...keywardCases(node, ''),
+      {
+        id: 'fast-no-analytics',
+        label: 'keyward verify, fast rate limit, usage analytics off (KEYWARD_ANALYTICS=off)',
+        group: 'keyward' as const,
+        server: noAnalyticsNode,
+        key: fast.key,
+        rootKey: root.key,
+        check: limited,
+        besideOf: 'fast',
+      },
       ...(baseNode && base
         ? [
             {
@@ -794,7 +835,7 @@ async function main(): Promise<void> {
         destination: 'a file (.run/bench/keyward-info.log)',
       };
     }
-    for (const server of [http, koa, peer, floorConsistent, infoNode, baseNode]) {
+    for (const server of [http, koa, peer, floorConsistent, infoNode, baseNode, noAnalyticsNode]) {
       if (server) await stop(server.child);
     }
 

@@ -115,6 +115,8 @@ export interface KeywardOptions {
   transport: Transport;
   /** Flags for node itself, before the script (e.g. --cpu-prof). */
   nodeArgs?: string[];
+  /** More environment, applied last (KEYWARD_ANALYTICS=off, KEYWARD_ANALYTICS_REDIS_URL). */
+  env?: Record<string, string>;
 }
 
 /** `node dist/cli.js serve`, resolved once GET /v1/liveness answers. */
@@ -135,6 +137,7 @@ export async function startKeyward(options: KeywardOptions): Promise<Server & { 
         KEYWARD_PORT: String(port),
         KEYWARD_HOST: HOST,
         LOG_LEVEL: options.logLevel,
+        ...options.env,
       },
       cwd: options.cwd,
       logFile,

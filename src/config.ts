@@ -36,6 +36,16 @@ export interface Config {
   maxBodyBytes: number;
   /** The most entries a workspace's audit log keeps; older ones are trimmed as new ones arrive. */
   auditMaxEntries: number;
+  /** Usage analytics (docs/decisions.md, "Usage analytics"). */
+  analytics: {
+    enabled: boolean;
+    /** Where the counts go; the primary unless KEYWARD_ANALYTICS_REDIS_URL is set. */
+    redisUrl?: string;
+    flushMs: number;
+    maxPending: number;
+    /** Retention of each granularity after its bucket ends, in milliseconds. */
+    retention: { minute: number; hour: number; day: number };
+  };
 }
 
 export class ConfigError extends Error {}
@@ -92,6 +102,26 @@ function limiterFailure(env: Env): 'closed' | 'open' {
   return value;
 }
 
+function analytics(env: Env): Config['analytics'] {
+  const switched = env.KEYWARD_ANALYTICS || 'on';
+  if (switched !== 'on' && switched !== 'off') {
+    throw new ConfigError('KEYWARD_ANALYTICS: must be on or off');
+  }
+  const url = env.KEYWARD_ANALYTICS_REDIS_URL;
+  const HOUR = 3_600_000;
+  return {
+    enabled: switched === 'on',
+    ...(url ? { redisUrl: redisUrl(env, 'KEYWARD_ANALYTICS_REDIS_URL', url) } : {}),
+    flushMs: integer(env, 'KEYWARD_ANALYTICS_FLUSH_MS', 1000, 10, 1000),
+    maxPending: integer(env, 'KEYWARD_ANALYTICS_MAX_PENDING', 100_000, 1, 10_000_000),
+    retention: {
+      minute: integer(env, 'KEYWARD_ANALYTICS_MINUTE_RETENTION_HOURS', 48, 1, 168) * HOUR,
+      hour: integer(env, 'KEYWARD_ANALYTICS_HOUR_RETENTION_DAYS', 90, 1, 400) * 24 * HOUR,
+      day: integer(env, 'KEYWARD_ANALYTICS_DAY_RETENTION_DAYS', 730, 1, 3660) * 24 * HOUR,
+    },
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const primary = redisUrl(env, 'KEYWARD_REDIS_URL', 'redis://127.0.0.1:6379');
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
@@ -128,5 +158,6 @@ export function loadConfig(env: Env = process.env): Config {
       1,
       100_000_000,
     ),
+    analytics: analytics(env),
   };
 }

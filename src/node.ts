@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, ServerResponse, type OutgoingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RedisClient as Redis } from './redis/clients';
@@ -39,6 +40,10 @@ async function ping(redis: Redis): Promise<{ status: 'ok' | 'down'; latencyMs?: 
 /** How long a stopping node waits for requests in flight before it cuts their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/** A flush's deadline per command, and how long a stopping node tries to write its last counts. */
+const ANALYTICS_COMMAND_TIMEOUT_MS = 2_000;
+const ANALYTICS_FINAL_FLUSH_MS = 5_000;
+
 export interface NodeOptions {
   /** The node's own clock; tests pass a wrong one to show that decisions do not depend on it. */
   localClock?: () => number;
@@ -70,10 +75,22 @@ export async function startNode(
     commandTimeout: undefined,
     enableAutoPipelining: false,
   });
+  // Usage counts travel on a connection of their own, never queued behind (or ahead of) a
+  // verification's command: the primary's unless KEYWARD_ANALYTICS_REDIS_URL names another Redis.
+  // Longer deadline than a bucket's: a flush is a batch, and nobody waits for it.
+  const analyticsOptions = { commandTimeout: ANALYTICS_COMMAND_TIMEOUT_MS };
+  const analytics = !config.analytics.enabled
+    ? undefined
+    : config.analytics.redisUrl
+      ? createRedis(config.analytics.redisUrl, redisOptions, analyticsOptions)
+      : createPrimary(config, analyticsOptions);
   const clients = [...new Set([primary, local, subscriber])];
+  if (analytics) clients.push(analytics);
 
   try {
-    await Promise.all(clients.map(connectRedis));
+    // A missing analytics Redis delays counts, never the node: it connects in the background.
+    await Promise.all(clients.filter((c) => c !== analytics).map(connectRedis));
+    if (analytics) void connectRedis(analytics).catch(() => undefined);
     let draining = false;
     const clock = new RedisClock(primary, options.localClock);
     await clock.start();
@@ -82,6 +99,8 @@ export async function startNode(
       primary,
       local,
       now: clock.now,
+      ...(analytics ? { analytics } : {}),
+      nodeId: `${config.region}:${randomUUID()}`,
       // With one Redis for both roles every script ran on the primary, whichever mode asked.
       observeLimiter: (metrics) => (role, seconds, answered) => {
         const actual = local === primary ? 'primary' : role;
@@ -89,6 +108,7 @@ export async function startNode(
         if (!answered) metrics.limiterFailure(actual);
       },
     });
+    services.usage.start();
     const listener = new InvalidationListener(subscriber, services.directory);
     await listener.start();
 
@@ -167,13 +187,18 @@ export async function startNode(
           // connections the kernel accepted but the node had not read yet.
           await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
         }
-        clock.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
           // A request still running after this long is not coming back; stop waiting for it.
           setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
         });
+        clock.stop();
+        // Every request has been answered: what they counted is written before the clients close.
+        const unwritten = await services.usage.stop(ANALYTICS_FINAL_FLUSH_MS);
+        if (unwritten > 0) {
+          logger.warn({ counters: unwritten }, 'usage counts not written before exit');
+        }
         await Promise.all(clients.map(closeRedis));
       })();
       return closing;

@@ -5,6 +5,7 @@ import { ManagementLimiter } from './limiter/managementLimiter';
 import type { BucketRedis } from './limiter/tokenBucket';
 import { Metrics } from './observability/metrics';
 import { RecentVerifications } from './observability/recentVerifications';
+import { UsageRecorder } from './observability/usage';
 import type { Services } from './operations/services';
 import type { RedisClient } from './redis/clients';
 import { ApiStore } from './store/apiStore';
@@ -15,6 +16,7 @@ import { RatelimitStore } from './store/ratelimitStore';
 import { IdentityStore } from './store/identityStore';
 import { RbacStore } from './store/rbacStore';
 import { RootKeyStore } from './store/rootKeyStore';
+import { UsageStore } from './store/usageStore';
 
 /**
  * The one place that assembles what operations run on, for a node (src/node.ts) and for the
@@ -28,6 +30,10 @@ export function assembleServices(parts: {
   /** Cache bound; a one-shot command, whose caches are never trusted, passes a tiny one. */
   maxCacheEntries?: number;
   observeLimiter?: (metrics: Metrics) => LimiterObserver;
+  /** Where usage counts go: the primary unless the config names another Redis. */
+  analytics?: RedisClient;
+  /** This process's name in its usage flush markers. */
+  nodeId?: string;
 }): Services {
   const { config, primary } = parts;
   // Every write a store makes is applied to this node's caches here, and only here.
@@ -57,6 +63,15 @@ export function assembleServices(parts: {
     { local: parts.local, primary, primaryIsCluster: 'isCluster' in primary && primary.isCluster },
     parts.observeLimiter?.(metrics),
   );
+  const usageStore = new UsageStore(parts.analytics ?? primary, config.analytics.retention);
+  const usage = new UsageRecorder(usageStore, {
+    enabled: config.analytics.enabled,
+    flushMs: config.analytics.flushMs,
+    maxPending: config.analytics.maxPending,
+    nodeId: parts.nodeId ?? 'cli',
+    dropped: (kind, count) => metrics.analyticsDrop(kind, count),
+    flushed: (ok) => metrics.analyticsFlush(ok),
+  });
   return {
     ...stores,
     directory,
@@ -70,5 +85,7 @@ export function assembleServices(parts: {
     now: parts.now,
     metrics,
     recent: new RecentVerifications(),
+    usage,
+    usageStore,
   };
 }

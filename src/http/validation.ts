@@ -67,6 +67,11 @@ export function decodeQuery(
   for (const [name, property] of Object.entries(properties)) {
     const value = query[name];
     if (value === undefined) continue;
+    if (property.type === 'array') {
+      // A list: the parameter repeated, or its items joined by commas (as Unkey's SDK sends them).
+      decoded[name] = (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(','));
+      continue;
+    }
     if (Array.isArray(value)) throw new BadRequestError(`${name}: must be given once`);
     if (property.type === 'integer' && /^\d{1,16}$/.test(value)) decoded[name] = Number(value);
     else if (property.type === 'boolean' && (value === 'true' || value === 'false')) {

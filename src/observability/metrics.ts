@@ -24,6 +24,8 @@ export class Metrics {
   private readonly verifications: HotCounter;
   private readonly redisSeconds: HotHistogram;
   private readonly limiterFailures: Counter<'role'>;
+  private readonly analyticsDropped: Counter<'kind'>;
+  private readonly analyticsFlushes: Counter<'result'>;
 
   /** `caches`: the node's caches by the name they are reported under. */
   constructor(caches?: Readonly<Record<string, CacheStats>>) {
@@ -59,6 +61,18 @@ export class Metrics {
       name: 'keyward_limiter_failures_total',
       help: 'Bucket decisions that could not be made because a Redis was unreachable or slow',
       labelNames: ['role'],
+      registers,
+    });
+    this.analyticsDropped = new Counter({
+      name: 'keyward_analytics_dropped_total',
+      help: 'Usage counts dropped because the pending counters were full (a Redis away too long), by kind: verification, credits (credits spent), limit',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.analyticsFlushes = new Counter({
+      name: 'keyward_analytics_flushes_total',
+      help: 'Usage analytics flushes by result: ok, or failed (the counts wait for the next one)',
+      labelNames: ['result'],
       registers,
     });
     if (caches) {
@@ -99,6 +113,14 @@ export class Metrics {
 
   redis(role: RedisRole, seconds: number): void {
     this.redisSeconds.handle(role).observe(seconds);
+  }
+
+  analyticsDrop(kind: string, count: number): void {
+    this.analyticsDropped.inc({ kind }, count);
+  }
+
+  analyticsFlush(ok: boolean): void {
+    this.analyticsFlushes.inc({ result: ok ? 'ok' : 'failed' });
   }
 
   limiterFailure(role: RedisRole): void {

@@ -1,3 +1,4 @@
+import { getAnalyticsVerifications } from './analytics/getVerifications';
 import { createApi } from './apis/createApi';
 import { deleteApi } from './apis/deleteApi';
 import { deleteKeys } from './apis/deleteKeys';
@@ -14,6 +15,7 @@ import { createKey } from './keys/createKey';
 import { deleteKey } from './keys/deleteKey';
 import { getBucket } from './keys/getBucket';
 import { getKey } from './keys/getKey';
+import { getRecentVerifications } from './keys/getRecentVerifications';
 import { getVerifications } from './keys/getVerifications';
 import { rerollKey } from './keys/rerollKey';
 import { updateKey } from './keys/updateKey';
@@ -92,6 +94,8 @@ export const operations: readonly Operation[] = [
   // keyward's own additions, for the dashboard.
   listApis,
   getVerifications,
+  getRecentVerifications,
+  getAnalyticsVerifications,
   getBucket,
   deleteKey,
   listAuditLogs,

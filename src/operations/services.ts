@@ -3,6 +3,7 @@ import type { Limiter } from '../limiter/limiter';
 import type { ManagementLimiter } from '../limiter/managementLimiter';
 import type { Metrics } from '../observability/metrics';
 import type { RecentVerifications } from '../observability/recentVerifications';
+import type { UsageRecorder } from '../observability/usage';
 import type { ApiStore } from '../store/apiStore';
 import type { AuditLogStore } from '../store/auditLog';
 import type { IdentityStore } from '../store/identityStore';
@@ -10,6 +11,7 @@ import type { KeyStore } from '../store/keyStore';
 import type { RatelimitStore } from '../store/ratelimitStore';
 import type { RbacStore } from '../store/rbacStore';
 import type { RootKeyStore } from '../store/rootKeyStore';
+import type { UsageStore } from '../store/usageStore';
 
 /**
  * Everything an operation may use: stores on the primary, the cached directory, and the limiter.
@@ -32,4 +34,7 @@ export interface Services {
   now: () => number;
   metrics: Metrics;
   recent: RecentVerifications;
+  /** Usage analytics: counted in memory here, flushed to `usageStore` on a timer. */
+  usage: UsageRecorder;
+  usageStore: UsageStore;
 }

@@ -55,6 +55,17 @@ export const names = {
   namedBucket: (ownerId: string, name: string) => `${PREFIX}:bucket:{${ownerId}}:${name}`,
   /** A key's usage credits: tagged like its bucket, so one script can decide both. */
   credits: (keyId: string) => `${PREFIX}:credits:{${keyId}}`,
+  /**
+   * Usage analytics (docs/redis.md): a hash per API (or namespace), granularity and bucket start
+   * (Unix ms), fields src/domain/usage.ts names. Tagged by workspace: one flush per workspace
+   * is one MULTI in one slot, with the marker that says it landed.
+   */
+  usageVerifications: (ws: string, apiId: string, granularity: string, start: number) =>
+    `${PREFIX}:{${ws}}:usage:v:${apiId}:${granularity}:${start}`,
+  usageLimits: (ws: string, namespaceId: string, granularity: string, start: number) =>
+    `${PREFIX}:{${ws}}:usage:rl:${namespaceId}:${granularity}:${start}`,
+  /** The sequence number of a node's last flush that landed in this workspace. */
+  usageFlushed: (ws: string, nodeId: string) => `${PREFIX}:{${ws}}:usage:flushed:${nodeId}`,
 } as const;
 
 const STORABLE_ID = /^[A-Za-z0-9_]{1,64}$/;

@@ -328,6 +328,12 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       effect: async (s, response) => expect(response.body.id).toBe(s.apiA),
     },
   ],
+  'analytics.getVerifications': [
+    {
+      input: (s) => ({ apiId: s.apiA, start: 0 }),
+      effect: async (_, response) => expect(response.body).toEqual(expect.any(Array)),
+    },
+  ],
   'apis.listKeys': [
     {
       input: (s) => ({ apiId: s.apiA }),
@@ -372,6 +378,13 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       input: (s) => ({ keyId: s.key1.keyId }),
       lookup: keyOfA,
       effect: async (_, response) => expect(response.body.verifications).toEqual(expect.any(Array)),
+    },
+  ],
+  'keys.getRecentVerifications': [
+    {
+      input: (s) => ({ keyId: s.key1.keyId }),
+      lookup: keyOfA,
+      effect: async (_, response) => expect(response.body.scope).toBe('node'),
     },
   ],
   'keys.verifyKey': [
@@ -1004,6 +1017,7 @@ describe('not found looks the same whatever the reason', () => {
       getKey: (keyId) => admin.get('keys.getKey', { keyId }),
       getBucket: (keyId) => admin.get('keys.getBucket', { keyId }),
       getVerifications: (keyId) => admin.get('keys.getVerifications', { keyId }),
+      getRecentVerifications: (keyId) => admin.get('keys.getRecentVerifications', { keyId }),
       updateRemaining: (keyId) =>
         admin.post('keys.updateRemaining', { keyId, op: 'set', value: 1 }),
       updateKey: (keyId) => admin.post('keys.updateKey', { keyId, name: 'x' }),

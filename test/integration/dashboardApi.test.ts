@@ -4,7 +4,7 @@ import { client, type Client } from '../support/rpc';
 
 /**
  * What the dashboard stands on: its files, served under their CSP, and keyward's own read calls
- * behind it (listApis, getBucket, getVerifications).
+ * behind it (listApis, getBucket, getRecentVerifications).
  */
 let topology: Topology;
 let api: Client;
@@ -77,7 +77,7 @@ test('keys.getBucket reads the live bucket and credits without spending', async 
   expect(again.body).toEqual(first.body);
 });
 
-test('keys.getVerifications lists this node’s recent outcomes, newest first', async () => {
+test('keys.getRecentVerifications lists this node’s recent outcomes, newest first', async () => {
   const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'outcomes' })).body
     .apiId;
   const { keyId, key } = (
@@ -89,7 +89,7 @@ test('keys.getVerifications lists this node’s recent outcomes, newest first', 
   await api.post('keys.verifyKey', { key });
   await api.post('keys.verifyKey', { key });
   const recent = await api.get<{ verifications: { at: number; code: string }[]; scope: string }>(
-    'keys.getVerifications',
+    'keys.getRecentVerifications',
     { keyId },
   );
   expect(recent.body.scope).toBe('node');

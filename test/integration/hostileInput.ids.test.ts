@@ -56,6 +56,7 @@ describe('ids that do not exist', () => {
           'keys.getKey',
           'keys.getBucket',
           'keys.getVerifications',
+          'keys.getRecentVerifications',
           'apis.deleteApi',
           'keys.createKey',
           'keys.updateKey',
@@ -91,6 +92,7 @@ describe('ids that do not exist', () => {
           case 'keys.getKey':
           case 'keys.getBucket':
           case 'keys.getVerifications':
+          case 'keys.getRecentVerifications':
             return getWire(operation, queryText([['keyId', id]]), 'unknown keyId', echoes);
           case 'ratelimits.getOverride':
           case 'ratelimits.listOverrides':

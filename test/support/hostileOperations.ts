@@ -478,6 +478,15 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     breakers: () => ({
       ratelimit: badCost(),
       remaining: badCost(),
+      tags: fc.oneof(
+        wrongType(['array']),
+        fc.constantFrom(
+          '[""]',
+          '[1]',
+          `["${'t'.repeat(513)}"]`,
+          JSON.stringify(Array.from({ length: 21 }, (_, i) => `t${i}`)),
+        ),
+      ),
       authorization: fc.oneof(
         badObject(),
         fc.constant('{}'),
@@ -498,6 +507,26 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     }),
   },
   'apis.getApi': { base: () => [['apiId', fixture.apiId]] },
+  'analytics.getVerifications': {
+    base: () => [
+      ['apiId', fixture.apiId],
+      ['start', '0'],
+      // No list parameter here: a list may be given twice (keyId=a&keyId=b), the rest may not.
+      ['end', '3600000'],
+    ],
+    breakers: () => ({
+      apiId: badQueryString(64),
+      externalId: badQueryString(256),
+      keyId: fc.constantFrom('', 'k'.repeat(65), `k,${'k'.repeat(65)}`),
+      tag: fc.constant(''),
+      start: fc.constantFrom('-1', 'yesterday', '4000000'),
+      end: fc.constantFrom('-1', 'now', '0'),
+      groupBy: fc.constantFrom('week', 'tag,tags', ''),
+      limit: fc.constantFrom('0', '-1', 'ten'),
+      orderBy: fc.constantFrom('size', ''),
+      order: fc.constantFrom('up', ''),
+    }),
+  },
   'apis.listKeys': {
     base: () => [
       ['apiId', fixture.apiId],
@@ -511,7 +540,17 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
   },
   'keys.getKey': { base: () => [['keyId', fixture.keyId]] },
   'apis.listApis': { base: () => [['limit', '10']] },
-  'keys.getVerifications': { base: () => [['keyId', fixture.keyId]] },
+  'keys.getVerifications': {
+    base: () => [['keyId', fixture.keyId]],
+    breakers: () => ({
+      keyId: badQueryString(64),
+      ownerId: badQueryString(256),
+      start: fc.constantFrom('-1', 'yesterday', '1.5'),
+      end: fc.constantFrom('-1', 'now', '1e3'),
+      granularity: fc.constantFrom('hour', 'month', ''),
+    }),
+  },
+  'keys.getRecentVerifications': { base: () => [['keyId', fixture.keyId]] },
   'keys.getBucket': { base: () => [['keyId', fixture.keyId]] },
   'ratelimits.getOverride': {
     base: () => [

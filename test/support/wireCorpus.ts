@@ -597,15 +597,23 @@ export async function runScenario(context: ScenarioContext): Promise<{
   await remaining('k1 set 10', { keyId: k1.value, op: 'set', value: 10 });
   await verify('k1 spends a credit', { key: k1Key });
 
-  // --- getBucket, getVerifications ----------------------------------------------------------
+  // --- getBucket, getRecentVerifications ----------------------------------------------------------
   await c.get('getBucket k2: consistent, credits removed', 'keys.getBucket', `keyId=${k2.value}`);
   await c.get('getBucket k3: fast', 'keys.getBucket', `keyId=${k3.value}`);
   await c.get('getBucket k4: credits only', 'keys.getBucket', `keyId=${k4.value}`);
   await c.get('getBucket k5: no limits', 'keys.getBucket', `keyId=${k5.value}`);
   await c.get('getBucket: unknown id', 'keys.getBucket', 'keyId=key_missing');
-  await c.get('getVerifications k2', 'keys.getVerifications', `keyId=${k2.value}`);
-  await c.get('getVerifications k8: none', 'keys.getVerifications', `keyId=${k8.value}`);
-  await c.get('getVerifications: unknown id', 'keys.getVerifications', 'keyId=key_missing');
+  await c.get('getRecentVerifications k2', 'keys.getRecentVerifications', `keyId=${k2.value}`);
+  await c.get(
+    'getRecentVerifications k8: none',
+    'keys.getRecentVerifications',
+    `keyId=${k8.value}`,
+  );
+  await c.get(
+    'getRecentVerifications: unknown id',
+    'keys.getRecentVerifications',
+    'keyId=key_missing',
+  );
 
   // --- migrations.createKeys --------------------------------------------------------------
   const migrate = (label: string, body: unknown, options: SendOptions = {}) =>

@@ -29,6 +29,12 @@ describe('loadConfig', () => {
       errorDocsUrl: '/docs/errors',
       maxBodyBytes: 1024 * 1024,
       auditMaxEntries: 100_000,
+      analytics: {
+        enabled: true,
+        flushMs: 1000,
+        maxPending: 100_000,
+        retention: { minute: 48 * 3_600_000, hour: 90 * 86_400_000, day: 730 * 86_400_000 },
+      },
     });
   });
 
@@ -64,6 +70,13 @@ describe('loadConfig', () => {
       KEYWARD_ERROR_DOCS_URL: 'https://keyward.example/errors',
       KEYWARD_MANAGEMENT_RATE_LIMIT: '5',
       KEYWARD_AUDIT_MAX_ENTRIES: '50',
+      KEYWARD_ANALYTICS: 'off',
+      KEYWARD_ANALYTICS_REDIS_URL: 'redis://analytics:6379',
+      KEYWARD_ANALYTICS_FLUSH_MS: '250',
+      KEYWARD_ANALYTICS_MAX_PENDING: '500',
+      KEYWARD_ANALYTICS_MINUTE_RETENTION_HOURS: '2',
+      KEYWARD_ANALYTICS_HOUR_RETENTION_DAYS: '3',
+      KEYWARD_ANALYTICS_DAY_RETENTION_DAYS: '4',
     });
     expect(config).toEqual({
       port: 9000,
@@ -82,6 +95,13 @@ describe('loadConfig', () => {
       errorDocsUrl: 'https://keyward.example/errors',
       maxBodyBytes: 1024 * 1024,
       auditMaxEntries: 50,
+      analytics: {
+        enabled: false,
+        redisUrl: 'redis://analytics:6379',
+        flushMs: 250,
+        maxPending: 500,
+        retention: { minute: 2 * 3_600_000, hour: 3 * 86_400_000, day: 4 * 86_400_000 },
+      },
     });
   });
 

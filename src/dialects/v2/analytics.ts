@@ -16,8 +16,8 @@ export const v2GetVerifications = defineV2Route({
   toInput(): never {
     throw new PreconditionFailedError(
       'analytics are not configured: keyward keeps no verification store to run SQL against. ' +
-        "A key's last verifications as one node saw them: GET /v1/keys.getVerifications?keyId=…; " +
-        'verification counts by code on every node: keyward_verifications_total at /metrics',
+        'Verification counts by time, key, identity and tags: GET /v1/analytics.getVerifications; ' +
+        "a key's daily counts: GET /v1/keys.getVerifications?keyId=…",
     );
   },
   toBody: () => ({ data: [] }),

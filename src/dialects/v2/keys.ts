@@ -177,6 +177,7 @@ export const v2VerifyKey = defineV2Route({
     if (body.credits !== undefined) input.remaining = { cost: body.credits.cost };
     // Named, even as none: the answer then lists every applied limit with its duration.
     input.ratelimits = body.ratelimits ?? [];
+    if (body.tags !== undefined) input.tags = body.tags;
     return input;
   },
   toBody: (verification: Verification) => ({ data: v2Verification(verification) }),

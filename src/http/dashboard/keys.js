@@ -377,7 +377,7 @@ async function namedLimitsSection(key, page) {
 }
 
 async function recentOutcomes(key) {
-  const recent = await get('keys.getVerifications', { keyId: key.id });
+  const recent = await get('keys.getRecentVerifications', { keyId: key.id });
   return h(
     'section.card',
     {},

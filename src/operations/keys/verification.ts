@@ -17,6 +17,9 @@ export type VerificationCode =
   | 'LIMITER_UNAVAILABLE';
 
 /** verifyKey's answer: always a 200, whatever the verdict. */
+/** Where a verdict notes its key's API for usage analytics; a symbol, so never serialised. */
+export const KEY_API: unique symbol = Symbol('keyApi');
+
 export interface Verification extends Partial<
   Pick<VerifiableKey, (typeof VERDICT_DETAIL_NAMES)[number]>
 > {
@@ -28,6 +31,8 @@ export interface Verification extends Partial<
   /** false: the rate limit and credits could not be checked (their Redis was unreachable). */
   evaluated?: false;
   [DECIDED_AT]?: number;
+  /** The API of the key verified: what usage analytics count it under (never answered). */
+  [KEY_API]?: string;
   ratelimit?:
     | { limit: number; remaining: number; reset: number }
     /** The bucket could not be reached: nothing was counted. */
@@ -78,6 +83,7 @@ export function verdict(
     requestId,
   };
   copyDetails(result, key, VERDICT_DETAIL_NAMES);
+  result[KEY_API] = key.apiId;
   if (holdings) {
     // A copy: the memoized list is shared by every verification of the key.
     result.permissions = holdings.effectiveSorted.slice();

@@ -30,6 +30,7 @@ import type { Services } from '../services';
 import { creditSpend } from './credits';
 import { memoizedHoldings, holdsAny } from './holdings';
 import {
+  KEY_API,
   verdict,
   verificationHeaders,
   LIMIT_OWNER,
@@ -47,6 +48,8 @@ export interface VerifyKeyInput {
   ratelimits?: LimitRequest[];
   /** Unkey v1's JSON query or v2's string grammar; parsed by src/auth/permissionQuery.ts. */
   authorization?: { permissions: unknown };
+  /** Counted with the verification in usage analytics (analytics.getVerifications). */
+  tags?: string[];
 }
 
 /**
@@ -226,6 +229,13 @@ function standingOf(limit: AppliedLimit) {
   };
 }
 
+/** The credits a verification spent: its cost, when it passed and the key counts credits. */
+function spentCredits(verification: Verification, input: VerifyKeyInput): number {
+  if (verification.code !== 'VALID' || verification.remaining === undefined) return 0;
+  if (verification.evaluated === false) return 0;
+  return input.remaining?.cost ?? 1;
+}
+
 export const verifyKey = defineOperation({
   name: 'keys.verifyKey',
   method: 'POST',
@@ -254,6 +264,12 @@ export const verifyKey = defineOperation({
             duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
           },
         },
+      },
+      // Unkey v1 takes 10 of 128 characters, v2 20 of 512: the operation admits v2's.
+      tags: {
+        type: 'array',
+        maxItems: 20,
+        items: { type: 'string', minLength: 1, maxLength: 512 },
       },
       authorization: {
         type: 'object',
@@ -286,11 +302,21 @@ export const verifyKey = defineOperation({
       requestId: { type: 'string' },
     },
   },
-  uses: ['directory', 'limiter', 'limiterFailure', 'now', 'metrics', 'recent'],
+  uses: ['directory', 'limiter', 'limiterFailure', 'now', 'metrics', 'recent', 'usage'],
   async handle(deps, caller, input: VerifyKeyInput): Promise<Verification> {
     const verification = await decideVerification(deps, caller, input);
     deps.metrics.verification(verification.code, caller.logFields.mode ?? 'none');
-    if (verification.keyId) deps.recent.record(verification.keyId, verification.code, deps.now());
+    const now = deps.now();
+    if (verification.keyId) deps.recent.record(verification.keyId, verification.code, now);
+    // Counted in memory once the verdict is known: nothing is added to the round trip.
+    deps.usage.verification(caller.rootKey.workspaceId, now, {
+      apiId: verification[KEY_API] ?? input.apiId,
+      keyId: verification.keyId,
+      identityId: verification.identity?.id,
+      code: verification.code,
+      tags: input.tags,
+      credits: spentCredits(verification, input),
+    });
     return verification;
   },
   headers: verificationHeaders,

@@ -62,7 +62,7 @@ export const limit = defineOperation({
     ['identifier', 'limit', 'duration'],
   ),
   output: limitOutput,
-  uses: ['directory', 'ratelimits', 'limiter', 'limiterFailure', 'now'],
+  uses: ['directory', 'ratelimits', 'limiter', 'limiterFailure', 'now', 'usage'],
   async handle(deps, caller, input: LimitInput): Promise<LimitOutcome> {
     const ws = caller.rootKey.workspaceId;
     const name = input.namespace ?? DEFAULT_NAMESPACE;
@@ -97,8 +97,10 @@ export const limit = defineOperation({
       if (deps.limiterFailure === 'closed') {
         throw new ServiceUnavailableError('the rate limiter is unavailable; retry later');
       }
+      deps.usage.limit(ws, deps.now(), namespace.id, input.identifier, true);
       return { success: true, limit: tokens, remaining: 0, reset: deps.now(), evaluated: false };
     }
+    deps.usage.limit(ws, decision.now, namespace.id, input.identifier, decision.allowed);
     return {
       success: decision.allowed,
       limit: tokens,

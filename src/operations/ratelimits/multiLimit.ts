@@ -7,6 +7,7 @@ import type { BucketStanding } from '../../limiter/tokenBucket';
 import { isRedisUnavailable } from '../../redis/failures';
 import { names } from '../../store/names';
 import { defineOperation } from '../operation';
+import type { Services } from '../services';
 import { duration, identifier, LIMIT_MAX, namespaceName, object, tokens } from '../schemas';
 import type { LimitInput } from './limit';
 import { requireNamespacePermission } from './namespaces';
@@ -115,7 +116,7 @@ export const multiLimit = defineOperation({
     },
     ['success', 'limits'],
   ),
-  uses: ['directory', 'ratelimits', 'limiter', 'limiterFailure', 'now'],
+  uses: ['directory', 'ratelimits', 'limiter', 'limiterFailure', 'now', 'usage'],
   async handle(deps, caller, checks: LimitCheck[]): Promise<MultiLimitOutcome> {
     const ws = caller.rootKey.workspaceId;
     // Every permission before anything is created or spent.
@@ -164,6 +165,7 @@ export const multiLimit = defineOperation({
         throw new ServiceUnavailableError('the rate limiter is unavailable; retry later');
       }
       const now = deps.now();
+      for (const p of planned) count(deps, ws, now, namespaces, p.check, true);
       return {
         success: true,
         evaluated: false,
@@ -176,6 +178,7 @@ export const multiLimit = defineOperation({
       success: outcome.allowed,
       limits: planned.map((p, i) => {
         const standing = standings[i];
+        count(deps, ws, now, namespaces, p.check, standing ? !standing.exceeded : false);
         if (!standing) return unevaluated(p, false, now);
         return {
           namespace: p.check.namespace ?? DEFAULT_NAMESPACE,
@@ -234,4 +237,17 @@ function unevaluated(p: Planned, success: boolean, now: number): CheckOutcome {
     ...(p.overrideId !== undefined ? { overrideId: p.overrideId } : {}),
     evaluated: false,
   };
+}
+
+/** Usage analytics count each limit of the call under its namespace and identifier. */
+function count(
+  deps: Pick<Services, 'usage'>,
+  ws: string,
+  now: number,
+  namespaces: ReadonlyMap<string, Namespace | CachedNamespace>,
+  check: LimitCheck,
+  passed: boolean,
+): void {
+  const namespace = namespaces.get(check.namespace ?? DEFAULT_NAMESPACE)!;
+  deps.usage.limit(ws, now, namespace.id, check.identifier, passed);
 }

@@ -51,7 +51,11 @@ function setup(answers: (ChargeOutcome | Error)[], failure: 'open' | 'closed' = 
     limiter,
     limiterFailure: failure,
     now: () => NOW,
-  } as unknown as Pick<Services, 'directory' | 'ratelimits' | 'limiter' | 'limiterFailure' | 'now'>;
+    usage: { limit: () => undefined },
+  } as unknown as Pick<
+    Services,
+    'directory' | 'ratelimits' | 'limiter' | 'limiterFailure' | 'now' | 'usage'
+  >;
   const run = (checks: LimitCheck[], permissions = ['*']) =>
     runOperation(multiLimit, deps, callerWith(permissions), checks);
   return { limiter, ensured, run };

@@ -283,6 +283,8 @@ const SERVICE_NAMES = [
   'now',
   'metrics',
   'recent',
+  'usage',
+  'usageStore',
 ] as const satisfies readonly (keyof Services)[];
 const everyServiceListed: Exclude<keyof Services, (typeof SERVICE_NAMES)[number]> extends never
   ? true
@@ -328,7 +330,7 @@ describe('bindOperation', () => {
 
   test('every service name is listed', () => {
     expect(everyServiceListed).toBe(true);
-    expect(Object.keys(sentinels)).toHaveLength(14);
+    expect(Object.keys(sentinels)).toHaveLength(16);
   });
 
   test('hands the operation exactly the services it uses', async () => {

@@ -5,7 +5,7 @@ import { generateKey, hashKey } from '../../../src/keys/keyMaterial';
 import type { ChargeOutcome, Limiter } from '../../../src/limiter/limiter';
 import { DECIDED_AT, type BucketDecision } from '../../../src/limiter/tokenBucket';
 import type { RatelimitConfig } from '../../../src/domain/ratelimit';
-import { LIMIT_OWNER } from '../../../src/operations/keys/verification';
+import { KEY_API, LIMIT_OWNER } from '../../../src/operations/keys/verification';
 import {
   BAD_CHECKSUM,
   decideVerification,
@@ -221,6 +221,8 @@ describe('decideVerification: the first failing check decides, in contract order
       enabled: true,
       requestId: 'req_test',
       expires: NOW + 1,
+      // Never answered (a symbol): what usage analytics count the verification under.
+      [KEY_API]: 'api_1',
     });
     expect(limiter.calls).toHaveLength(0);
   });

@@ -1,0 +1,116 @@
+/**
+ * Usage analytics: what is counted, the time buckets it is counted in, and how a counter is named
+ * inside a bucket. Pure: the in-memory counting is src/observability/usage.ts, the Redis layout
+ * src/store/usageStore.ts (docs/redis.md, "Usage analytics").
+ */
+
+export type Granularity = 'minute' | 'hour' | 'day';
+
+export const GRANULARITIES: readonly Granularity[] = ['minute', 'hour', 'day'];
+
+export const BUCKET_MS: Readonly<Record<Granularity, number>> = {
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+};
+
+/** How long each granularity's buckets are kept after they end, in milliseconds. */
+export type Retention = Readonly<Record<Granularity, number>>;
+
+/** Buckets are UTC: a day starts at 00:00 UTC, as Unkey's daily tables do. */
+export function bucketStart(granularity: Granularity, at: number): number {
+  const size = BUCKET_MS[granularity];
+  return Math.floor(at / size) * size;
+}
+
+/** The Unix second a bucket's hash expires at: the end of the bucket plus its retention. */
+export function expiresAt(granularity: Granularity, start: number, retention: Retention): number {
+  return Math.ceil((start + BUCKET_MS[granularity] + retention[granularity]) / 1000);
+}
+
+/**
+ * The starts of the buckets from `start` to `end` (both inclusive, truncated to the bucket),
+ * leaving out those already past their retention at `now`: they can hold nothing.
+ */
+export function bucketStarts(
+  granularity: Granularity,
+  start: number,
+  end: number,
+  now: number,
+  retention: Retention,
+): number[] {
+  const size = BUCKET_MS[granularity];
+  const oldest = bucketStart(granularity, now - retention[granularity]);
+  const starts: number[] = [];
+  for (let t = Math.max(bucketStart(granularity, start), oldest); t <= end; t += size) {
+    starts.push(t);
+  }
+  return starts;
+}
+
+/**
+ * Every verification outcome keyward answers, and `CREDITS`: not an outcome but the credits the
+ * verifications spent, counted beside them under the same key, identity and tags.
+ */
+export const VERIFICATION_OUTCOMES = [
+  'VALID',
+  'RATE_LIMITED',
+  'USAGE_EXCEEDED',
+  'DISABLED',
+  'EXPIRED',
+  'INSUFFICIENT_PERMISSIONS',
+  'NOT_FOUND',
+  'LIMITER_UNAVAILABLE',
+  'FORBIDDEN',
+] as const;
+
+export const CREDITS = 'CREDITS';
+
+/** One counter of a verification bucket: whose verifications, with what tags, which outcome. */
+export interface VerificationCounter {
+  /** Empty for a key that was not found. */
+  keyId: string;
+  /** Empty for a key without an identity. */
+  identityId: string;
+  outcome: string;
+  /** Sorted, without repeats: `[a, b]` and `[b, a]` are one set of tags. */
+  tags: readonly string[];
+}
+
+/**
+ * The API a verification is counted under when it has none: an unknown key verified without an
+ * `apiId`. No API id can spell it (ids are `[A-Za-z0-9_]`).
+ */
+export const NO_API = '-';
+
+/**
+ * A counter's field in its bucket's hash: a JSON array `[keyId, identityId, outcome, ...tags]`,
+ * readable with redis-cli and safe for any tag.
+ */
+export function verificationField(counter: VerificationCounter): string {
+  return JSON.stringify([counter.keyId, counter.identityId, counter.outcome, ...counter.tags]);
+}
+
+export function parseVerificationField(field: string): VerificationCounter | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(field);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length < 3) return undefined;
+  if (!parsed.every((part) => typeof part === 'string')) return undefined;
+  const [keyId, identityId, outcome, ...tags] = parsed as string[];
+  return { keyId: keyId!, identityId: identityId!, outcome: outcome!, tags };
+}
+
+/** A standalone limit's counter: an identifier of a namespace, passed or not. */
+export function limitField(identifier: string, passed: boolean): string {
+  return JSON.stringify([identifier, passed ? 'passed' : 'blocked']);
+}
+
+/** The tags of a verification as they are counted: sorted, each once. */
+export function normalTags(tags: readonly string[] | undefined): readonly string[] {
+  if (!tags || tags.length === 0) return [];
+  return tags.length === 1 ? tags : [...new Set(tags)].sort();
+}

@@ -1,0 +1,208 @@
+import {
+  bucketStart,
+  CREDITS,
+  limitField,
+  NO_API,
+  normalTags,
+  verificationField,
+} from '../domain/usage';
+import type { UsageIncrement, UsageStore } from '../store/usageStore';
+
+/** What a node counts of one verification, once its verdict is known. */
+export interface CountedVerification {
+  /** The key's API, or the one the request named, or none. */
+  apiId: string | undefined;
+  keyId: string | undefined;
+  identityId: string | undefined;
+  code: string;
+  tags: readonly string[] | undefined;
+  /** Credits this verification spent (0 for none). */
+  credits: number;
+}
+
+export interface UsageOptions {
+  /** false (KEYWARD_ANALYTICS=off): nothing is counted. */
+  enabled: boolean;
+  /** Flush period; at most a second. */
+  flushMs: number;
+  /** Distinct counters held in memory, pending or unsure, before new ones are dropped. */
+  maxPending: number;
+  /** This process's name in its flush markers. */
+  nodeId: string;
+  /** Called with each count dropped for want of room (keyward_analytics_dropped_total). */
+  dropped?: (kind: 'verification' | 'credits' | 'limit', count: number) => void;
+  /** Called after each flush attempt that had something to write. */
+  flushed?: (ok: boolean) => void;
+}
+
+interface Pending extends UsageIncrement {
+  ws: string;
+  kind: 'verification' | 'credits' | 'limit';
+}
+
+/** A flush whose answer never came: it landed or not, its marker will tell. */
+interface Unsure {
+  seq: number;
+  entries: Pending[];
+}
+
+/**
+ * Usage analytics of one node: counts in memory on the request's path (a Map lookup, no I/O),
+ * flushed on a timer in one MULTI per workspace. A flush that fails leaves its counts unsure
+ * until the node's marker says whether they landed: they are merged back if not, so a Redis that
+ * is away delays counts and neither loses nor doubles them. Memory is bounded by `maxPending`
+ * distinct counters; what does not fit is dropped and counted.
+ */
+export class UsageRecorder {
+  private pending = new Map<string, Pending>();
+  private readonly unsure = new Map<string, Unsure>();
+  private unsureCount = 0;
+  private seq = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<boolean> | undefined;
+
+  constructor(
+    private readonly store: UsageStore,
+    private readonly options: UsageOptions,
+  ) {}
+
+  /** Distinct counters waiting in memory (pending or unsure). */
+  get held(): number {
+    return this.pending.size + this.unsureCount;
+  }
+
+  verification(ws: string, at: number, v: CountedVerification): void {
+    if (!this.options.enabled) return;
+    const minute = bucketStart('minute', at);
+    const apiId = v.apiId ?? NO_API;
+    const keyId = v.keyId ?? '';
+    const identityId = v.identityId ?? '';
+    const tags = normalTags(v.tags);
+    const base = `${ws} ${apiId} ${minute} ${keyId} ${identityId}`;
+    const suffix = tags.length === 0 ? '' : ` ${JSON.stringify(tags)}`;
+    const counter = { keyId, identityId, tags };
+    this.add(`${base} ${v.code}${suffix}`, 1, () => ({
+      ws,
+      kind: 'verification',
+      scope: 'v',
+      owner: apiId,
+      minute,
+      field: verificationField({ ...counter, outcome: v.code }),
+      count: 0,
+    }));
+    if (v.credits > 0) {
+      this.add(`${base} ${CREDITS}${suffix}`, v.credits, () => ({
+        ws,
+        kind: 'credits',
+        scope: 'v',
+        owner: apiId,
+        minute,
+        field: verificationField({ ...counter, outcome: CREDITS }),
+        count: 0,
+      }));
+    }
+  }
+
+  limit(ws: string, at: number, namespaceId: string, identifier: string, passed: boolean): void {
+    if (!this.options.enabled) return;
+    const minute = bucketStart('minute', at);
+    this.add(`${ws} rl ${namespaceId} ${minute} ${passed ? 1 : 0} ${identifier}`, 1, () => ({
+      ws,
+      kind: 'limit',
+      scope: 'rl',
+      owner: namespaceId,
+      minute,
+      field: limitField(identifier, passed),
+      count: 0,
+    }));
+  }
+
+  private add(id: string, count: number, create: () => Pending): void {
+    let entry = this.pending.get(id);
+    if (!entry) {
+      if (this.held >= this.options.maxPending) {
+        const kind = create().kind;
+        this.options.dropped?.(kind, count);
+        return;
+      }
+      entry = create();
+      this.pending.set(id, entry);
+    }
+    entry.count += count;
+  }
+
+  start(): void {
+    if (!this.options.enabled) return;
+    this.timer ??= setInterval(() => void this.flush(), this.options.flushMs);
+    this.timer.unref();
+  }
+
+  /**
+   * One flush: settles what an earlier one left unsure, then writes what is pending. true when
+   * nothing is left in memory. Never runs twice at once (a second call joins the first).
+   */
+  flush(): Promise<boolean> {
+    this.flushing ??= this.flushOnce().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  /**
+   * Stops the timer and flushes until nothing is left or `deadlineMs` has passed (SIGTERM: the
+   * node has answered its last request). Returns the counters it could not write.
+   */
+  async stop(deadlineMs: number): Promise<number> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const until = Date.now() + deadlineMs;
+    while (this.held > 0 || this.flushing) {
+      if (await this.flush()) break;
+      if (Date.now() >= until) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return this.held;
+  }
+
+  private async flushOnce(): Promise<boolean> {
+    for (const [ws, unsure] of this.unsure) {
+      let landed: boolean;
+      try {
+        landed = await this.store.landed(ws, this.options.nodeId, unsure.seq);
+      } catch {
+        return false;
+      }
+      this.unsure.delete(ws);
+      this.unsureCount -= unsure.entries.length;
+      if (!landed) for (const entry of unsure.entries) this.mergeBack(entry);
+    }
+    if (this.pending.size === 0) return true;
+    const batch = this.pending;
+    this.pending = new Map();
+    const seq = ++this.seq;
+    const byWorkspace = new Map<string, Pending[]>();
+    for (const entry of batch.values()) {
+      let list = byWorkspace.get(entry.ws);
+      if (!list) byWorkspace.set(entry.ws, (list = []));
+      list.push(entry);
+    }
+    let ok = true;
+    await Promise.all(
+      [...byWorkspace].map(async ([ws, entries]) => {
+        try {
+          await this.store.write(ws, entries, this.options.nodeId, seq);
+        } catch {
+          ok = false;
+          this.unsure.set(ws, { seq, entries });
+          this.unsureCount += entries.length;
+        }
+      }),
+    );
+    this.options.flushed?.(ok);
+    return ok && this.pending.size === 0;
+  }
+
+  /** A count whose flush did not land goes back to pending, beside what came since. */
+  private mergeBack(entry: Pending): void {
+    const id = `${entry.ws} ${entry.scope} ${entry.owner} ${entry.minute} ${entry.field}`;
+    this.add(id, entry.count, () => ({ ...entry, count: 0 }));
+  }
+}

@@ -1,0 +1,236 @@
+import type { Granularity } from '../../domain/usage';
+import { BadRequestError, NotFoundError } from '../../errors';
+import { defineOperation } from '../operation';
+import { id, object } from '../schemas';
+import type { Services } from '../services';
+import { readVerificationCounts, type CountRow } from './counts';
+
+const GROUPS = ['key', 'identity', 'tags', 'tag', 'month', 'day', 'hour', 'minute'] as const;
+type Group = (typeof GROUPS)[number];
+
+/** Each outcome's name in an answer, as Unkey v1 names them (and keyward's own two). */
+const OUTCOME_NAMES: Readonly<Record<string, string>> = {
+  VALID: 'valid',
+  NOT_FOUND: 'notFound',
+  FORBIDDEN: 'forbidden',
+  USAGE_EXCEEDED: 'usageExceeded',
+  RATE_LIMITED: 'rateLimited',
+  DISABLED: 'disabled',
+  INSUFFICIENT_PERMISSIONS: 'insufficientPermissions',
+  EXPIRED: 'expired',
+  LIMITER_UNAVAILABLE: 'limiterUnavailable',
+};
+const ORDER_BY = [
+  'time',
+  'valid',
+  'notFound',
+  'forbidden',
+  'usageExceeded',
+  'rateLimited',
+  'unauthorized',
+  'disabled',
+  'insufficientPermissions',
+  'expired',
+  'limiterUnavailable',
+  'total',
+] as const;
+
+export interface AnalyticsInput {
+  apiId: string;
+  externalId?: string;
+  keyId?: string[];
+  tag?: string[];
+  start: number;
+  end?: number;
+  groupBy?: Group[];
+  limit?: number;
+  orderBy?: (typeof ORDER_BY)[number];
+  order?: 'asc' | 'desc';
+}
+
+type Row = Record<string, unknown> & { total: number };
+
+/** The most buckets one call reads: the default retention of minutes (48 h) or hours (90 days). */
+const MAX_BUCKETS = 3000;
+
+/**
+ * Unkey v1's analytics.getVerifications over keyward's usage counts: an API's verifications,
+ * filtered by key, identity (externalId) and tags, grouped by time (minute is keyward's own),
+ * key, identity, tags or each tag, ordered and limited. Without a time group the counts of the
+ * range are summed (from the hourly buckets, as Unkey's hourly table).
+ */
+export const getAnalyticsVerifications = defineOperation({
+  name: 'analytics.getVerifications',
+  method: 'GET',
+  plane: 'management',
+  summary:
+    "An API's verification counts by outcome, filtered by key, identity and tags, grouped by time, key, identity or tags.",
+  // Unkey's route asks for api.*.read_api or api.<apiId>.read_api.
+  permission: {
+    resource: 'api',
+    action: 'read_api',
+    scope: 'input',
+    ids: (input: { apiId: string }) => [input.apiId],
+  },
+  input: object(
+    {
+      apiId: id,
+      externalId: { type: 'string', minLength: 1, maxLength: 256 },
+      keyId: { type: 'array', maxItems: 100, items: id },
+      tag: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 512 } },
+      start: { type: 'integer', minimum: 0 },
+      end: { type: 'integer', minimum: 0 },
+      groupBy: { type: 'array', maxItems: 8, items: { enum: GROUPS } },
+      limit: { type: 'integer', minimum: 1, maximum: 100_000 },
+      orderBy: { enum: ORDER_BY },
+      order: { enum: ['asc', 'desc'] },
+    },
+    ['apiId', 'start'],
+  ),
+  output: { type: 'array', items: { type: 'object' } },
+  check(input: AnalyticsInput) {
+    if (input.end !== undefined && input.start >= input.end) {
+      throw new BadRequestError('start cannot be equal or greater than end');
+    }
+    if (input.groupBy?.includes('tag') && input.groupBy.includes('tags')) {
+      throw new BadRequestError('You can not group by tag and tags at the same time');
+    }
+  },
+  uses: ['apis', 'directory', 'identities', 'usageStore', 'now'],
+  async handle(deps, caller, input: AnalyticsInput): Promise<Row[]> {
+    const ws = caller.rootKey.workspaceId;
+    if (!(await deps.directory.liveApi(ws, input.apiId))) {
+      throw new NotFoundError(`api ${input.apiId} not found`);
+    }
+    let identityId: string | undefined;
+    if (input.externalId !== undefined) {
+      const identity = await deps.identities.byExternalId(ws, input.externalId);
+      if (!identity) throw new NotFoundError(`identity ${input.externalId} not found`);
+      identityId = identity.id;
+    }
+    const groups = new Set(input.groupBy ?? []);
+    const granularity: Granularity = groups.has('minute')
+      ? 'minute'
+      : groups.has('month') || groups.has('day')
+        ? 'day'
+        : 'hour';
+    const timed =
+      groups.has('minute') || groups.has('hour') || groups.has('day') || groups.has('month');
+    const now = deps.now();
+    const end = input.end ?? now;
+    const size = { minute: 60_000, hour: 3_600_000, day: 86_400_000 }[granularity];
+    // Buckets past their retention hold nothing and are not read: only the rest is bounded.
+    const from = Math.max(input.start, now - deps.usageStore.retention[granularity]);
+    if ((end - from) / size > MAX_BUCKETS) {
+      throw new BadRequestError(
+        `start, end: at most ${MAX_BUCKETS} ${granularity}s at a time; group by a coarser time`,
+      );
+    }
+    const keyIds = input.keyId && input.keyId.length > 0 ? new Set(input.keyId) : undefined;
+    const tags = input.tag ?? [];
+    const rows = (
+      await readVerificationCounts(deps.usageStore, ws, input.apiId, granularity, {
+        start: input.start,
+        end,
+        now,
+      })
+    ).filter(
+      (row) =>
+        OUTCOME_NAMES[row.outcome] !== undefined &&
+        (!keyIds || keyIds.has(row.keyId)) &&
+        (identityId === undefined || row.identityId === identityId) &&
+        tags.every((tag) => row.tags.includes(tag)) &&
+        (!groups.has('identity') || row.identityId !== '') &&
+        (!groups.has('tag') || row.tags.length > 0),
+    );
+
+    const answer = new Map<string, Row>();
+    const add = (row: CountRow, tag?: string) => {
+      const time = !timed ? undefined : groups.has('month') ? monthStart(row.time) : row.time;
+      const parts: unknown[] = [time];
+      if (groups.has('key')) parts.push(row.keyId);
+      if (groups.has('identity')) parts.push(row.identityId);
+      if (groups.has('tags')) parts.push(row.tags);
+      if (tag !== undefined) parts.push(tag);
+      const id = JSON.stringify(parts);
+      let out = answer.get(id);
+      if (!out) {
+        out = emptyRow(time);
+        if (groups.has('key')) out.keyId = row.keyId;
+        if (groups.has('identity')) out.identity = { id: row.identityId, externalId: '' };
+        if (groups.has('tags')) out.tags = [...row.tags];
+        if (tag !== undefined) out.tag = tag;
+        answer.set(id, out);
+      }
+      const name = OUTCOME_NAMES[row.outcome]!;
+      out[name] = (out[name] as number) + row.count;
+      out.total += row.count;
+    };
+    for (const row of rows) {
+      if (groups.has('tag')) for (const tag of row.tags) add(row, tag);
+      else add(row);
+    }
+    // Time alone: every slot of the range answers, zeros included (Unkey's WITH FILL).
+    if (
+      timed &&
+      !groups.has('key') &&
+      !groups.has('identity') &&
+      !groups.has('tags') &&
+      !groups.has('tag')
+    ) {
+      for (const time of slots(input.start, end, granularity, groups.has('month'))) {
+        const id = JSON.stringify([time]);
+        if (!answer.has(id)) answer.set(id, emptyRow(time));
+      }
+    }
+    if (!timed && answer.size === 0) answer.set('[]', emptyRow(undefined));
+    await nameIdentities(deps, ws, answer.values());
+
+    let result = [...answer.values()];
+    const orderBy = input.orderBy ?? (timed ? 'time' : undefined);
+    if (orderBy) {
+      const sign = (input.orderBy ? (input.order ?? 'asc') : 'asc') === 'asc' ? 1 : -1;
+      result.sort((a, b) => sign * (Number(a[orderBy] ?? 0) - Number(b[orderBy] ?? 0)));
+    }
+    if (input.limit !== undefined) result = result.slice(0, input.limit);
+    return result;
+  },
+});
+
+function emptyRow(time: number | undefined): Row {
+  const row: Row = { total: 0 };
+  if (time !== undefined) row.time = time;
+  for (const name of Object.values(OUTCOME_NAMES)) row[name] = 0;
+  return row;
+}
+
+function monthStart(at: number): number {
+  const date = new Date(at);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+}
+
+function* slots(start: number, end: number, granularity: Granularity, months: boolean) {
+  if (months) {
+    for (let t = monthStart(start); t <= end;) {
+      yield t;
+      const date = new Date(t);
+      t = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+    }
+    return;
+  }
+  const size = { minute: 60_000, hour: 3_600_000, day: 86_400_000 }[granularity];
+  for (let t = Math.floor(start / size) * size; t <= end; t += size) yield t;
+}
+
+/** An identity's externalId, as Unkey answers it beside its id. */
+async function nameIdentities(
+  deps: Pick<Services, 'directory'>,
+  ws: string,
+  rows: Iterable<Row>,
+): Promise<void> {
+  for (const row of rows) {
+    const identity = row.identity as { id: string; externalId: string } | undefined;
+    if (!identity) continue;
+    identity.externalId = (await deps.directory.identity(ws, identity.id))?.externalId ?? '';
+  }
+}

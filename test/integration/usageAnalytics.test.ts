@@ -1,0 +1,461 @@
+/**
+ * Usage analytics against real Redis: counts from several nodes add up to the verifications they
+ * answered once flushed, in every granularity, with their retention; a Redis that is away delays
+ * the counts and never a verification. The Unkey v1 SDK reads them.
+ */
+import { Unkey } from '@unkey/api';
+import type Redis from 'ioredis';
+import { GRANULARITIES, bucketStart, expiresAt } from '../../src/domain/usage';
+import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
+import { UsageStore } from '../../src/store/usageStore';
+import { createKey, eventually, hour } from '../support/helpers';
+import { startRedis, type TestRedis } from '../support/redisServer';
+import { client, type Client } from '../support/rpc';
+import {
+  startProcessTopology,
+  startTopology,
+  type ProcessTopology,
+  type Topology,
+} from '../support/topology';
+
+const DAY = 86_400_000;
+const RETENTION = { minute: 48 * hour, hour: 90 * DAY, day: 730 * DAY };
+const FAST_FLUSH = { KEYWARD_ANALYTICS_FLUSH_MS: '100' };
+
+type Verdict = { valid: boolean; code: string };
+type Daily = { time: number; success: number; rateLimited: number; usageExceeded: number };
+
+/** Every counter of an API's buckets of one granularity, summed by field. */
+async function counters(
+  redis: Redis,
+  ws: string,
+  apiId: string,
+  g: string,
+): Promise<Record<string, number>> {
+  const sums: Record<string, number> = {};
+  for (const key of await redis.keys(`keyward:{${ws}}:usage:v:${apiId}:${g}:*`)) {
+    for (const [field, value] of Object.entries(await redis.hgetall(key))) {
+      sums[field] = (sums[field] ?? 0) + Number(value);
+    }
+  }
+  return sums;
+}
+
+const total = (sums: Record<string, number>) =>
+  Object.entries(sums)
+    .filter(([field]) => !field.includes('"CREDITS"'))
+    .reduce((sum, [, n]) => sum + n, 0);
+
+describe('counts across two nodes', () => {
+  let topology: Topology;
+  let nodeA: Client;
+  let nodeB: Client;
+  let admin: Redis;
+  let apiId: string;
+
+  beforeAll(async () => {
+    topology = await startTopology({ nodes: 2, env: FAST_FLUSH });
+    nodeA = client(topology.nodes[0]!.url, topology.rootKey);
+    nodeB = client(topology.nodes[1]!.url, topology.rootKey);
+    admin = createRedis(topology.primary.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
+    await connectRedis(admin);
+    apiId = (await nodeA.post<{ apiId: string }>('apis.createApi', { name: 'usage' })).body.apiId;
+  });
+  afterAll(async () => {
+    await closeRedis(admin);
+    await topology.stop();
+  });
+
+  test('every outcome is counted once, per key, with its tags and credits, in every granularity', async () => {
+    const credited = await createKey(nodeA, apiId, { remaining: 3 });
+    const limited = await createKey(nodeA, apiId, {
+      ratelimit: { type: 'consistent', limit: 1, refillRate: 1, refillInterval: hour },
+    });
+    const disabled = await createKey(nodeA, apiId, { enabled: false });
+    const verify = async (node: Client, key: string, body: object = {}) =>
+      (await node.post<Verdict>('keys.verifyKey', { key, apiId, ...body })).body.code;
+
+    const codes = [
+      await verify(nodeA, credited.key, { tags: ['path=/a'] }),
+      await verify(nodeA, credited.key, { tags: ['path=/a'] }),
+      await verify(nodeB, credited.key, { tags: ['path=/b', 'path=/b'] }),
+      await verify(nodeB, credited.key),
+      await verify(nodeA, limited.key),
+      await verify(nodeB, limited.key),
+      await verify(nodeB, limited.key),
+      await verify(nodeB, disabled.key),
+      await verify(nodeA, 'sk_not_a_key_at_all_000'),
+    ];
+    expect(codes).toEqual([
+      'VALID',
+      'VALID',
+      'VALID',
+      'USAGE_EXCEEDED',
+      'VALID',
+      'RATE_LIMITED',
+      'RATE_LIMITED',
+      'DISABLED',
+      'NOT_FOUND',
+    ]);
+
+    // After a flush of each node, the counts add up to the verifications answered, exactly.
+    await eventually(
+      async () => total(await counters(admin, topology.workspaceId, apiId, 'day')) >= 9,
+      {
+        what: 'both nodes to flush',
+      },
+    );
+    for (const g of GRANULARITIES) {
+      expect(await counters(admin, topology.workspaceId, apiId, g)).toEqual({
+        [`["${credited.keyId}","","VALID","path=/a"]`]: 2,
+        [`["${credited.keyId}","","VALID","path=/b"]`]: 1,
+        [`["${credited.keyId}","","CREDITS","path=/a"]`]: 2,
+        [`["${credited.keyId}","","CREDITS","path=/b"]`]: 1,
+        [`["${credited.keyId}","","USAGE_EXCEEDED"]`]: 1,
+        [`["${limited.keyId}","","VALID"]`]: 1,
+        [`["${limited.keyId}","","RATE_LIMITED"]`]: 2,
+        [`["${disabled.keyId}","","DISABLED"]`]: 1,
+        ['["","","NOT_FOUND"]']: 1,
+      });
+    }
+
+    // keys.getVerifications: Unkey v1's daily view, from both nodes' counts.
+    const today = bucketStart('day', Date.now());
+    const daily = await nodeB.get<{ verifications: Daily[] }>('keys.getVerifications', {
+      keyId: credited.keyId,
+    });
+    expect(daily.status).toBe(200);
+    expect(daily.body.verifications).toEqual([
+      { time: today, success: 3, rateLimited: 0, usageExceeded: 1 },
+    ]);
+
+    // The v1 SDK reads the same.
+    const unkey = new Unkey({
+      baseUrl: topology.nodes[0]!.url,
+      rootKey: topology.rootKey,
+      retry: { attempts: 0, backoff: () => 0 },
+    });
+    const { result, error } = await unkey.keys.getVerifications({ keyId: limited.keyId });
+    expect(error).toBeUndefined();
+    expect(result?.verifications).toEqual([
+      { time: today, success: 1, rateLimited: 2, usageExceeded: 0 },
+    ]);
+
+    // Each node's last outcomes moved to keys.getRecentVerifications.
+    const recent = await nodeB.get<{ verifications: { code: string }[] }>(
+      'keys.getRecentVerifications',
+      { keyId: limited.keyId },
+    );
+    expect(recent.body.verifications.map((v) => v.code)).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
+  });
+
+  test('keys.getVerifications by ownerId sums the owner’s keys; neither id is a 400', async () => {
+    const first = await createKey(nodeA, apiId, { ownerId: 'olga' });
+    const second = await createKey(nodeA, apiId, { ownerId: 'olga' });
+    for (const { key } of [first, second, second]) {
+      await nodeA.post('keys.verifyKey', { key });
+    }
+    await eventually(
+      async () => {
+        const answer = await nodeA.get<{ verifications: Daily[] }>('keys.getVerifications', {
+          ownerId: 'olga',
+        });
+        return answer.body.verifications[0]?.success === 3;
+      },
+      { what: 'the owner’s three verifications' },
+    );
+    expect((await nodeA.get('keys.getVerifications', {})).status).toBe(400);
+    expect((await nodeA.get('keys.getVerifications', { ownerId: 'nobody' })).status).toBe(404);
+  });
+
+  test('standalone limits are counted per namespace and identifier, passed or not', async () => {
+    for (let i = 0; i < 3; i++) {
+      await nodeA.post('ratelimits.limit', {
+        namespace: 'usage.ns',
+        identifier: 'ursula',
+        limit: 2,
+        duration: 60_000,
+      });
+    }
+    await nodeB.post('ratelimits.multiLimit', [
+      { namespace: 'usage.ns', identifier: 'victor', limit: 1, duration: 60_000 },
+    ]);
+    const sums = async () => {
+      const found: Record<string, number> = {};
+      for (const key of await admin.keys(`keyward:{${topology.workspaceId}}:usage:rl:*:day:*`)) {
+        for (const [field, n] of Object.entries(await admin.hgetall(key))) {
+          found[field] = (found[field] ?? 0) + Number(n);
+        }
+      }
+      return found;
+    };
+    await eventually(async () => Object.keys(await sums()).length === 3, { what: 'limit counts' });
+    expect(await sums()).toEqual({
+      '["ursula","passed"]': 2,
+      '["ursula","blocked"]': 1,
+      '["victor","passed"]': 1,
+    });
+  });
+});
+
+describe('analytics.getVerifications', () => {
+  let topology: Topology;
+  let unkey: Unkey;
+  let apiId: string;
+  let acme: { keyId: string; key: string };
+  let plain: { keyId: string; key: string };
+  const start = Date.now() - hour;
+
+  beforeAll(async () => {
+    topology = await startTopology({ nodes: 2, env: FAST_FLUSH });
+    const nodeA = client(topology.nodes[0]!.url, topology.rootKey);
+    const nodeB = client(topology.nodes[1]!.url, topology.rootKey);
+    unkey = new Unkey({
+      baseUrl: topology.nodes[0]!.url,
+      rootKey: topology.rootKey,
+      retry: { attempts: 0, backoff: () => 0 },
+    });
+    apiId = (await nodeA.post<{ apiId: string }>('apis.createApi', { name: 'stats' })).body.apiId;
+    acme = await createKey(nodeA, apiId, { externalId: 'acme' });
+    plain = await createKey(nodeA, apiId, { enabled: false });
+    for (let i = 0; i < 3; i++) await nodeA.post('keys.verifyKey', { key: acme.key, tags: ['a'] });
+    for (let i = 0; i < 2; i++) {
+      await nodeB.post('keys.verifyKey', { key: plain.key, tags: ['b', 'a'] });
+    }
+    await eventually(
+      async () => {
+        const { result } = await unkey.analytics.getVerifications({ apiId, start });
+        return result?.[0]?.total === 5;
+      },
+      { what: 'both nodes to flush' },
+    );
+  });
+  afterAll(() => topology.stop());
+
+  const read = async (query: Record<string, unknown>) => {
+    const { result, error } = await unkey.analytics.getVerifications({
+      apiId,
+      start,
+      ...query,
+    } as Parameters<typeof unkey.analytics.getVerifications>[0]);
+    expect(error).toBeUndefined();
+    return result!;
+  };
+
+  test('without a group, the range summed by outcome', async () => {
+    expect(await read({})).toEqual([
+      expect.objectContaining({ total: 5, valid: 3, disabled: 2, rateLimited: 0 }),
+    ]);
+  });
+
+  test('by key, ordered by total, limited', async () => {
+    const byKey = await read({ groupBy: 'key', orderBy: 'total', order: 'desc' });
+    expect(byKey.map((row) => [row.keyId, row.total])).toEqual([
+      [acme.keyId, 3],
+      [plain.keyId, 2],
+    ]);
+    expect(await read({ groupBy: 'key', orderBy: 'total', order: 'desc', limit: 1 })).toHaveLength(
+      1,
+    );
+    expect(await read({ keyId: [plain.keyId, 'key_other'] })).toEqual([
+      expect.objectContaining({ total: 2, disabled: 2 }),
+    ]);
+  });
+
+  test('by identity, and filtered by externalId', async () => {
+    const byIdentity = await read({ groupBy: 'identity' });
+    expect(byIdentity).toEqual([
+      expect.objectContaining({
+        total: 3,
+        identity: { id: expect.stringMatching(/^id_/), externalId: 'acme' },
+      }),
+    ]);
+    expect(await read({ externalId: 'acme' })).toEqual([expect.objectContaining({ total: 3 })]);
+  });
+
+  test('by tag and by tags, and filtered by tags', async () => {
+    const byTag = await read({ groupBy: 'tag', orderBy: 'total', order: 'desc' });
+    expect(byTag.map((row) => [row.tag, row.total])).toEqual([
+      ['a', 5],
+      ['b', 2],
+    ]);
+    const byTags = await read({ groupBy: 'tags', orderBy: 'total' });
+    expect(byTags.map((row) => [row.tags, row.total])).toEqual([
+      [['a', 'b'], 2],
+      [['a'], 3],
+    ]);
+    expect(await read({ tag: 'b' })).toEqual([expect.objectContaining({ total: 2 })]);
+  });
+
+  test('by hour: every hour of the range, zeros included, in time order', async () => {
+    const hours = await read({ groupBy: 'hour' });
+    expect(hours.length).toBeGreaterThanOrEqual(2);
+    expect(hours.reduce((sum, row) => sum + row.total, 0)).toBe(5);
+    expect(hours.map((row) => row.time)).toEqual(
+      [...hours.map((row) => row.time!)].sort((a, b) => a - b),
+    );
+  });
+
+  test('a start after its end, or tag with tags, is a 400', async () => {
+    const answer = await unkey.analytics.getVerifications({ apiId, start: 2, end: 1 });
+    expect(answer.error?.code).toBe('BAD_REQUEST');
+    const both = await unkey.analytics.getVerifications({ apiId, start, groupBy: ['tag', 'tags'] });
+    expect(both.error?.code).toBe('BAD_REQUEST');
+  });
+});
+
+describe('buckets and retention in Redis', () => {
+  let redis: TestRedis;
+  let admin: Redis;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    admin = createRedis(redis.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
+    await connectRedis(admin);
+  });
+  afterAll(async () => {
+    await closeRedis(admin);
+    await redis.dispose();
+  });
+
+  test('a flush writes minute, hour and day at once, each expiring its retention after it ends', async () => {
+    const store = new UsageStore(admin, RETENTION);
+    // 23:59 of a day, counted at an injected time: the three buckets start at different times.
+    const minute = bucketStart('day', Date.now()) - 60_000;
+    const field = '["key_1","","VALID"]';
+    await store.write('ws_t', [{ scope: 'v', owner: 'api_t', minute, field, count: 4 }], 'n', 1);
+    for (const g of GRANULARITIES) {
+      const start = bucketStart(g, minute);
+      const key = `keyward:{ws_t}:usage:v:api_t:${g}:${start}`;
+      expect(await admin.hget(key, field)).toBe('4');
+      expect(await admin.call('EXPIRETIME', key)).toBe(expiresAt(g, start, RETENTION));
+    }
+    expect(await store.landed('ws_t', 'n', 1)).toBe(true);
+    expect(await store.landed('ws_t', 'n', 2)).toBe(false);
+  });
+
+  test('a bucket already past its retention is not kept', async () => {
+    const store = new UsageStore(admin, RETENTION);
+    const minute = bucketStart('minute', Date.now() - 3 * DAY);
+    await store.write(
+      'ws_r',
+      [{ scope: 'v', owner: 'api_r', minute, field: '["k","","VALID"]', count: 1 }],
+      'n',
+      1,
+    );
+    expect(await admin.exists(`keyward:{ws_r}:usage:v:api_r:minute:${minute}`)).toBe(0);
+    const hourStart = bucketStart('hour', minute);
+    expect(await admin.exists(`keyward:{ws_r}:usage:v:api_r:hour:${hourStart}`)).toBe(1);
+  });
+});
+
+describe('an analytics Redis that is away', () => {
+  let topology: Topology;
+  let analytics: TestRedis;
+  let node: Client;
+  let admin: Redis;
+
+  beforeAll(async () => {
+    analytics = await startRedis();
+    topology = await startTopology({
+      nodes: 1,
+      env: { ...FAST_FLUSH, KEYWARD_ANALYTICS_REDIS_URL: analytics.url },
+    });
+    node = client(topology.nodes[0]!.url, topology.rootKey);
+    admin = createRedis(analytics.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
+    await connectRedis(admin);
+  });
+  afterAll(async () => {
+    await closeRedis(admin);
+    await topology.stop();
+    await analytics.dispose();
+  });
+
+  test('delays the counts and never a verification; nothing is lost or counted twice', async () => {
+    const apiId = (await node.post<{ apiId: string }>('apis.createApi', { name: 'away' })).body
+      .apiId;
+    const { key } = await createKey(node, apiId);
+    await node.post('keys.verifyKey', { key });
+    await eventually(
+      async () => total(await counters(admin, topology.workspaceId, apiId, 'day')) === 1,
+      { what: 'the first count' },
+    );
+    // The counts go to the analytics Redis, not the primary.
+    await analytics.stop();
+    for (let i = 0; i < 5; i++) {
+      const started = Date.now();
+      const answer = await node.post<Verdict>('keys.verifyKey', { key });
+      expect(answer.body.code).toBe('VALID');
+      expect(Date.now() - started).toBeLessThan(500);
+    }
+    await analytics.restart();
+    // A restarted (empty) Redis: the five counts that waited arrive once, the first is gone with it.
+    const fresh = createRedis(analytics.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
+    await connectRedis(fresh);
+    try {
+      await eventually(
+        async () => total(await counters(fresh, topology.workspaceId, apiId, 'day')) >= 5,
+        { what: 'the counts that waited', timeoutMs: 15_000 },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(total(await counters(fresh, topology.workspaceId, apiId, 'day'))).toBe(5);
+    } finally {
+      await closeRedis(fresh);
+    }
+  });
+});
+
+describe('a node as a process (npm run build first)', () => {
+  let topology: ProcessTopology;
+  let admin: Redis;
+
+  beforeAll(async () => {
+    // The longest flush interval allowed: a SIGTERM lands well inside it.
+    topology = await startProcessTopology({
+      nodes: 0,
+      localRedis: false,
+      env: { KEYWARD_ANALYTICS_FLUSH_MS: '1000' },
+    });
+    admin = createRedis(topology.primary.url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
+    await connectRedis(admin);
+  });
+  afterAll(async () => {
+    await closeRedis(admin);
+    await topology.stop();
+  });
+
+  test('SIGTERM mid-interval: the counts pending are written before the process exits', async () => {
+    const node = await topology.addNode({ name: 'sigterm' });
+    const api = client(node.url, topology.rootKey);
+    const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'term' })).body
+      .apiId;
+    const { key } = await createKey(api, apiId);
+    // Let one flush pass, so the verifications below are counted after it, mid-interval.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const answered = await Promise.all(
+      Array.from({ length: 40 }, () => api.post<Verdict>('keys.verifyKey', { key })),
+    );
+    expect(answered.every((a) => a.body.code === 'VALID')).toBe(true);
+    expect(await node.stop('SIGTERM')).toBe(0);
+    expect(total(await counters(admin, topology.workspaceId, apiId, 'minute'))).toBe(40);
+  });
+
+  test('SIGKILL loses at most what the last interval counted', async () => {
+    const node = await topology.addNode({ name: 'sigkill' });
+    const api = client(node.url, topology.rootKey);
+    const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'kill' })).body
+      .apiId;
+    const { key } = await createKey(api, apiId);
+    for (let i = 0; i < 10; i++) await api.post('keys.verifyKey', { key });
+    // A flush has passed: those ten are in Redis.
+    await eventually(
+      async () => total(await counters(admin, topology.workspaceId, apiId, 'day')) === 10,
+      { what: 'the first flush' },
+    );
+    for (let i = 0; i < 5; i++) await api.post('keys.verifyKey', { key });
+    await node.stop('SIGKILL');
+    const counted = total(await counters(admin, topology.workspaceId, apiId, 'day'));
+    expect(counted).toBeGreaterThanOrEqual(10);
+    expect(counted).toBeLessThanOrEqual(15);
+  });
+});

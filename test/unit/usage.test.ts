@@ -1,0 +1,203 @@
+import {
+  bucketStart,
+  bucketStarts,
+  expiresAt,
+  normalTags,
+  parseVerificationField,
+  verificationField,
+} from '../../src/domain/usage';
+import { UsageRecorder } from '../../src/observability/usage';
+import type { UsageIncrement, UsageStore } from '../../src/store/usageStore';
+
+const MIN = 60_000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+const RETENTION = { minute: 48 * HOUR, hour: 90 * DAY, day: 730 * DAY };
+/** 2030-01-01T00:00:00Z */
+const T0 = Date.UTC(2030, 0, 1);
+
+describe('buckets', () => {
+  test.each([
+    ['minute', T0 + 59_999, T0],
+    ['minute', T0 + 60_000, T0 + MIN],
+    ['hour', T0 + HOUR - 1, T0],
+    ['hour', T0 + HOUR, T0 + HOUR],
+    ['day', T0 + DAY - 1, T0],
+    ['day', T0 + DAY, T0 + DAY],
+    ['day', T0 - 1, T0 - DAY],
+  ] as const)('%s bucket of %d starts at %d (UTC)', (g, at, start) => {
+    expect(bucketStart(g, at)).toBe(start);
+  });
+
+  test('a bucket expires its retention after it ends', () => {
+    expect(expiresAt('minute', T0, RETENTION)).toBe((T0 + MIN + 48 * HOUR) / 1000);
+    expect(expiresAt('hour', T0, RETENTION)).toBe((T0 + HOUR + 90 * DAY) / 1000);
+    expect(expiresAt('day', T0, RETENTION)).toBe((T0 + DAY + 730 * DAY) / 1000);
+  });
+
+  test('a range reads each bucket it touches, both ends truncated and included', () => {
+    const now = T0 + 10 * DAY;
+    expect(bucketStarts('day', T0 + 5, T0 + 2 * DAY + 5, now, RETENTION)).toEqual([
+      T0,
+      T0 + DAY,
+      T0 + 2 * DAY,
+    ]);
+    expect(bucketStarts('hour', T0 + HOUR - 1, T0 + HOUR, now, RETENTION)).toEqual([T0, T0 + HOUR]);
+  });
+
+  test('buckets past their retention are not read', () => {
+    const now = T0 + 3 * DAY;
+    const starts = bucketStarts('minute', T0, now, now, RETENTION);
+    expect(starts[0]).toBe(now - 48 * HOUR);
+    expect(starts).toHaveLength(48 * 60 + 1);
+  });
+});
+
+describe('fields', () => {
+  test('a verification field round-trips, whatever its tags hold', () => {
+    const counter = { keyId: 'key_1', identityId: '', outcome: 'VALID', tags: ['a"b', 'c,d', ' '] };
+    expect(parseVerificationField(verificationField(counter))).toEqual(counter);
+    expect(parseVerificationField('not json')).toBeUndefined();
+    expect(parseVerificationField('[1,2,3]')).toBeUndefined();
+  });
+
+  test('tags are a set: sorted, each once', () => {
+    expect(normalTags(['b', 'a', 'b'])).toEqual(['a', 'b']);
+    expect(normalTags(undefined)).toEqual([]);
+  });
+});
+
+/** A store whose writes fail on demand, and whose "landed" answer the test chooses. */
+class FakeStore {
+  written: { ws: string; increments: UsageIncrement[]; seq: number }[] = [];
+  failWrites = false;
+  applyDespiteFailure = false;
+  failLanded = false;
+  private marker = new Map<string, number>();
+
+  async write(ws: string, increments: readonly UsageIncrement[], _node: string, seq: number) {
+    if (!this.failWrites || this.applyDespiteFailure) {
+      this.written.push({ ws, increments: increments.map((i) => ({ ...i })), seq });
+      this.marker.set(ws, seq);
+    }
+    if (this.failWrites) throw new Error('connection lost');
+  }
+
+  async landed(ws: string, _node: string, seq: number) {
+    if (this.failLanded) throw new Error('still away');
+    return this.marker.get(ws) === seq;
+  }
+
+  total(): number {
+    return this.written.flatMap((w) => w.increments).reduce((sum, i) => sum + i.count, 0);
+  }
+}
+
+function recorder(store: FakeStore, maxPending = 100) {
+  const dropped: [string, number][] = [];
+  const usage = new UsageRecorder(store as unknown as UsageStore, {
+    enabled: true,
+    flushMs: 1000,
+    maxPending,
+    nodeId: 'n1',
+    dropped: (kind, count) => dropped.push([kind, count]),
+  });
+  return { usage, dropped };
+}
+
+const verification = (code: string, keyId = 'key_1', tags?: string[]) => ({
+  apiId: 'api_1',
+  keyId,
+  identityId: undefined,
+  code,
+  tags,
+  credits: 0,
+});
+
+describe('UsageRecorder', () => {
+  test('counts add up per counter, and one flush writes them', async () => {
+    const store = new FakeStore();
+    const { usage } = recorder(store);
+    for (let i = 0; i < 5; i++) usage.verification('ws_1', T0, verification('VALID'));
+    usage.verification('ws_1', T0, verification('RATE_LIMITED'));
+    usage.verification('ws_1', T0, { ...verification('VALID'), credits: 3 });
+    usage.verification('ws_2', T0 + MIN, { ...verification('NOT_FOUND'), keyId: undefined });
+    usage.limit('ws_1', T0, 'rlns_1', 'user', false);
+    expect(await usage.flush()).toBe(true);
+    const fields = Object.fromEntries(
+      store.written.flatMap((w) => w.increments.map((i) => [`${w.ws} ${i.field}`, i.count])),
+    );
+    expect(fields).toEqual({
+      'ws_1 ["key_1","","VALID"]': 6,
+      'ws_1 ["key_1","","RATE_LIMITED"]': 1,
+      'ws_1 ["key_1","","CREDITS"]': 3,
+      'ws_2 ["","","NOT_FOUND"]': 1,
+      'ws_1 ["user","blocked"]': 1,
+    });
+    expect(usage.held).toBe(0);
+  });
+
+  test('a flush that failed before landing is written again, once', async () => {
+    const store = new FakeStore();
+    const { usage } = recorder(store);
+    usage.verification('ws_1', T0, verification('VALID'));
+    store.failWrites = true;
+    expect(await usage.flush()).toBe(false);
+    usage.verification('ws_1', T0, verification('VALID'));
+    store.failWrites = false;
+    expect(await usage.flush()).toBe(true);
+    expect(store.total()).toBe(2);
+  });
+
+  test('a flush that landed but whose answer was lost is not written twice', async () => {
+    const store = new FakeStore();
+    const { usage } = recorder(store);
+    usage.verification('ws_1', T0, verification('VALID'));
+    store.failWrites = true;
+    store.applyDespiteFailure = true;
+    expect(await usage.flush()).toBe(false);
+    store.failWrites = false;
+    store.applyDespiteFailure = false;
+    expect(await usage.flush()).toBe(true);
+    expect(store.total()).toBe(1);
+  });
+
+  test('while Redis is away counts wait, bounded; what does not fit is dropped and counted', async () => {
+    const store = new FakeStore();
+    const { usage, dropped } = recorder(store, 3);
+    store.failWrites = true;
+    store.failLanded = true;
+    for (const key of ['key_1', 'key_2'])
+      usage.verification('ws_1', T0, verification('VALID', key));
+    expect(await usage.flush()).toBe(false);
+    usage.verification('ws_1', T0, verification('VALID', 'key_3'));
+    usage.verification('ws_1', T0, verification('VALID', 'key_3'));
+    usage.verification('ws_1', T0, verification('VALID', 'key_4'));
+    expect(dropped).toEqual([['verification', 1]]);
+    expect(await usage.flush()).toBe(false);
+    store.failWrites = false;
+    store.failLanded = false;
+    expect(await usage.flush()).toBe(true);
+    expect(store.total()).toBe(4);
+  });
+
+  test('stop() flushes what is pending', async () => {
+    const store = new FakeStore();
+    const { usage } = recorder(store);
+    usage.verification('ws_1', T0, verification('VALID'));
+    expect(await usage.stop(1000)).toBe(0);
+    expect(store.total()).toBe(1);
+  });
+
+  test('switched off, nothing is counted', async () => {
+    const store = new FakeStore();
+    const usage = new UsageRecorder(store as unknown as UsageStore, {
+      enabled: false,
+      flushMs: 1000,
+      maxPending: 10,
+      nodeId: 'n1',
+    });
+    usage.verification('ws_1', T0, verification('VALID'));
+    expect(usage.held).toBe(0);
+  });
+});
