@@ -1,4 +1,5 @@
 import type { RedisClient as Redis } from '../redis/clients';
+import { idPage } from './idPage';
 import { execResults } from '../redis/results';
 import { resultDecoder } from '../redis/scriptTable';
 import type { ApiRecord } from '../domain/records';
@@ -46,16 +47,7 @@ export class ApiStore {
     ws: string,
     options: { limit: number; afterId?: string },
   ): Promise<{ apis: ApiRecord[]; total: number; next?: string }> {
-    const index = names.apis(ws);
-    const min = options.afterId === undefined ? '-' : `(${options.afterId}`;
-    const [ids, total] = execResults(
-      await this.redis
-        .multi()
-        .zrangebylex(index, min, '+', 'LIMIT', 0, options.limit + 1)
-        .zcard(index)
-        .exec(),
-    ) as [string[], number];
-    const page = ids.slice(0, options.limit);
+    const { page, total, more } = await idPage(this.redis, names.apis(ws), options);
     const records = await Promise.all(page.map((id) => this.get(ws, id)));
     return {
       apis: records.filter(
@@ -64,7 +56,7 @@ export class ApiStore {
       total,
       // Where the next page starts: the last id read, live or not, so a page of APIs being
       // deleted cannot end the listing early.
-      ...(ids.length > options.limit ? { next: page[page.length - 1] as string } : {}),
+      ...(more ? { next: page[page.length - 1] as string } : {}),
     };
   }
 

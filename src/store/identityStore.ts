@@ -1,4 +1,5 @@
 import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
+import { idPage } from './idPage';
 import { auditArgument } from './auditLog';
 import type { IdentityChanges, IdentityRecord } from '../domain/identity';
 import type { NamedLimit } from '../domain/namedLimits';
@@ -142,16 +143,7 @@ export class IdentityStore {
     ws: string,
     options: { limit: number; afterId?: string },
   ): Promise<{ identities: IdentityRecord[]; total: number; next?: string }> {
-    const index = names.identities(ws);
-    const min = options.afterId === undefined ? '-' : `(${options.afterId}`;
-    const [ids, total] = execResults(
-      await this.redis
-        .multi()
-        .zrangebylex(index, min, '+', 'LIMIT', 0, options.limit + 1)
-        .zcard(index)
-        .exec(),
-    ) as [string[], number];
-    const page = ids.slice(0, options.limit);
+    const { page, total, more } = await idPage(this.redis, names.identities(ws), options);
     const identities: IdentityRecord[] = [];
     if (page.length > 0) {
       const pipeline = this.redis.pipeline();
@@ -166,7 +158,7 @@ export class IdentityStore {
       identities,
       total,
       // The last id read, listed or not, so a deletion cannot end the listing early.
-      ...(ids.length > options.limit ? { next: page[page.length - 1] as string } : {}),
+      ...(more ? { next: page[page.length - 1] as string } : {}),
     };
   }
 
