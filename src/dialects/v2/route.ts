@@ -1,5 +1,6 @@
 import { BadRequestError } from '../../errors';
 import type { JsonSchema, Operation } from '../../operations/operation';
+import type { Services } from '../../operations/services';
 
 /** What a v2 answer holds beside `meta`: the data, and for a listing its page's cursor. */
 export interface V2Body<Data = unknown> {
@@ -54,8 +55,8 @@ export function inV2Terms(
 /** Keeps a route's own types for its module; the registry erases them. */
 export function defineV2Route<CoreInput, CoreOutput extends object, Body>(
   route: Omit<V2Route<CoreInput, CoreOutput, Body>, 'operation'> & {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any Uses: the route never binds services itself
-    operation: Operation<any, CoreInput, CoreOutput>;
+    // Whatever services it uses: the route never binds them itself (src/http/rpc.ts does).
+    operation: Operation<keyof Services, CoreInput, CoreOutput>;
   },
 ): V2Route<CoreInput, CoreOutput, Body> {
   return route as V2Route<CoreInput, CoreOutput, Body>;
