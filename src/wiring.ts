@@ -42,8 +42,8 @@ export function assembleServices(parts: {
     apis: new ApiStore(primary, announce, config.auditMaxEntries),
     keys: new KeyStore(primary, announce, config.auditMaxEntries),
     rootKeys: new RootKeyStore(primary),
-    ratelimits: new RatelimitStore(primary, announce),
-    rbac: new RbacStore(primary, announce),
+    ratelimits: new RatelimitStore(primary, announce, config.auditMaxEntries),
+    rbac: new RbacStore(primary, announce, config.auditMaxEntries),
     identities: new IdentityStore(primary, announce, config.auditMaxEntries),
     auditLog: new AuditLogStore(primary, config.auditMaxEntries),
   };

@@ -2,15 +2,20 @@ import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
 import type { Namespace, NamespaceOverrides, Override } from '../domain/overrides';
 import { resultDecoder } from '../redis/scriptTable';
+import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
+import { auditArgument } from './auditLog';
 import { invalidation, isStorableId, names, type Announce } from './names';
 
 const setOverrideOutcome = resultDecoder('setOverride');
+const deleteOverrideOutcome = resultDecoder('deleteOverride');
 
 /** Rate-limit namespaces and their overrides on the primary, all under the workspace's tag. */
 export class RatelimitStore {
   constructor(
     private readonly redis: Redis,
     private readonly announce: Announce,
+    /** The cap of each workspace's audit log, which every override write appends to. */
+    private readonly auditMaxEntries: number = DEFAULT_AUDIT_MAX_ENTRIES,
   ) {}
 
   /** The namespace's id, creating the namespace on first use. */
@@ -56,17 +61,20 @@ export class RatelimitStore {
     namespace: Namespace,
     override: Omit<Override, 'id'>,
     newId: string,
+    audit: AuditEntry,
   ): Promise<string | undefined> {
     const { identifier, ...rest } = override;
-    const id = await this.redis.setOverrideV1(
+    const id = await this.redis.setOverrideV2(
       names.overrides(ws, namespace.id),
       names.overrideOrder(ws, namespace.id),
       names.namespace(ws, namespace.name),
+      names.audit(ws),
       identifier,
       newId,
       JSON.stringify(rest),
       names.invalidationChannel,
       invalidation.namespace(ws, namespace.name),
+      auditArgument(audit, this.auditMaxEntries),
     );
     // Any other answer is the override's id.
     if (setOverrideOutcome(id) === 'namespace_not_found') return undefined;
@@ -83,17 +91,23 @@ export class RatelimitStore {
     return json === null ? undefined : parseOverride(identifier, json);
   }
 
-  /** False when there was no such override. */
-  async deleteOverride(ws: string, namespace: Namespace, identifier: string): Promise<boolean> {
-    const [deleted] = execResults(
-      await this.redis
-        .multi()
-        .hdel(names.overrides(ws, namespace.id), identifier)
-        .zrem(names.overrideOrder(ws, namespace.id), identifier)
-        .publish(names.invalidationChannel, invalidation.namespace(ws, namespace.name))
-        .exec(),
-    ) as [number];
-    if (deleted !== 1) return false;
+  /** False when there was no such override (and no entry appended). */
+  async deleteOverride(
+    ws: string,
+    namespace: Namespace,
+    identifier: string,
+    audit: AuditEntry,
+  ): Promise<boolean> {
+    const result = await this.redis.deleteOverrideV1(
+      names.overrides(ws, namespace.id),
+      names.overrideOrder(ws, namespace.id),
+      names.audit(ws),
+      identifier,
+      names.invalidationChannel,
+      invalidation.namespace(ws, namespace.name),
+      auditArgument(audit, this.auditMaxEntries),
+    );
+    if (deleteOverrideOutcome(result) !== 'deleted') return false;
     this.announce({ kind: 'ns', workspaceId: ws, name: namespace.name });
     return true;
   }

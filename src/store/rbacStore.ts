@@ -2,6 +2,8 @@ import type { PermissionRecord, RoleRecord } from '../domain/rbac';
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
 import { resultDecoder } from '../redis/scriptTable';
+import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
+import { appendAudit, auditArgument } from './auditLog';
 import { invalidation, isStorableId, names, type Announce } from './names';
 
 const createOutcome = resultDecoder('createRbacEntry');
@@ -64,18 +66,24 @@ export class RbacStore {
   constructor(
     private readonly redis: Redis,
     private readonly announce: Announce,
+    /** The cap of each workspace's audit log, which every write here appends to. */
+    private readonly auditMaxEntries: number = DEFAULT_AUDIT_MAX_ENTRIES,
   ) {}
 
-  createPermission(permission: PermissionRecord): Promise<'created' | 'name_taken'> {
-    return this.create('permission', permission, []);
+  createPermission(
+    permission: PermissionRecord,
+    audit: AuditEntry,
+  ): Promise<'created' | 'name_taken'> {
+    return this.create('permission', permission, [], audit);
   }
 
-  /** A role and the ids of its permissions, in one step. */
+  /** A role, the ids of its permissions and its audit entry, in one step. */
   createRole(
     role: RoleRecord,
-    permissionIds: readonly string[] = [],
+    permissionIds: readonly string[],
+    audit: AuditEntry,
   ): Promise<'created' | 'name_taken'> {
-    return this.create('role', role, permissionIds);
+    return this.create('role', role, permissionIds, audit);
   }
 
   /** The ids of a role's permissions (some may name deleted ones). */
@@ -142,8 +150,8 @@ export class RbacStore {
   }
 
   /**
-   * Adds, removes or sets (replaces) what a key holds directly, atomically, and tells every node
-   * to read the key again.
+   * Adds, removes or sets (replaces) what a key holds directly, atomically with the write's audit
+   * entry, and tells every node to read the key again.
    */
   async changeKeyLinks(
     ws: string,
@@ -151,6 +159,7 @@ export class RbacStore {
     kind: LinkKind,
     op: 'add' | 'remove' | 'set',
     ids: readonly string[],
+    audit: AuditEntry,
   ): Promise<void> {
     const set =
       kind === 'permissions' ? names.keyPermissions(ws, key.id) : names.keyRoles(ws, key.id);
@@ -161,13 +170,14 @@ export class RbacStore {
       else multi.sadd(set, ...ids);
     }
     multi.publish(names.invalidationChannel, invalidation.key(ws, key.hash));
-    execResults(await multi.exec());
+    execResults(await appendAudit(multi, ws, audit, this.auditMaxEntries).exec());
     this.announce({ kind: 'key', workspaceId: ws, hash: key.hash, created: false });
   }
 
   /**
    * What a key about to be created will hold. Written before the key: until its record exists
-   * nothing reads these sets, so the key appears with them or not at all.
+   * nothing reads these sets, so the key appears with them or not at all. No entry of its own:
+   * the key's creation entry (written with the record) names what it holds.
    */
   async linkNewKey(
     ws: string,
@@ -188,52 +198,61 @@ export class RbacStore {
   }
 
   /**
-   * Replaces the permission ids of a role, in one MULTI with the check that the role is there and
-   * the message to every node. A role deleted before it ran gets its set taken away again, so
-   * nothing is left under a role that is gone; false then.
+   * Replaces the permission ids of a role, in one MULTI with the check that the role is there,
+   * the message to every node and the audit entry. A role deleted before it ran gets its set and
+   * that entry taken away again, so nothing is left under a role that is gone and no entry stands
+   * for a write that did not hold; false then.
    */
   async setRolePermissions(
     ws: string,
     roleId: string,
     permissionIds: readonly string[],
+    audit: AuditEntry,
   ): Promise<boolean> {
     if (!isStorableId(roleId)) return false;
     const members = names.rolePermissions(ws, roleId);
     const multi = this.redis.multi().exists(names.role(ws, roleId)).del(members);
     if (permissionIds.length > 0) multi.sadd(members, ...permissionIds);
     multi.publish(names.invalidationChannel, invalidation.rbac(ws));
-    const [exists] = execResults(await multi.exec()) as [number];
-    if (exists === 0) {
-      await this.redis.del(members);
+    const results = execResults(await appendAudit(multi, ws, audit, this.auditMaxEntries).exec());
+    if (results[0] === 0) {
+      await this.redis
+        .multi()
+        .del(members)
+        .xdel(names.audit(ws), results[results.length - 1] as string)
+        .exec();
       return false;
     }
     this.announce({ kind: 'rbac', workspaceId: ws });
     return true;
   }
 
-  deletePermission(ws: string, id: string): Promise<boolean> {
-    return this.remove('permission', ws, id);
+  deletePermission(ws: string, id: string, audit: AuditEntry): Promise<boolean> {
+    return this.remove('permission', ws, id, audit);
   }
 
-  deleteRole(ws: string, id: string): Promise<boolean> {
-    return this.remove('role', ws, id);
+  deleteRole(ws: string, id: string, audit: AuditEntry): Promise<boolean> {
+    return this.remove('role', ws, id, audit);
   }
 
   private async create(
     kind: Kind,
     record: PermissionRecord | RoleRecord,
     members: readonly string[],
+    audit: AuditEntry,
   ) {
     const { workspaceId: ws, id, name } = record;
-    const result = await this.redis.createRbacEntryV1(
+    const result = await this.redis.createRbacEntryV2(
       KINDS[kind].names(ws),
       KINDS[kind].record(ws, id),
       // A permission has no members; the name is never written then, only named for the slot.
       names.rolePermissions(ws, id),
+      names.audit(ws),
       name,
       id,
       names.invalidationChannel,
       invalidation.rbac(ws),
+      auditArgument(audit, this.auditMaxEntries),
       members.length,
       ...members,
       ...fields(record),
@@ -257,14 +276,16 @@ export class RbacStore {
     return found;
   }
 
-  private async remove(kind: Kind, ws: string, id: string): Promise<boolean> {
+  private async remove(kind: Kind, ws: string, id: string, audit: AuditEntry): Promise<boolean> {
     if (!isStorableId(id)) return false;
-    const result = await this.redis.deleteRbacEntryV1(
+    const result = await this.redis.deleteRbacEntryV2(
       KINDS[kind].names(ws),
       KINDS[kind].record(ws, id),
       names.rolePermissions(ws, id),
+      names.audit(ws),
       names.invalidationChannel,
       invalidation.rbac(ws),
+      auditArgument(audit, this.auditMaxEntries),
     );
     if (deleteOutcome(result) !== 'deleted') return false;
     this.announce({ kind: 'rbac', workspaceId: ws });

@@ -210,6 +210,175 @@ test('a refused write (400, 403, 404, 409) leaves no entry', async () => {
   expect(await ws.length()).toBe(before);
 });
 
+test('every permission, role, key-link and override write leaves exactly one entry', async () => {
+  const ws = await workspace();
+  const { api } = ws;
+  const apiId = (await api.post('apis.createApi', { name: 'rbac' })).body.apiId as string;
+  const keyId = (await api.post('keys.createKey', { apiId })).body.keyId as string;
+
+  const permission = await audited(ws, () =>
+    api.post('permissions.createPermission', { name: 'docs.read' }),
+  );
+  const permissionId = permission.response.body.permissionId as string;
+  expect(permission.entry).toMatchObject({
+    operation: 'permissions.createPermission',
+    target: { type: 'permission', id: permissionId },
+    summary: { name: 'docs.read', slug: 'docs.read' },
+  });
+  const role = await audited(ws, () =>
+    api.post('permissions.createRole', { name: 'reader', permissions: ['docs.read'] }),
+  );
+  const roleId = role.response.body.roleId as string;
+  expect(role.entry).toMatchObject({
+    operation: 'permissions.createRole',
+    target: { type: 'role', id: roleId },
+    summary: { name: 'reader', permissionIds: [permissionId] },
+  });
+  const set = await audited(ws, () =>
+    api.post('permissions.setRolePermissions', { roleId, permissions: [] }),
+  );
+  expect(set.entry).toMatchObject({
+    operation: 'permissions.setRolePermissions',
+    target: { type: 'role', id: roleId },
+    summary: { name: 'reader', permissionIds: [] },
+  });
+
+  const byId = [{ id: permissionId }];
+  const links: [string, Record<string, unknown>, Record<string, unknown>][] = [
+    ['keys.addPermissions', { permissions: byId }, { permissionIds: [permissionId] }],
+    ['keys.removePermissions', { permissions: byId }, { permissionIds: [permissionId] }],
+    ['keys.setPermissions', { permissions: byId }, { permissionIds: [permissionId] }],
+    ['keys.addRoles', { roles: [{ id: roleId }] }, { roleIds: [roleId] }],
+    ['keys.removeRoles', { roles: [{ id: roleId }] }, { roleIds: [roleId] }],
+    ['keys.setRoles', { roles: [] }, { roleIds: [] }],
+  ];
+  for (const [operation, body, summary] of links) {
+    const { entry } = await audited(ws, () => api.post(operation, { keyId, ...body }));
+    expect(entry).toMatchObject({
+      operation,
+      target: { type: 'key', id: keyId },
+      summary: { apiId, ...summary },
+    });
+  }
+
+  const override = { namespaceName: 'email', identifier: 'user_*', limit: 5, duration: 60000 };
+  const setOverride = await audited(ws, () => api.post('ratelimits.setOverride', override));
+  expect(setOverride.entry).toMatchObject({
+    operation: 'ratelimits.setOverride',
+    target: { type: 'namespace', id: expect.any(String) },
+    summary: { namespace: 'email', identifier: 'user_*', limit: 5, duration: 60000 },
+  });
+  // Replacing it is a write of its own, on the same target.
+  const replaced = await audited(ws, () =>
+    api.post('ratelimits.setOverride', { ...override, limit: 6 }),
+  );
+  expect(replaced.entry.target).toEqual(setOverride.entry.target);
+  const deleted = await audited(ws, () =>
+    api.post('ratelimits.deleteOverride', { namespaceName: 'email', identifier: 'user_*' }),
+  );
+  expect(deleted.entry).toMatchObject({
+    operation: 'ratelimits.deleteOverride',
+    target: setOverride.entry.target,
+    summary: { namespace: 'email', identifier: 'user_*' },
+  });
+
+  const deleteRole = await audited(ws, () => api.post('permissions.deleteRole', { roleId }));
+  expect(deleteRole.entry).toMatchObject({
+    operation: 'permissions.deleteRole',
+    target: { type: 'role', id: roleId },
+  });
+  const deletePermission = await audited(ws, () =>
+    api.post('permissions.deletePermission', { name: 'docs.read' }),
+  );
+  expect(deletePermission.entry).toMatchObject({
+    operation: 'permissions.deletePermission',
+    target: { type: 'permission', id: permissionId },
+    summary: { name: 'docs.read' },
+  });
+});
+
+test('permissions and roles a key write creates get their own entries; the key entry names what it holds', async () => {
+  const ws = await workspace();
+  const { api } = ws;
+  const apiId = (await api.post('apis.createApi', { name: 'born' })).body.apiId as string;
+  const before = await ws.length();
+  const created = await api.post('keys.createKey', {
+    apiId,
+    permissions: ['born.read'],
+    roles: ['born role'],
+  });
+  expect(created.status).toBe(200);
+  const keyId = created.body.keyId as string;
+  // The permission and the role it made, then the key.
+  expect(await ws.length()).toBe(before + 3);
+  const [key, ...made] = await entries(api, { limit: '3' });
+  expect(made.map((e) => [e.operation, e.target.type, e.summary.name]).sort()).toEqual([
+    ['keys.createKey', 'permission', 'born.read'],
+    ['keys.createKey', 'role', 'born role'],
+  ]);
+  const ids = Object.fromEntries(made.map((e) => [e.target.type, e.target.id]));
+  expect(key).toMatchObject({
+    operation: 'keys.createKey',
+    target: { type: 'key', id: keyId },
+    summary: { apiId, permissionIds: [ids.permission], roleIds: [ids.role] },
+  });
+
+  // updateKey with permissions: a permission it makes, the key's links, then its record.
+  const update = await api.post('keys.updateKey', { keyId, permissions: ['born.write'] });
+  expect(update.status).toBe(200);
+  const [record, link, permission] = await entries(api, { limit: '3' });
+  expect(permission).toMatchObject({
+    operation: 'keys.updateKey',
+    target: { type: 'permission' },
+    summary: { name: 'born.write' },
+  });
+  expect(link).toMatchObject({
+    operation: 'keys.updateKey',
+    target: { type: 'key', id: keyId },
+    summary: { permissionIds: [permission!.target.id] },
+  });
+  expect(record).toMatchObject({
+    operation: 'keys.updateKey',
+    target: { type: 'key', id: keyId },
+    summary: { fields: ['permissions'] },
+  });
+  expect(await ws.length()).toBe(before + 6);
+});
+
+test('a refused permission, role, key-link or override write leaves no entry', async () => {
+  const ws = await workspace();
+  const { api } = ws;
+  const apiId = (await api.post('apis.createApi', { name: 'refused rbac' })).body.apiId as string;
+  const keyId = (await api.post('keys.createKey', { apiId })).body.keyId as string;
+  expect((await api.post('permissions.createPermission', { name: 'taken' })).status).toBe(200);
+  const roleId = (await api.post('permissions.createRole', { name: 'held' })).body.roleId as string;
+  const override = { namespaceName: 'ns', identifier: 'a', limit: 1, duration: 1000 };
+  expect((await api.post('ratelimits.setOverride', override)).status).toBe(200);
+  const narrow = client(
+    topology.nodes[0]!.url,
+    (await topology.newRootKey({ workspaceId: ws.workspaceId, permissions: ['api.*.read_key'] }))
+      .key,
+  );
+  const gone = 'role_1ChFjUG4o6VLuzbLGABNDC';
+  const before = await ws.length();
+  const refused: [number, Promise<RpcResponse>][] = [
+    [400, api.post('permissions.createPermission', { name: '' })],
+    [403, narrow.post('permissions.createPermission', { name: 'nope' })],
+    [403, narrow.post('permissions.deleteRole', { roleId })],
+    [403, narrow.post('ratelimits.setOverride', override)],
+    [404, api.post('permissions.deletePermission', { name: 'nobody' })],
+    [404, api.post('permissions.deleteRole', { roleId: gone })],
+    [404, api.post('permissions.setRolePermissions', { roleId: gone, permissions: [] })],
+    [404, api.post('keys.addPermissions', { keyId, permissions: [{ name: 'missing' }] })],
+    [404, api.post('keys.setRoles', { keyId, roles: [{ id: gone }] })],
+    [404, api.post('ratelimits.deleteOverride', { namespaceName: 'ns', identifier: 'b' })],
+    [409, api.post('permissions.createPermission', { name: 'taken' })],
+    [409, api.post('permissions.createRole', { name: 'held' })],
+  ];
+  for (const [status, call] of refused) expect((await call).status).toBe(status);
+  expect(await ws.length()).toBe(before);
+});
+
 test('auditLogs.list: newest first, cursor paging, filters by target and operation; needs audit.*.read', async () => {
   const ws = await workspace();
   const { api } = ws;

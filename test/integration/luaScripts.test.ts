@@ -254,21 +254,64 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
   ],
   setOverride: async (t) => {
     const set = () =>
-      redis.setOverrideV1(`${t}:o`, `${t}:order`, `${t}:ns`, 'user_*', 'ovr_1', '{}', 'c', 'm');
+      redis.setOverrideV2(
+        `${t}:o`,
+        `${t}:order`,
+        `${t}:ns`,
+        `${t}:audit`,
+        'user_*',
+        'ovr_1',
+        '{}',
+        'c',
+        'm',
+        AUDIT,
+      );
     const noNamespace = await set();
+    expect(await auditLength(t)).toBe(0);
     await redis.hset(`${t}:ns`, 'id', 'ns_1');
-    return [noNamespace, await set()];
+    const written = await set();
+    expect(await auditLength(t)).toBe(1);
+    // A malformed entry fails the script before anything is written.
+    await expect(
+      redis.setOverrideV2(
+        `${t}:o`,
+        `${t}:order`,
+        `${t}:ns`,
+        `${t}:audit`,
+        'x',
+        'ovr_2',
+        '{}',
+        'c',
+        'm',
+        '{}',
+      ),
+    ).rejects.toThrow('audit entry');
+    expect(await redis.hexists(`${t}:o`, 'x')).toBe(0);
+    return [noNamespace, written];
+  },
+  deleteOverride: async (t) => {
+    await redis.hset(`${t}:o`, 'user_*', '{"id":"ovr_1","limit":1,"duration":1000}');
+    await redis.zadd(`${t}:order`, 0, 'user_*');
+    const remove = () =>
+      redis.deleteOverrideV1(`${t}:o`, `${t}:order`, `${t}:audit`, 'user_*', 'c', 'm', AUDIT);
+    const deleted = await remove();
+    expect(await redis.exists(`${t}:o`, `${t}:order`)).toBe(0);
+    const missing = await remove();
+    expect(await auditLength(t)).toBe(1);
+    return [deleted, missing];
   },
   createRbacEntry: async (t) => {
     const create = (id: string) =>
-      redis.createRbacEntryV1(
+      redis.createRbacEntryV2(
         `${t}:names`,
         `${t}:${id}`,
         `${t}:${id}:members`,
+        `${t}:audit`,
         'docs.read',
         id,
         'c',
         'm',
+        AUDIT,
         2,
         'perm_a',
         'perm_b',
@@ -283,6 +326,7 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     );
     expect(await redis.hgetall(`${t}:perm_1`)).toEqual({ id: 'perm_1' });
     expect(await redis.hgetall(`${t}:names`)).toEqual({ 'docs.read': 'perm_1' });
+    expect(await auditLength(t)).toBe(1);
     return [created, taken];
   },
   deleteRbacEntry: async (t) => {
@@ -290,11 +334,21 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     await redis.hset(`${t}:role_1`, 'id', 'role_1', 'name', 'admin');
     await redis.sadd(`${t}:role_1:members`, 'perm_a');
     const remove = () =>
-      redis.deleteRbacEntryV1(`${t}:names`, `${t}:role_1`, `${t}:role_1:members`, 'c', 'm');
+      redis.deleteRbacEntryV2(
+        `${t}:names`,
+        `${t}:role_1`,
+        `${t}:role_1:members`,
+        `${t}:audit`,
+        'c',
+        'm',
+        AUDIT,
+      );
     const deleted = await remove();
     expect(await redis.hgetall(`${t}:names`)).toEqual({});
     expect(await redis.exists(`${t}:role_1:members`)).toBe(0);
-    return [deleted, await remove()];
+    const missing = await remove();
+    expect(await auditLength(t)).toBe(1);
+    return [deleted, missing];
   },
   ensureIdentity: async (t) => {
     const ensure = (id: string) =>

@@ -2,7 +2,7 @@ import { Unkey } from '@unkey/api';
 import { RbacStore } from '../../src/store/rbacStore';
 import { names } from '../../src/store/names';
 import { assertBuilt, runCli } from '../support/cliProcess';
-import { eventually } from '../support/helpers';
+import { eventually, testAudit } from '../support/helpers';
 import { adminRedis, closeRedis } from '../support/keyspace';
 import { client, type Client, type ErrorBody } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
@@ -548,13 +548,18 @@ describe('permissions.setRolePermissions', () => {
   });
 });
 
-test('the store leaves no permission set under a role that is gone', async () => {
+test('the store leaves no permission set, and no audit entry, under a role that is gone', async () => {
   const redis = await adminRedis(topology.primary.url);
   try {
     const store = new RbacStore(redis, () => undefined);
     const gone = 'role_1ChFjUG4o6VLuzbLGABNDC';
-    expect(await store.setRolePermissions(topology.workspaceId, gone, ['perm_x'])).toBe(false);
+    const entries = () => redis.xlen(names.audit(topology.workspaceId));
+    const before = await entries();
+    expect(
+      await store.setRolePermissions(topology.workspaceId, gone, ['perm_x'], testAudit(gone)),
+    ).toBe(false);
     expect(await redis.exists(names.rolePermissions(topology.workspaceId, gone))).toBe(0);
+    expect(await entries()).toBe(before);
   } finally {
     await closeRedis(redis);
   }

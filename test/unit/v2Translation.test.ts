@@ -169,7 +169,7 @@ describe('the link operations carry what the key holds afterwards, unseen by v1'
     directory: { liveApi: async () => true },
     rbac: {
       catalogue: async () => catalogue,
-      changeKeyLinks: async (...args: unknown[]) => void changes.push(args.slice(3)),
+      changeKeyLinks: async (...args: unknown[]) => void changes.push(args.slice(3, 5)),
     },
     now: () => NOW,
   } as unknown as Services;

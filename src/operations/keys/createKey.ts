@@ -83,11 +83,19 @@ export const createKey = defineOperation({
     if (plans.length > 0 || fields.ownerId) {
       await linkIdentity(deps, ws, fields, now, { create: audit });
     }
+    let keyAudit = audit;
     if (plans.length > 0) {
       const [permissions = [], roles = []] = await Promise.all(
-        plans.map(async (plan) => (await carryOut(deps, caller, plan)).map((l) => l.id)),
+        plans.map(async (plan) =>
+          (await carryOut(deps, caller, plan, 'keys.createKey')).map((l) => l.id),
+        ),
       );
       await deps.rbac.linkNewKey(ws, keyId, { permissions, roles });
+      // The sets count only once the key exists: its creation entry names them.
+      keyAudit = {
+        ...audit,
+        summary: { ...audit.summary, permissionIds: permissions, roleIds: roles },
+      };
     }
     const outcome = await deps.keys.create(
       {
@@ -99,7 +107,7 @@ export const createKey = defineOperation({
         createdAt: now,
         fields,
       },
-      audit,
+      keyAudit,
     );
     if (outcome !== 'created' && plans.length > 0) await deps.rbac.unlinkNewKey(ws, keyId);
     if (outcome === 'api_not_found') throw new NotFoundError(`api ${input.apiId} not found`);

@@ -1,4 +1,5 @@
 import type { LinkKind } from '../../store/rbacStore';
+import { auditEntry } from '../audit';
 import { defineOperation } from '../operation';
 import { empty } from '../schemas';
 import {
@@ -46,8 +47,10 @@ const NAMES = {
  */
 export function linkOperation(kind: LinkKind, op: 'add' | 'remove' | 'set') {
   const action = op === 'remove' ? ACTIONS[kind].remove : ACTIONS[kind].add;
+  const name = `keys.${NAMES[kind][op]}` as const;
+  const idsField = kind === 'permissions' ? 'permissionIds' : 'roleIds';
   return defineOperation({
-    name: `keys.${NAMES[kind][op]}`,
+    name,
     method: 'POST',
     plane: 'management',
     summary:
@@ -65,13 +68,16 @@ export function linkOperation(kind: LinkKind, op: 'add' | 'remove' | 'set') {
       const ws = caller.rootKey.workspaceId;
       const refs = input[kind] ?? [];
       const catalogue = await deps.rbac.catalogue(ws);
+      // The key's entry: the ids the call added, took away or set.
+      const audit = (ids: readonly string[]) =>
+        auditEntry(caller, name, 'key', key.id, { apiId: key.apiId, [idsField]: [...ids] });
       if (op === 'remove') {
         const byName = new Map(heldLinks(key, kind, catalogue).map((l) => [l.name, l.id]));
         const ids = refs.flatMap((r) => {
           const id = r.id ?? (r.name !== undefined ? byName.get(r.name) : undefined);
           return id === undefined ? [] : [id];
         });
-        await deps.rbac.changeKeyLinks(ws, key, kind, 'remove', ids);
+        await deps.rbac.changeKeyLinks(ws, key, kind, 'remove', ids, audit(ids));
         const removed = new Set(ids);
         return answer(
           {},
@@ -80,14 +86,9 @@ export function linkOperation(kind: LinkKind, op: 'add' | 'remove' | 'set') {
       }
       const plan = planLinks(caller, kind, refs, catalogue);
       if (op === 'set') requireRemovalOfOthers(caller, key, kind, plan.existing);
-      const linked = await carryOut(deps, caller, plan);
-      await deps.rbac.changeKeyLinks(
-        ws,
-        key,
-        kind,
-        op,
-        linked.map((l) => l.id),
-      );
+      const linked = await carryOut(deps, caller, plan, name);
+      const ids = linked.map((l) => l.id);
+      await deps.rbac.changeKeyLinks(ws, key, kind, op, ids, audit(ids));
       if (op === 'set') return answer(linked, [...linked]);
       const added = new Set(linked.map((l) => l.id));
       const kept = heldLinks(key, kind, catalogue).filter((l) => !added.has(l.id));

@@ -3,6 +3,7 @@ import type { KeyRecord } from '../../domain/key';
 import { BadRequestError, InsufficientPermissionsError, NotFoundError } from '../../errors';
 import { newId } from '../../keys/ids';
 import type { LinkKind, RbacCatalogue } from '../../store/rbacStore';
+import { auditEntry } from '../audit';
 import type { Caller } from '../operation';
 import { newNameProblem } from '../permissions/schemas';
 import { object } from '../schemas';
@@ -137,11 +138,15 @@ export function planLinks(
   return { kind, existing, toCreate: [...toCreate] };
 }
 
-/** Creates what a plan names and answers everything it links. */
+/**
+ * Creates what a plan names and answers everything it links. Each permission or role created
+ * appends its own entry, with the calling operation's name and the new entry as target.
+ */
 export async function carryOut(
   deps: Pick<Services, 'rbac' | 'now'>,
   caller: Caller,
   plan: LinkPlan,
+  operation: string,
 ): Promise<Linked[]> {
   const ws = caller.rootKey.workspaceId;
   const { kind } = plan;
@@ -150,10 +155,11 @@ export async function carryOut(
   for (const name of plan.toCreate) {
     const id = newId(kind === 'permissions' ? 'perm' : 'role', now);
     const record = { id, workspaceId: ws, name, createdAt: now };
+    const audit = auditEntry(caller, operation, SINGULAR[kind], id, { name });
     const outcome =
       kind === 'permissions'
-        ? await deps.rbac.createPermission({ ...record, slug: name })
-        : await deps.rbac.createRole(record);
+        ? await deps.rbac.createPermission({ ...record, slug: name }, audit)
+        : await deps.rbac.createRole(record, [], audit);
     // Created meanwhile by someone else: the name is what the caller asked for either way.
     const found =
       outcome === 'created' ? id : (await deps.rbac.idsByName(ws, kind, [name])).get(name);

@@ -87,13 +87,16 @@ export const updateKey = defineOperation({
     // the first write; then what the key holds, then its record.
     const plans = await planReplacements(deps, caller, key, input);
     for (const plan of plans) {
-      const linked = await carryOut(deps, caller, plan);
+      const ids = (await carryOut(deps, caller, plan, 'keys.updateKey')).map((l) => l.id);
+      // A step of its own before the record's, so an entry of its own: what the key now holds.
+      const held = plan.kind === 'permissions' ? 'permissionIds' : 'roleIds';
       await deps.rbac.changeKeyLinks(
         key.workspaceId,
         key,
         plan.kind,
         'set',
-        linked.map((l) => l.id),
+        ids,
+        auditEntry(caller, 'keys.updateKey', 'key', key.id, { apiId: key.apiId, [held]: ids }),
       );
     }
     const audit = auditEntry(caller, 'keys.updateKey', 'key', key.id, {

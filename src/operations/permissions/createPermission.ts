@@ -1,5 +1,6 @@
 import { ConflictError } from '../../errors';
 import { newId } from '../../keys/ids';
+import { auditEntry } from '../audit';
 import { defineOperation } from '../operation';
 import { object } from '../schemas';
 import { description, permissionName } from './schemas';
@@ -22,14 +23,21 @@ export const createPermission = defineOperation({
   async handle(deps, caller, input: CreatePermissionInput): Promise<{ permissionId: string }> {
     const now = deps.now();
     const permissionId = newId('perm', now);
-    const outcome = await deps.rbac.createPermission({
-      id: permissionId,
-      workspaceId: caller.rootKey.workspaceId,
-      name: input.name,
-      slug: input.slug ?? input.name,
-      ...(input.description ? { description: input.description } : {}),
-      createdAt: now,
-    });
+    const slug = input.slug ?? input.name;
+    const outcome = await deps.rbac.createPermission(
+      {
+        id: permissionId,
+        workspaceId: caller.rootKey.workspaceId,
+        name: input.name,
+        slug,
+        ...(input.description ? { description: input.description } : {}),
+        createdAt: now,
+      },
+      auditEntry(caller, 'permissions.createPermission', 'permission', permissionId, {
+        name: input.name,
+        slug,
+      }),
+    );
     if (outcome === 'name_taken') {
       throw new ConflictError(
         `Permission with name "${input.name}" already exists in this workspace`,

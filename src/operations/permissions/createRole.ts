@@ -1,6 +1,7 @@
 import { ConflictError } from '../../errors';
 import { newId } from '../../keys/ids';
 import { carryOut, namedRefs, planLinks } from '../keys/links';
+import { auditEntry } from '../audit';
 import { defineOperation } from '../operation';
 import { object } from '../schemas';
 import { description, permissionName, roleName } from './schemas';
@@ -42,7 +43,9 @@ export const createRole = defineOperation({
       namedRefs(input.permissions),
       await deps.rbac.catalogue(ws),
     );
-    const permissionIds = (await carryOut(deps, caller, plan)).map((link) => link.id);
+    const permissionIds = (await carryOut(deps, caller, plan, 'permissions.createRole')).map(
+      (link) => link.id,
+    );
     const roleId = newId('role', now);
     const outcome = await deps.rbac.createRole(
       {
@@ -53,6 +56,10 @@ export const createRole = defineOperation({
         createdAt: now,
       },
       permissionIds,
+      auditEntry(caller, 'permissions.createRole', 'role', roleId, {
+        name: input.name,
+        permissionIds,
+      }),
     );
     if (outcome === 'name_taken') throw taken();
     return { roleId };

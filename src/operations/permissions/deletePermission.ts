@@ -1,3 +1,4 @@
+import { auditEntry } from '../audit';
 import { defineOperation } from '../operation';
 import { empty, object } from '../schemas';
 import {
@@ -20,7 +21,11 @@ export const deletePermission = defineOperation({
   uses: ['rbac'],
   async handle(deps, caller, input: PermissionHandle): Promise<Record<string, never>> {
     const ws = caller.rootKey.workspaceId;
-    if (!(await deps.rbac.deletePermission(ws, await permissionIdOf(deps.rbac, ws, input)))) {
+    const id = await permissionIdOf(deps.rbac, ws, input);
+    const audit = auditEntry(caller, 'permissions.deletePermission', 'permission', id, {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+    });
+    if (!(await deps.rbac.deletePermission(ws, id, audit))) {
       throw notFound('permissions', { id: input.permissionId, name: input.name });
     }
     return {};

@@ -1,3 +1,4 @@
+import { auditEntry } from '../audit';
 import { defineOperation } from '../operation';
 import { empty, object } from '../schemas';
 import { exactlyOneRole, notFound, roleHandles, roleIdOf, type RoleHandle } from './handles';
@@ -14,7 +15,11 @@ export const deleteRole = defineOperation({
   uses: ['rbac'],
   async handle(deps, caller, input: RoleHandle): Promise<Record<string, never>> {
     const ws = caller.rootKey.workspaceId;
-    if (!(await deps.rbac.deleteRole(ws, await roleIdOf(deps.rbac, ws, input)))) {
+    const id = await roleIdOf(deps.rbac, ws, input);
+    const audit = auditEntry(caller, 'permissions.deleteRole', 'role', id, {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+    });
+    if (!(await deps.rbac.deleteRole(ws, id, audit))) {
       throw notFound('roles', { id: input.roleId, name: input.name });
     }
     return {};

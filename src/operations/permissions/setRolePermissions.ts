@@ -1,5 +1,6 @@
 import { permissionFor } from '../../auth/permissions';
 import { carryOut, namedRefs, planLinks } from '../keys/links';
+import { auditEntry } from '../audit';
 import { defineOperation, requirePermission } from '../operation';
 import { id, object } from '../schemas';
 import { notFound } from './handles';
@@ -43,9 +44,13 @@ export const setRolePermissions = defineOperation({
     if (rolePermissionIds(catalogue, role.id).some((held) => !kept.has(held))) {
       requirePermission(caller, permissionFor('rbac', '*', 'remove_permission_from_role'));
     }
-    const linked = await carryOut(deps, caller, plan);
+    const linked = await carryOut(deps, caller, plan, 'permissions.setRolePermissions');
     const ids = linked.map((link) => link.id);
-    if (!(await deps.rbac.setRolePermissions(ws, role.id, ids))) {
+    const audit = auditEntry(caller, 'permissions.setRolePermissions', 'role', role.id, {
+      name: role.name,
+      permissionIds: ids,
+    });
+    if (!(await deps.rbac.setRolePermissions(ws, role.id, ids, audit))) {
       throw notFound('roles', { id: input.roleId });
     }
     const records = await Promise.all(

@@ -1,4 +1,5 @@
 import { defineOperation } from '../operation';
+import { auditEntry } from '../audit';
 import { empty } from '../schemas';
 import { noOverride, oneOverride, resolveNamespace, type NamespaceRef } from './namespaces';
 
@@ -22,6 +23,10 @@ export const deleteOverride = defineOperation({
         caller.rootKey.workspaceId,
         namespace,
         input.identifier,
+        auditEntry(caller, 'ratelimits.deleteOverride', 'namespace', namespace.id, {
+          namespace: namespace.name,
+          identifier: input.identifier,
+        }),
       ))
     ) {
       throw noOverride(input.identifier, namespace);

@@ -1,6 +1,7 @@
 import { NotFoundError } from '../../errors';
 import { newId } from '../../keys/ids';
 import { defineOperation } from '../operation';
+import { auditEntry } from '../audit';
 import { duration, id, identifier, namespaceRef, object, tokens } from '../schemas';
 import { exactlyOneNamespace, resolveNamespace, type NamespaceRef } from './namespaces';
 
@@ -26,16 +27,22 @@ export const setOverride = defineOperation({
   uses: ['ratelimits', 'now'],
   async handle(deps, caller, input: SetOverrideInput): Promise<{ overrideId: string }> {
     const namespace = await resolveNamespace(deps, caller, input, 'set_override', true);
+    const override = {
+      identifier: input.identifier,
+      limit: input.limit,
+      duration: input.duration,
+      ...(input.async !== undefined ? { async: input.async } : {}),
+    };
     const overrideId = await deps.ratelimits.setOverride(
       caller.rootKey.workspaceId,
       namespace,
-      {
-        identifier: input.identifier,
-        limit: input.limit,
-        duration: input.duration,
-        ...(input.async !== undefined ? { async: input.async } : {}),
-      },
+      override,
       newId('rlor'),
+      // The target is the namespace: a replaced override keeps an id only the script reads.
+      auditEntry(caller, 'ratelimits.setOverride', 'namespace', namespace.id, {
+        namespace: namespace.name,
+        ...override,
+      }),
     );
     if (overrideId === undefined) throw new NotFoundError(`namespace ${namespace.name} not found`);
     return { overrideId };
