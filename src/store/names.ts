@@ -89,8 +89,6 @@ export const invalidation = {
    */
   keyCreated: (ws: string, hash: string) => `key ${ws} ${hash} created`,
   api: (ws: string, apiId: string) => `api ${ws} ${apiId}`,
-  /** The workspace's audit log (stream): one entry per management write, written with it. */
-  audit: (ws: string) => `${PREFIX}:{${ws}}:audit`,
   rootKey: (hash: string) => `root ${hash}`,
   namespace: (ws: string, name: string) => `ns ${ws} ${name}`,
   /** A permission or role of the workspace changed: whatever a node derived from them is stale. */
