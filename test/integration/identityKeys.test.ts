@@ -1,4 +1,5 @@
-import { Unkey } from '@unkey/api';
+import type { Unkey } from '@unkey/api';
+import { ok, v1Sdk } from '../support/v1Sdk';
 import { startTopology, type Topology } from '../support/topology';
 import { client, type Client } from '../support/rpc';
 import { assertBuilt, runCli } from '../support/cliProcess';
@@ -19,20 +20,10 @@ beforeAll(async () => {
   topology = await startTopology({ nodes: 2 });
   nodes = topology.nodes.map((node) => client(node.url, topology.rootKey));
   api = nodes[0]!;
-  unkey = new Unkey({
-    baseUrl: topology.nodes[0]!.url,
-    rootKey: topology.rootKey,
-    retry: { attempts: 0, backoff: () => 0 },
-  });
+  unkey = v1Sdk(topology.nodes[0]!.url, topology.rootKey);
   apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'identities' })).body.apiId;
 });
 afterAll(() => topology.stop());
-
-async function ok<R>(call: Promise<{ result?: R; error?: { code: string; message: string } }>) {
-  const { result, error } = await call;
-  if (error) throw new Error(`${error.code}: ${error.message}`);
-  return result as R;
-}
 
 type Verdict = {
   code: string;

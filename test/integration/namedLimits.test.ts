@@ -1,4 +1,5 @@
-import { Unkey } from '@unkey/api';
+import type { Unkey } from '@unkey/api';
+import { v1Sdk } from '../support/v1Sdk';
 import Redis from 'ioredis';
 import { startTopology, type Topology } from '../support/topology';
 import { client, type Client, type ErrorBody } from '../support/rpc';
@@ -19,11 +20,7 @@ beforeAll(async () => {
   topology = await startTopology({ nodes: 2 });
   nodes = topology.nodes.map((node) => client(node.url, topology.rootKey));
   api = nodes[0]!;
-  unkey = new Unkey({
-    baseUrl: topology.nodes[0]!.url,
-    rootKey: topology.rootKey,
-    retry: { attempts: 0, backoff: () => 0 },
-  });
+  unkey = v1Sdk(topology.nodes[0]!.url, topology.rootKey);
   apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'named' })).body.apiId;
 });
 afterAll(() => topology.stop());

@@ -1,4 +1,5 @@
-import { Unkey } from '@unkey/api';
+import type { Unkey } from '@unkey/api';
+import { ok, v1Sdk } from '../support/v1Sdk';
 import { RbacStore } from '../../src/store/rbacStore';
 import { names } from '../../src/store/names';
 import { assertBuilt, runCli } from '../support/cliProcess';
@@ -20,21 +21,10 @@ let second: Client;
 beforeAll(async () => {
   topology = await startTopology({ nodes: 2 });
   second = client(topology.nodes[1]!.url, topology.rootKey);
-  unkey = new Unkey({
-    baseUrl: topology.nodes[0]!.url,
-    rootKey: topology.rootKey,
-    retry: { attempts: 0, backoff: () => 0 },
-  });
+  unkey = v1Sdk(topology.nodes[0]!.url, topology.rootKey);
   api = client(topology.nodes[0]!.url, topology.rootKey);
 });
 afterAll(() => topology.stop());
-
-/** The result of an SDK call that must succeed. */
-async function ok<R>(call: Promise<{ result?: R; error?: { code: string; message: string } }>) {
-  const response = await call;
-  if (response.error) throw new Error(`${response.error.code}: ${response.error.message}`);
-  return response.result as R;
-}
 
 describe('permissions', () => {
   test('create, get, list and delete through the v1 SDK', async () => {
