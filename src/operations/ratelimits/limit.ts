@@ -43,6 +43,19 @@ export interface LimitOutcome {
  * Standalone rate limiting with the same bucket engine: `limit` per `duration` for an identifier
  * in a namespace, unless an override says otherwise. `async: true` runs on the node-local Redis.
  */
+/** One limit check: ratelimits.limit's input, and each item of ratelimits.multiLimit's. */
+export const limitRequest = object(
+  {
+    namespace: namespaceName,
+    identifier,
+    limit: tokens,
+    duration,
+    cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
+    async: { type: 'boolean' },
+  },
+  ['identifier', 'limit', 'duration'],
+);
+
 export const limit = defineOperation({
   name: 'ratelimits.limit',
   method: 'POST',
@@ -50,17 +63,7 @@ export const limit = defineOperation({
   summary:
     'Takes tokens from the bucket of an identifier in a namespace: 200 whether or not limited.',
   permission: { resource: 'ratelimit', action: 'limit', scope: 'resource' },
-  input: object(
-    {
-      namespace: namespaceName,
-      identifier,
-      limit: tokens,
-      duration,
-      cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
-      async: { type: 'boolean' },
-    },
-    ['identifier', 'limit', 'duration'],
-  ),
+  input: limitRequest,
   output: limitOutput,
   uses: ['directory', 'ratelimits', 'limiter', 'limiterFailure', 'now', 'usage'],
   async handle(deps, caller, input: LimitInput): Promise<LimitOutcome> {

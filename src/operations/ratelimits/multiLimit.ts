@@ -8,8 +8,8 @@ import { isRedisUnavailable } from '../../redis/failures';
 import { names } from '../../store/names';
 import { defineOperation } from '../operation';
 import type { Services } from '../services';
-import { duration, identifier, LIMIT_MAX, namespaceName, object, tokens } from '../schemas';
-import type { LimitInput } from './limit';
+import { object } from '../schemas';
+import { limitRequest, type LimitInput } from './limit';
 import { requireNamespacePermission } from './namespaces';
 
 const DEFAULT_NAMESPACE = 'default';
@@ -76,22 +76,7 @@ export const multiLimit = defineOperation({
   summary:
     'Takes tokens from the buckets of several identifiers, all or none: 200 whether or not limited.',
   permission: { resource: 'ratelimit', action: 'limit', scope: 'resource' },
-  input: {
-    type: 'array',
-    minItems: 1,
-    maxItems: 100,
-    items: object(
-      {
-        namespace: namespaceName,
-        identifier,
-        limit: tokens,
-        duration,
-        cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
-        async: { type: 'boolean' },
-      },
-      ['identifier', 'limit', 'duration'],
-    ),
-  },
+  input: { type: 'array', minItems: 1, maxItems: 100, items: limitRequest },
   check: eachBucketOnce,
   output: object(
     {
