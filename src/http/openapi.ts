@@ -90,6 +90,31 @@ function permissionText(rule: PermissionRule<never>): string {
   }
 }
 
+/** A liveness check: no root key, 200 while every Redis the node needs answers, else 503. */
+function livenessPath(
+  operationId: string,
+  tag: string,
+  downSchema: object,
+): Record<string, unknown> {
+  return {
+    get: {
+      operationId,
+      tags: [tag],
+      security: [],
+      responses: {
+        '200': {
+          description: 'Every Redis this node needs answers',
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
+        '503': {
+          description: 'A Redis this node needs is down',
+          content: { 'application/json': { schema: downSchema } },
+        },
+      },
+    },
+  };
+}
+
 /** A v2 route: a POST whose 200 wraps the data as `{meta, data}`, errors in v2's shape. */
 function v2Path(route: (typeof v2Routes)[number]): Record<string, unknown> {
   const operation = route.operation;
@@ -198,40 +223,10 @@ export function openApiDocument(version: string): Record<string, unknown> {
     paths[pathOf(route)] = { [route.method.toLowerCase()]: operation };
   }
   for (const route of v2Routes) Object.assign(paths, v2Path(route));
-  paths['/v2/liveness'] = {
-    get: {
-      operationId: 'v2.liveness',
-      tags: ['v2 liveness'],
-      security: [],
-      responses: {
-        '200': {
-          description: 'Every Redis this node needs answers',
-          content: { 'application/json': { schema: { type: 'object' } } },
-        },
-        '503': {
-          description: 'A Redis this node needs is down',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/V2Error' } } },
-        },
-      },
-    },
-  };
-  paths['/v1/liveness'] = {
-    get: {
-      operationId: 'liveness',
-      tags: ['liveness'],
-      security: [],
-      responses: {
-        '200': {
-          description: 'Every Redis this node needs answers',
-          content: { 'application/json': { schema: { type: 'object' } } },
-        },
-        '503': {
-          description: 'A Redis this node needs is down',
-          content: { 'application/json': { schema: { type: 'object' } } },
-        },
-      },
-    },
-  };
+  paths['/v2/liveness'] = livenessPath('v2.liveness', 'v2 liveness', {
+    $ref: '#/components/schemas/V2Error',
+  });
+  paths['/v1/liveness'] = livenessPath('liveness', 'liveness', { type: 'object' });
   return {
     openapi: '3.1.0',
     info: {
