@@ -23,6 +23,7 @@ export default tseslint.config(
         clearInterval: 'readonly',
         Date: 'readonly',
         HTMLElement: 'readonly',
+        ResizeObserver: 'readonly',
       },
     },
   },

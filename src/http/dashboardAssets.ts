@@ -15,7 +15,21 @@ export const DASHBOARD_MODULES = [
   'identities.js',
   'limits.js',
   'rbac.js',
+  'usage.js',
+  'charts.js',
+  'audit.js',
 ] as const;
+
+/**
+ * Third-party files the page loads, served from their npm package as installed (a production
+ * dependency, so both `dist/` and the sources find it): uPlot (MIT) draws the usage charts. Its
+ * ES module imports nothing, and it styles its elements through the CSSOM, which a
+ * `style-src 'self'` allows.
+ */
+export const DASHBOARD_VENDORED = {
+  'uplot.js': { from: 'uplot/dist/uPlot.esm.js', type: 'application/javascript' },
+  'uplot.css': { from: 'uplot/dist/uPlot.min.css', type: 'text/css' },
+} as const;
 
 export interface Asset {
   type: string;
@@ -23,18 +37,20 @@ export interface Asset {
 }
 
 export function loadDashboardAssets(): Record<string, Asset> {
-  const asset = (file: string, type: string): Asset => ({
-    type,
-    body: readFileSync(join(DIR, file), 'utf8'),
-  });
+  const asset = (path: string, type: string): Asset => ({ type, body: readFileSync(path, 'utf8') });
   const modules = DASHBOARD_MODULES.map((file) => [
     `/dashboard/${file}`,
-    asset(file, 'application/javascript'),
+    asset(join(DIR, file), 'application/javascript'),
+  ]);
+  const vendored = Object.entries(DASHBOARD_VENDORED).map(([file, { from, type }]) => [
+    `/dashboard/${file}`,
+    asset(require.resolve(from), type),
   ]);
   return {
-    '/dashboard': asset('index.html', 'html'),
+    '/dashboard': asset(join(DIR, 'index.html'), 'html'),
     ...Object.fromEntries(modules),
-    '/dashboard/app.css': asset('app.css', 'text/css'),
+    ...Object.fromEntries(vendored),
+    '/dashboard/app.css': asset(join(DIR, 'app.css'), 'text/css'),
   };
 }
 

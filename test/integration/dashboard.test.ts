@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium';
 import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
 
@@ -10,7 +11,6 @@ import { startTopology, type Topology } from '../support/topology';
  * against a real node: every step is what a person does with the mouse and keyboard. The
  * screenshots of the main pages stay in SCREENSHOTS after the run, for a person to look at.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = join(tmpdir(), 'keyward-dashboard-screenshots');
 const PAGE_SIZE = 20;
 
@@ -21,42 +21,17 @@ let userDataDir: string;
 let context: BrowserContext;
 let page: Page;
 /** CSP violations and uncaught errors seen in the page: there must be none. */
-const problems: string[] = [];
+let problems: string[];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: run scripts/ensure-tool.sh chromium chromium (make test does)`,
-    );
-  }
   rmSync(SCREENSHOTS, { recursive: true, force: true });
   mkdirSync(SCREENSHOTS, { recursive: true });
   userDataDir = mkdtempSync(join(tmpdir(), 'keyward-chromium-'));
   topology = await startTopology({ nodes: 1 });
   base = topology.nodes[0]!.url;
   api = client(base, topology.rootKey);
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    viewport: { width: 1200, height: 800 },
-  });
-  context.setDefaultTimeout(10_000);
+  ({ context, page, problems } = await launchChromium(userDataDir));
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (/content security policy/i.test(message.text())) problems.push(message.text());
-  });
 }, 60_000);
 
 afterAll(async () => {

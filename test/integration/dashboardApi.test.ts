@@ -1,4 +1,9 @@
-import { DASHBOARD_CSP, DASHBOARD_MODULES } from '../../src/http/dashboardAssets';
+import { readFileSync } from 'node:fs';
+import {
+  DASHBOARD_CSP,
+  DASHBOARD_MODULES,
+  DASHBOARD_VENDORED,
+} from '../../src/http/dashboardAssets';
 import { startTopology, type Topology } from '../support/topology';
 import { client, type Client } from '../support/rpc';
 
@@ -21,16 +26,31 @@ test('serves the page and each of its modules under the dashboard CSP', async ()
   expect(page.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
   const html = await page.text();
   expect(html).toContain('<script type="module" src="/dashboard/app.js"></script>');
+  expect(html).toContain('<link rel="stylesheet" href="/dashboard/uplot.css" />');
   expect(html).not.toMatch(/<script>|style=/);
-  for (const file of DASHBOARD_MODULES) {
+  const served: string[] = [...DASHBOARD_MODULES, 'uplot.js'];
+  for (const file of served) {
     const module = await fetch(`${base}/dashboard/${file}`);
     expect(module.status).toBe(200);
     expect(module.headers.get('content-type')).toMatch(/^application\/javascript/);
     expect(module.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
     // Every module the page imports is served: a missing one would break the page in silence.
     for (const [, imported] of (await module.text()).matchAll(/from '\.\/([\w-]+\.js)'/g)) {
-      expect(DASHBOARD_MODULES).toContain(imported);
+      expect(served).toContain(imported);
     }
+  }
+});
+
+test('serves uPlot as its npm package has it, importing nothing', async () => {
+  const base = topology.nodes[0]!.url;
+  for (const [file, { from, type }] of Object.entries(DASHBOARD_VENDORED)) {
+    const asset = await fetch(`${base}/dashboard/${file}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toContain(type);
+    expect(asset.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
+    const body = await asset.text();
+    expect(body).toBe(readFileSync(require.resolve(from), 'utf8'));
+    expect(body).not.toMatch(/^\s*import\b|\bimport\(/m);
   }
 });
 

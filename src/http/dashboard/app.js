@@ -1,6 +1,7 @@
 /*
- * keyward dashboard: plain browser JavaScript modules, no framework and no third-party code. The
- * page's CSP allows only this node's own modules and app.css, and calls to this node's /v1 API.
+ * keyward dashboard: plain browser JavaScript modules, no framework and no build step; the one
+ * third-party module is uPlot (charts.js), served by this node from its npm package. The page's
+ * CSP allows only this node's own modules and styles, and calls to this node's /v1 API.
  * This module signs in and routes; core.js holds what every page shares, and each page is a
  * module of its own.
  */
@@ -23,8 +24,10 @@ import {
   takeFlash,
 } from './core.js';
 import { identitiesView, identityView } from './identities.js';
+import { auditView } from './audit.js';
 import { apiView, apisView, keyView } from './keys.js';
 import { rbacView } from './rbac.js';
+import { usageView } from './usage.js';
 
 const logoutButton = document.getElementById('logout');
 const pages = document.getElementById('pages');
@@ -76,11 +79,14 @@ const PAGES = [
   { label: 'APIs', href: '#/' },
   { label: 'Identities', href: '#/identities' },
   { label: 'Roles & permissions', href: '#/rbac' },
+  { label: 'Usage', href: '#/usage' },
+  { label: 'Audit log', href: '#/audit' },
 ];
 
 /**
- * Hash → view, first match first; the view gets the decoded groups of its pattern, and `page`
- * names the top-bar entry it belongs to. The last route (the APIs) takes any other hash.
+ * Hash → view, first match first: a pattern matches the hash up to its query (`?…`), and the
+ * view gets the decoded groups of its pattern, then the query as URLSearchParams; `page` names
+ * the top-bar entry it belongs to. The last route (the APIs) takes any other hash.
  */
 const ROUTES = [
   { pattern: /^#\/apis\/([^/]+)$/, page: 'APIs', view: apiView },
@@ -88,6 +94,8 @@ const ROUTES = [
   { pattern: /^#\/identities$/, page: 'Identities', view: identitiesView },
   { pattern: /^#\/identities\/([^/]+)$/, page: 'Identities', view: identityView },
   { pattern: /^#\/rbac$/, page: 'Roles & permissions', view: rbacView },
+  { pattern: /^#\/usage$/, page: 'Usage', view: usageView },
+  { pattern: /^#\/audit$/, page: 'Audit log', view: auditView },
   { pattern: /^/, page: 'APIs', view: apisView },
 ];
 
@@ -97,6 +105,12 @@ function drawPages(current) {
       h('a', { href, 'aria-current': label === current ? 'page' : null }, label),
     ),
   );
+}
+
+/** `#/usage?apiId=a` → ['#/usage', 'apiId=a']. */
+function splitHash(hash) {
+  const at = hash.indexOf('?');
+  return at < 0 ? [hash, ''] : [hash.slice(0, at), hash.slice(at + 1)];
 }
 
 let generation = 0;
@@ -115,10 +129,11 @@ function render() {
     loginView();
     return;
   }
-  const hash = window.location.hash;
-  const route = ROUTES.find(({ pattern }) => pattern.test(hash));
+  const [path, query] = splitHash(window.location.hash);
+  const route = ROUTES.find(({ pattern }) => pattern.test(path));
   drawPages(route.page);
-  const view = route.view(...route.pattern.exec(hash).slice(1).map(decode));
+  const groups = route.pattern.exec(path).slice(1).map(decode);
+  const view = route.view(...groups, new URLSearchParams(query));
   view.catch((error) => {
     if (current === generation) showError(error);
   });

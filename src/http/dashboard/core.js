@@ -1,8 +1,8 @@
 /*
  * keyward dashboard, the parts every page shares: DOM helpers, the API client, notices, forms,
  * tables, the session and navigation. The pages are modules of their own (keys.js,
- * identities.js, rbac.js, with limits.js shared by the first two);
- * app.js routes between them.
+ * identities.js, rbac.js, with limits.js shared by the first two; usage.js, with its chart in
+ * charts.js; audit.js); app.js routes between them.
  *
  * Security rules kept throughout:
  * - the root key lives in sessionStorage only, and is sent only as `Authorization: Bearer`;
@@ -51,6 +51,7 @@ export const decode = (part) => {
 };
 export const keyHref = (keyId) => `#/keys/${encodeURIComponent(keyId)}`;
 export const apiHref = (apiId) => `#/apis/${encodeURIComponent(apiId)}`;
+export const identityHref = (identityId) => `#/identities/${encodeURIComponent(identityId)}`;
 
 export function duration(ms) {
   const units = [
@@ -135,6 +136,22 @@ export function navigate(hash, message) {
   if (window.location.hash === hash) draw();
   else window.location.hash = hash;
 }
+
+/**
+ * A page's address with a query, `#/usage?apiId=…`: the values left undefined or empty are left
+ * out. A page whose filters are in its query can be linked to, reloaded and bookmarked as shown.
+ */
+export function hashOf(path, values) {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(values)) {
+    if (value !== undefined && value !== null && value !== '') query.set(name, String(value));
+  }
+  const text = query.toString();
+  return text === '' ? path : `${path}?${text}`;
+}
+
+/** Changes the address without drawing the page again, for a page that redrew itself in place. */
+export const replaceHash = (hash) => window.history.replaceState(null, '', hash);
 
 export function logout() {
   sessionStorage.removeItem(SESSION_KEY);
@@ -228,6 +245,14 @@ export function deleteButton(name, question, action) {
   holder.append(ask);
   return holder;
 }
+
+/** Links beside a page's heading to other pages about the same thing: `[label, href]` each. */
+export const related = (...links) =>
+  h(
+    'nav.related',
+    { 'aria-label': 'Related pages' },
+    links.map(([label, href]) => h('a', { href }, label)),
+  );
 
 export function setCrumbs(...items) {
   crumbs.replaceChildren(

@@ -17,17 +17,19 @@ import {
   form,
   get,
   h,
+  identityHref,
   navigate,
   pager,
   post,
+  related,
   run,
   setCrumbs,
   setNotice,
   table,
 } from './core.js';
+import { auditHref } from './audit.js';
 import { limitSummary, limitsEditor, limitsTable } from './limits.js';
-
-export const identityHref = (identityId) => `#/identities/${encodeURIComponent(identityId)}`;
+import { usageHref } from './usage.js';
 
 const externalIdInput = (props) =>
   h('input', { required: true, maxLength: 256, placeholder: 'user_123', ...props });
@@ -153,7 +155,17 @@ export async function identityView(identityId) {
   setCrumbs(['Identities', '#/identities'], [identity.externalId]);
   const content = h('div.sections');
   app.append(
-    h('div.heading', {}, h('h1', {}, identity.externalId), h('code.muted', {}, identity.id)),
+    h(
+      'div.heading',
+      {},
+      h('h1', {}, identity.externalId),
+      h('code.muted', {}, identity.id),
+      h('span.grow'),
+      related(
+        ['Usage', usageHref({ externalId: identity.externalId })],
+        ['Audit log', auditHref({ targetId: identity.id })],
+      ),
+    ),
     content,
   );
   showIdentity(content, identity);

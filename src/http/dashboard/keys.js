@@ -22,14 +22,17 @@ import {
   orDash,
   pager,
   post,
+  related,
   run,
   setCrumbs,
   setNotice,
   table,
 } from './core.js';
+import { auditHref } from './audit.js';
 import { keyIdentitySection } from './identities.js';
 import { limitsEditor, limitsTable } from './limits.js';
 import { keyAccessSection } from './rbac.js';
+import { usageHref } from './usage.js';
 
 // ---------------------------------------------------------------- APIs
 
@@ -83,7 +86,14 @@ export async function apiView(apiId) {
     return { count: page.keys.length, total: page.total, cursor: page.cursor };
   });
   app.append(
-    h('div.heading', {}, h('h1', {}, api.name), h('code.muted', {}, api.id)),
+    h(
+      'div.heading',
+      {},
+      h('h1', {}, api.name),
+      h('code.muted', {}, api.id),
+      h('span.grow'),
+      related(['Usage', usageHref({ apiId })], ['Audit log', auditHref({ targetId: apiId })]),
+    ),
     reveal,
     createKeyForm(apiId, async (created) => {
       showPlaintext(reveal, created);
@@ -288,6 +298,7 @@ export async function keyView(keyId) {
   const stamp = h('span.muted');
   const content = h('div.sections');
   const refresh = h('button', { type: 'button', onclick: () => run(refresh, load) }, 'Refresh');
+  const links = h('span');
   let apiName;
   async function load() {
     const key = await get('keys.getKey', { keyId });
@@ -304,10 +315,16 @@ export async function keyView(keyId) {
       setCrumbs(['APIs', '#/'], [apiName, apiHref(key.apiId)], [key.start]);
     }
     title.textContent = key.name || key.start;
+    links.replaceChildren(
+      related(
+        ['Usage', usageHref({ apiId: key.apiId, keyId })],
+        ['Audit log', auditHref({ targetId: keyId })],
+      ),
+    );
     content.replaceChildren(...sections);
     stamp.textContent = `as of ${new Date().toLocaleTimeString()}`;
   }
-  app.append(h('div.heading', {}, title, h('span.grow'), stamp, refresh), content);
+  app.append(h('div.heading', {}, title, h('span.grow'), links, stamp, refresh), content);
   await load();
 }
 
