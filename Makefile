@@ -5,13 +5,14 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps redis chromium build run test test-containers lint fmt typecheck unit integration bench profile cluster cluster-stop clean
+.PHONY: help deps redis chromium build run test test-containers lint fmt typecheck unit integration bench profile screenshots cluster cluster-stop clean
 
 help:
 	@echo "make run    start Redis and a keyward node; prints the base URL and a root key"
 	@echo "make test   lint, typecheck and run every test (unit + integration on real Redis)"
 	@echo "make cluster | cluster-stop   two regions of local processes behind HAProxy"
 	@echo "make test-containers   integration tests with Redis in containers (root; local dockerd, no pulls)"
+	@echo "make screenshots   the dashboard's usage and audit pages as PNGs in docs/images/"
 	@echo "make lint | fmt | build | bench | profile | clean"
 
 $(NPM_STAMP): package.json package-lock.json
@@ -65,6 +66,11 @@ bench: deps redis build
 
 profile: deps redis build
 	@scripts/bench.sh profile
+
+# The README's pictures of the dashboard: a node on Redis servers of its own, data, chromium.
+# jest runs the script for its TypeScript and the tests' fixtures; `make test` does not run it.
+screenshots: deps redis chromium
+	npx jest --ci --roots '<rootDir>/scripts' --testMatch '**/scripts/dashboard-screenshots.ts'
 
 cluster: deps redis build
 	@scripts/cluster.sh start
