@@ -9,7 +9,7 @@ const GROUPS = ['key', 'identity', 'tags', 'tag', 'month', 'day', 'hour', 'minut
 type Group = (typeof GROUPS)[number];
 
 /** Each outcome's name in an answer, as Unkey v1 names them (and keyward's own two). */
-const OUTCOME_NAMES: Readonly<Record<string, string>> = {
+export const OUTCOME_NAMES: Readonly<Record<string, string>> = {
   VALID: 'valid',
   NOT_FOUND: 'notFound',
   FORBIDDEN: 'forbidden',
