@@ -10,6 +10,7 @@ import {
   type CommandSpec,
 } from './commands/framework';
 import { auditCommands } from './commands/audit';
+import { usageCommands } from './commands/usage';
 import { inspectCommands } from './commands/inspect';
 import { keyCommands } from './commands/keys';
 import { rootCommands } from './commands/root';
@@ -26,6 +27,7 @@ const COMMANDS: readonly CommandSpec[] = [
   ...keyCommands,
   ...inspectCommands,
   ...auditCommands,
+  ...usageCommands,
   ...doctorCommands,
 ];
 

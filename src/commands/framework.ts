@@ -25,6 +25,8 @@ export interface Invocation {
   /** The positional arguments, as many as the command declares. */
   args: readonly string[];
   string(name: string): string | undefined;
+  /** Whether a boolean option was given. */
+  flag(name: string): boolean;
   /** A required option's value: the parser has already refused its absence. */
   required(name: string): string;
 }
@@ -191,6 +193,7 @@ export function parseInvocation(command: CommandSpec, args: string[]): Invocatio
     json: values.json === true,
     args: parsed.positionals,
     string,
+    flag: (name) => values[name] === true,
     required: (name) => {
       const value = string(name);
       if (value === undefined) throw new UsageError(`missing --${name}`, command);

@@ -30,7 +30,8 @@ export function displayUrl(url: string): string {
   }
 }
 
-export type RedisRole = 'primary' | 'local';
+/** The Redis servers a command may use: `analytics` holds the usage counts. */
+export type RedisRole = 'primary' | 'local' | 'analytics';
 
 /**
  * What commands run against: the node's configuration (read from KEYWARD_* on first use, so that
@@ -53,11 +54,31 @@ export class Runtime {
     return this.config.localRedisUrl === this.config.redisUrl;
   }
 
+  /** As a node decides: without KEYWARD_ANALYTICS_REDIS_URL, usage counts live in the primary. */
+  get analyticsIsPrimary(): boolean {
+    const url = this.config.analytics.redisUrl;
+    return url === undefined || url === this.config.redisUrl;
+  }
+
+  /** The role whose Redis serves `role`: the primary's when it is the same server. */
+  private effective(role: RedisRole): RedisRole {
+    if (role === 'local' && this.localIsPrimary) return 'primary';
+    if (role === 'analytics' && this.analyticsIsPrimary) return 'primary';
+    return role;
+  }
+
+  private urlOf(role: Exclude<RedisRole, 'primary'>): string {
+    return role === 'local' ? this.config.localRedisUrl : this.config.analytics.redisUrl!;
+  }
+
   describe(role: RedisRole): string {
-    if (role === 'primary' && this.config.redisClusterNodes) {
-      return `cluster ${this.config.redisClusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+    const effective = this.effective(role);
+    if (effective === 'primary') {
+      const nodes = this.config.redisClusterNodes;
+      if (nodes) return `cluster ${nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+      return displayUrl(this.config.redisUrl);
     }
-    return displayUrl(role === 'primary' ? this.config.redisUrl : this.config.localRedisUrl);
+    return displayUrl(this.urlOf(effective));
   }
 
   /**
@@ -74,17 +95,18 @@ export class Runtime {
       commandTimeout: options.commandTimeoutMs,
       retryStrategy: () => null,
     };
+    const effective = this.effective(role);
     const client =
-      role === 'primary' || this.localIsPrimary
+      effective === 'primary'
         ? createPrimary(config, extra)
-        : createRedis(config.localRedisUrl, options, extra);
+        : createRedis(this.urlOf(effective), options, extra);
     this.clients.add(client);
     return client;
   }
 
-  /** A connected client; the primary's when the local Redis is the primary. */
+  /** A connected client; the primary's when the role's Redis is the primary. */
   redis(role: RedisRole): Promise<RedisClient> {
-    const effective: RedisRole = role === 'local' && this.localIsPrimary ? 'primary' : role;
+    const effective = this.effective(role);
     let connection = this.connections.get(effective);
     if (!connection) {
       connection = connect(

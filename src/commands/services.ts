@@ -14,8 +14,13 @@ import { assembleServices } from '../wiring';
  * very operations behind the HTTP API (same checks, same scripts, same invalidations). Two
  * differences: no invalidation listener, so the caches are never trusted and every read goes to
  * the primary; and the local Redis is connected only when a fast bucket is actually consulted.
+ * Usage counts are read where the nodes write them (KEYWARD_ANALYTICS_REDIS_URL, or the primary)
+ * when `analytics` asks for it, so that other commands never need that Redis.
  */
-export async function operatorServices(runtime: Runtime): Promise<Services> {
+export async function operatorServices(
+  runtime: Runtime,
+  options: { analytics?: boolean } = {},
+): Promise<Services> {
   const primary = await runtime.redis('primary');
   const clock = new RedisClock(primary);
   // One reading is enough for a command that lives a second; a node re-measures every 10 s.
@@ -33,6 +38,7 @@ export async function operatorServices(runtime: Runtime): Promise<Services> {
     local,
     now: clock.now,
     maxCacheEntries: 16,
+    ...(options.analytics ? { analytics: await runtime.redis('analytics') } : {}),
   });
 }
 

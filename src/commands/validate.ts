@@ -18,7 +18,8 @@ export function validateAs<T>(
     return compile<T>(operation.input)(input, 'input');
   } catch (error) {
     if (!(error instanceof BadRequestError)) throw error;
-    const match = /^([A-Za-z]+)((?:\.[A-Za-z]+)*): (.*)$/.exec(error.message);
+    // An item of a list (`groupBy[1]`) is the list's flag: `--group-by a,b` gave them all.
+    const match = /^([A-Za-z]+)(?:\[\d+\])?((?:\.[A-Za-z]+)*): (.*)$/.exec(error.message);
     if (!match) throw new UsageError(error.message, command);
     const [, field = '', subpath = '', problem = ''] = match;
     // A flag may stand for a nested field (--cost for ratelimit.cost) or for a whole object.
@@ -39,4 +40,31 @@ export function integerFlag(
   if (value === undefined) return undefined;
   if (!/^\d{1,16}$/.test(value)) throw new UsageError(`${flag}: must be a whole number`, command);
   return Number(value);
+}
+
+const AGO = /^(\d{1,9})(m|h|d)$/;
+const AGO_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** A date, or a date and time with its offset: a time without one would be the machine's zone. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/**
+ * A point in time for a flag, as Unix ms: the number itself, an ISO 8601 date (`2026-11-20`,
+ * midnight UTC; `2026-11-20T10:00:00Z`), or a time ago (`90m`, `36h`, `7d` before `now`).
+ */
+export function timeFlag(
+  value: string | undefined,
+  flag: string,
+  command: CommandSpec,
+  now: number,
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d{1,16}$/.test(value)) return Number(value);
+  const ago = AGO.exec(value);
+  if (ago) return Math.max(0, now - Number(ago[1]) * AGO_MS[ago[2] as keyof typeof AGO_MS]);
+  const ms = ISO_DATE.test(value) ? Date.parse(value) : NaN;
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  throw new UsageError(
+    `${flag}: must be unix ms, an ISO 8601 date (2026-11-20, 2026-11-20T10:00:00Z) or a time ago (90m, 36h, 7d)`,
+    command,
+  );
 }

@@ -30,7 +30,8 @@ export function expiresAt(granularity: Granularity, start: number, retention: Re
 
 /**
  * The starts of the buckets from `start` to `end` (both inclusive, truncated to the bucket),
- * leaving out those already past their retention at `now`: they can hold nothing.
+ * leaving out those already past their retention at `now` and those not begun by `now`: they can
+ * hold nothing. So however far apart `start` and `end` are, no more than retention's buckets.
  */
 export function bucketStarts(
   granularity: Granularity,
@@ -41,8 +42,9 @@ export function bucketStarts(
 ): number[] {
   const size = BUCKET_MS[granularity];
   const oldest = bucketStart(granularity, now - retention[granularity]);
+  const last = Math.min(end, now);
   const starts: number[] = [];
-  for (let t = Math.max(bucketStart(granularity, start), oldest); t <= end; t += size) {
+  for (let t = Math.max(bucketStart(granularity, start), oldest); t <= last; t += size) {
     starts.push(t);
   }
   return starts;
@@ -107,6 +109,21 @@ export function parseVerificationField(field: string): VerificationCounter | und
 /** A standalone limit's counter: an identifier of a namespace, passed or not. */
 export function limitField(identifier: string, passed: boolean): string {
   return JSON.stringify([identifier, passed ? 'passed' : 'blocked']);
+}
+
+export function parseLimitField(
+  field: string,
+): { identifier: string; passed: boolean } | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(field);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string')
+    return undefined;
+  if (parsed[1] !== 'passed' && parsed[1] !== 'blocked') return undefined;
+  return { identifier: parsed[0], passed: parsed[1] === 'passed' };
 }
 
 /** The tags of a verification as they are counted: sorted, each once. */

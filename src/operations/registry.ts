@@ -41,6 +41,7 @@ import { listRoles } from './permissions/listRoles';
 import { setRolePermissions } from './permissions/setRolePermissions';
 import { deleteOverride } from './ratelimits/deleteOverride';
 import { getOverride } from './ratelimits/getOverride';
+import { getUsage } from './ratelimits/getUsage';
 import { limit } from './ratelimits/limit';
 import { listOverrides } from './ratelimits/listOverrides';
 import { multiLimit } from './ratelimits/multiLimit';
@@ -96,6 +97,7 @@ export const operations: readonly Operation[] = [
   getVerifications,
   getRecentVerifications,
   getAnalyticsVerifications,
+  getUsage,
   getBucket,
   deleteKey,
   listAuditLogs,

@@ -539,6 +539,19 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       effect: async (_, response) => expect(response.body.total).toBe(2),
     },
   ],
+  'ratelimits.getUsage': [
+    {
+      input: (s) => ({ namespaceName: s.nsN }),
+      lookup: namespaceN,
+      effect: async (_, response) => expect(response.body.usage).toHaveLength(25),
+    },
+    {
+      variant: 'by namespaceId',
+      input: (s) => ({ namespaceId: s.nsNId, groupBy: 'identifier' }),
+      lookup: namespaceN,
+      effect: async (_, response) => expect(response.body).toEqual({ usage: [] }),
+    },
+  ],
   'ratelimits.deleteOverride': [
     {
       input: (s) => ({ namespaceName: s.nsN, identifier: 'user_2' }),
@@ -1040,6 +1053,7 @@ describe('not found looks the same whatever the reason', () => {
       getOverride: (namespaceId) =>
         admin.get('ratelimits.getOverride', { namespaceId, identifier: 'x' }),
       listOverrides: (namespaceId) => admin.get('ratelimits.listOverrides', { namespaceId }),
+      getUsage: (namespaceId) => admin.get('ratelimits.getUsage', { namespaceId }),
       deleteOverride: (namespaceId) =>
         admin.post('ratelimits.deleteOverride', { namespaceId, identifier: 'x' }),
       setOverride: (namespaceId) =>

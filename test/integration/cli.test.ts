@@ -2,7 +2,7 @@ import { assertBuilt, runCli, runJson, type CliResult } from '../support/cliProc
 import { freePort, startRedis, type TestRedis } from '../support/redisServer';
 import { client, post } from '../support/rpc';
 import { startNodeProcess, startTopology, type Topology } from '../support/topology';
-import { eventually } from '../support/helpers';
+import { createKey, eventually } from '../support/helpers';
 
 /**
  * The operator command line, run as a process against real Redis servers and checked against a
@@ -106,6 +106,9 @@ describe('help and usage errors', () => {
       'keys revoke',
       'inspect key',
       'audit',
+      'usage key',
+      'usage api',
+      'usage ratelimit',
       'doctor',
     ]) {
       expect(overview.stdout).toContain(`  ${command} `);
@@ -390,6 +393,185 @@ describe('apis and keys', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^ {2}local \(fast, in use\): 4 of 5 tokens, next refill /m);
     expect(human.stdout).toMatch(/^ {4}stored tokens 4 at .*PTTL \d+ ms/m);
+  });
+});
+
+describe('usage', () => {
+  let analytics: TestRedis;
+  let counted: Topology;
+  let usageEnv: Record<string, string>;
+
+  beforeAll(async () => {
+    analytics = await startRedis();
+    // Two nodes counting into a Redis of its own: the command line must read them there.
+    counted = await startTopology({
+      nodes: 2,
+      env: { KEYWARD_ANALYTICS_FLUSH_MS: '100', KEYWARD_ANALYTICS_REDIS_URL: analytics.url },
+    });
+    usageEnv = {
+      KEYWARD_REDIS_URL: counted.primary.url,
+      KEYWARD_LOCAL_REDIS_URL: counted.locals[0]!.url,
+      KEYWARD_ANALYTICS_REDIS_URL: analytics.url,
+      KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '1000',
+    };
+  });
+  afterAll(async () => {
+    await counted?.stop();
+    await analytics?.dispose();
+  });
+
+  interface Row {
+    time?: number;
+    keyId?: string;
+    identifier?: string;
+    total: number;
+    [outcome: string]: unknown;
+  }
+  const sumOf = (rows: readonly Row[], field: string) =>
+    rows.reduce((sum, row) => sum + Number(row[field] ?? 0), 0);
+
+  test('usage key, api and ratelimit read what every node counted, in the analytics Redis', async () => {
+    const ws = counted.workspaceId;
+    const [nodeA, nodeB] = counted.nodes.map((node) => client(node.url, counted.rootKey));
+    const { apiId } = (await nodeA!.post<{ apiId: string }>('apis.createApi', { name: 'used' }))
+      .body;
+    const busy = await createKey(nodeA!, apiId, {
+      ratelimit: { type: 'consistent', limit: 2, refillRate: 1, refillInterval: 3_600_000 },
+    });
+    const quiet = await createKey(nodeA!, apiId);
+    const codes: unknown[] = [];
+    for (const [node, key] of [
+      [nodeA, busy.key],
+      [nodeB, busy.key],
+      [nodeB, busy.key],
+      [nodeA, quiet.key],
+    ] as const) {
+      codes.push((await node!.post('keys.verifyKey', { key, tags: ['path=/a'] })).body.code);
+    }
+    expect(codes).toEqual(['VALID', 'VALID', 'RATE_LIMITED', 'VALID']);
+    const limit = { namespace: 'cli.ns', limit: 1, duration: 3_600_000 };
+    for (const [node, identifier] of [
+      [nodeA, 'ursula'],
+      [nodeB, 'ursula'],
+      [nodeB, 'victor'],
+    ] as const) {
+      expect((await node!.post('ratelimits.limit', { ...limit, identifier })).status).toBe(200);
+    }
+    const ratelimit = ['usage', 'ratelimit', '--workspace', ws];
+    await eventually(
+      async () => {
+        const [limits, keys] = await Promise.all([
+          runJson<{ usage: Row[] }>([...ratelimit, '--by-identifier', 'cli.ns'], usageEnv),
+          runJson<{ usage: Row[] }>(['usage', 'api', '--workspace', ws, apiId], usageEnv),
+        ]);
+        return sumOf(limits.usage, 'total') === 3 && sumOf(keys.usage, 'total') === 4;
+      },
+      { what: 'both nodes to flush' },
+    );
+
+    const [keyJson, keyMinutes, keyTable, deletedKey] = await Promise.all([
+      runJson<{ apiId: string; granularity: string; usage: Row[] }>(
+        ['usage', 'key', '--workspace', ws, busy.keyId],
+        usageEnv,
+      ),
+      runJson<{ usage: Row[] }>(
+        [
+          'usage',
+          'key',
+          '--workspace',
+          ws,
+          '--start',
+          '10m',
+          '--granularity',
+          'minute',
+          busy.keyId,
+        ],
+        usageEnv,
+      ),
+      runCli(['usage', 'key', '--workspace', ws, busy.keyId], usageEnv),
+      nodeA!
+        .post('keys.deleteKey', { keyId: quiet.keyId })
+        .then(() =>
+          runJson<{ usage: Row[] }>(
+            ['usage', 'key', '--workspace', ws, '--api', apiId, quiet.keyId],
+            usageEnv,
+          ),
+        ),
+    ]);
+    // The last 24 hours by hour, every hour a row.
+    expect(keyJson).toMatchObject({ apiId, granularity: 'hour' });
+    expect(keyJson.usage).toHaveLength(25);
+    expect([sumOf(keyJson.usage, 'valid'), sumOf(keyJson.usage, 'rateLimited')]).toEqual([2, 1]);
+    const minutes = keyMinutes.usage.map((row) => row.time!);
+    for (let i = 1; i < minutes.length; i++) expect(minutes[i]! - minutes[i - 1]!).toBe(60_000);
+    expect(sumOf(keyMinutes.usage, 'total')).toBe(3);
+    expect(keyTable.stdout).toMatch(/^TIME\s+VALID\s+RATE_LIMITED\s+TOTAL$/m);
+    expect(keyTable.stdout).toMatch(/^\d{4}-\d\d-\d\dT\d\d:00:00\.000Z\s+2\s+1\s+3$/m);
+    // A deleted key's counts remain, read through its API.
+    expect(sumOf(deletedKey.usage, 'valid')).toBe(1);
+
+    const [byKey, byTagTable, limitsJson, byIdentifier, oneIdentifier, fromPrimary] =
+      await Promise.all([
+        runJson<{ usage: Row[] }>(
+          ['usage', 'api', '--workspace', ws].concat([
+            '--group-by',
+            'key',
+            '--order-by',
+            'total',
+            '--order',
+            'desc',
+            apiId,
+          ]),
+          usageEnv,
+        ),
+        runCli(['usage', 'api', '--workspace', ws, '--group-by', 'tag', apiId], usageEnv),
+        runJson<{ namespace: string; usage: Row[] }>([...ratelimit, 'cli.ns'], usageEnv),
+        runCli([...ratelimit, '--by-identifier', 'cli.ns'], usageEnv),
+        runJson<{ usage: Row[] }>([...ratelimit, '--identifier', 'victor', 'cli.ns'], usageEnv),
+        runJson<{ usage: Row[] }>(
+          [...ratelimit, '--by-identifier', 'cli.ns'],
+          Object.fromEntries(
+            Object.entries(usageEnv).filter(([name]) => name !== 'KEYWARD_ANALYTICS_REDIS_URL'),
+          ),
+        ),
+      ]);
+    expect(byKey.usage.map((row) => [row.keyId, row.total])).toEqual([
+      [busy.keyId, 3],
+      [quiet.keyId, 1],
+    ]);
+    expect(byTagTable.stdout).toMatch(
+      /^TAG\s+VALID\s+RATE_LIMITED\s+TOTAL\npath=\/a\s+3\s+1\s+4$/m,
+    );
+    expect(limitsJson.namespace).toBe('cli.ns');
+    expect(limitsJson.usage).toHaveLength(25);
+    expect([sumOf(limitsJson.usage, 'passed'), sumOf(limitsJson.usage, 'limited')]).toEqual([2, 1]);
+    expect(byIdentifier.stdout).toBe(
+      'IDENTIFIER  PASSED  LIMITED  TOTAL\nursula      1       1        2\nvictor      1       0        1\n',
+    );
+    expect(sumOf(oneIdentifier.usage, 'total')).toBe(1);
+    // The primary holds no counts: without KEYWARD_ANALYTICS_REDIS_URL there are none to read.
+    expect(fromPrimary.usage).toEqual([]);
+
+    const [noNamespace, noKey, badStart, badGranularity, limitAlone, badGroup, backwards] =
+      await Promise.all([
+        runCli([...ratelimit, 'never.used'], usageEnv),
+        runCli(['usage', 'key', '--workspace', ws, 'key_1ChFjUG4o6VLuzbLGABNDC'], usageEnv),
+        runCli([...ratelimit, '--start', 'yesterday', 'cli.ns'], usageEnv),
+        runCli([...ratelimit, '--granularity', 'week', 'cli.ns'], usageEnv),
+        runCli([...ratelimit, '--limit', '5', 'cli.ns'], usageEnv),
+        runCli(['usage', 'api', '--workspace', ws, '--group-by', 'key,week', apiId], usageEnv),
+        runCli(
+          ['usage', 'key', '--workspace', ws, '--start', '1h', '--end', '2h', busy.keyId],
+          usageEnv,
+        ),
+      ]);
+    expectOperationalError(noNamespace, /namespace never\.used not found/);
+    expectOperationalError(noKey, /key key_1ChFjUG4o6VLuzbLGABNDC not found/);
+    expectUsageError(badStart, /--start: must be unix ms, an ISO 8601 date/);
+    expectUsageError(badGranularity, /--granularity: must be one of minute, hour, day/);
+    expectUsageError(limitAlone, /--limit: only with --by-identifier/);
+    expectUsageError(badGroup, /--group-by: must be one of key, identity/);
+    expectUsageError(backwards, /--start: must be before --end/);
   });
 });
 

@@ -67,6 +67,7 @@ describe('ids that do not exist', () => {
           'migrations.createKeys',
           'ratelimits.getOverride',
           'ratelimits.listOverrides',
+          'ratelimits.getUsage',
           'ratelimits.setOverride',
           'ratelimits.deleteOverride',
           'identities.getIdentity',
@@ -96,6 +97,7 @@ describe('ids that do not exist', () => {
             return getWire(operation, queryText([['keyId', id]]), 'unknown keyId', echoes);
           case 'ratelimits.getOverride':
           case 'ratelimits.listOverrides':
+          case 'ratelimits.getUsage':
             return getWire(
               operation,
               queryText([

@@ -164,6 +164,13 @@ describe('counts across two nodes', () => {
       },
       { what: 'the owner’s three verifications' },
     );
+    // Days not begun are never read: an end far ahead costs no more than retention's days.
+    const farEnd = await nodeA.get<{ verifications: Daily[] }>('keys.getVerifications', {
+      ownerId: 'olga',
+      start: 0,
+      end: 8_000_000_000_000_000,
+    });
+    expect(farEnd.body.verifications).toEqual([expect.objectContaining({ success: 3 })]);
     expect((await nodeA.get('keys.getVerifications', {})).status).toBe(400);
     expect((await nodeA.get('keys.getVerifications', { ownerId: 'nobody' })).status).toBe(404);
   });
@@ -294,6 +301,16 @@ describe('analytics.getVerifications', () => {
     expect(hours.map((row) => row.time)).toEqual(
       [...hours.map((row) => row.time!)].sort((a, b) => a - b),
     );
+  });
+
+  test('by minute from the epoch: filled from the oldest minute retention keeps, not from 1970', async () => {
+    const minutes = await read({ start: 0, groupBy: 'minute' });
+    // 48 hours of minutes, and the one under way.
+    expect(minutes).toHaveLength(48 * 60 + 1);
+    expect(minutes.reduce((sum, row) => sum + row.total, 0)).toBe(5);
+    const months = await read({ start: 0, groupBy: 'month' });
+    expect(months.length).toBeLessThanOrEqual(26);
+    expect(months.reduce((sum, row) => sum + row.total, 0)).toBe(5);
   });
 
   test('a start after its end, or tag with tags, is a 400', async () => {

@@ -574,6 +574,27 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
       namespaceId: fc.string({ maxLength: 70 }),
     }),
   },
+  'ratelimits.getUsage': {
+    base: () => [
+      ['namespaceName', 'fuzz.ns'],
+      ['identifier', 'user_1'],
+      ['start', '0'],
+      ['end', '3600000'],
+      ['granularity', 'minute'],
+      ['groupBy', 'identifier'],
+      ['limit', '10'],
+    ],
+    alsoRequired: ['namespaceName'],
+    breakers: () => ({
+      namespaceName: badQueryNamespace(),
+      namespaceId: fc.string({ maxLength: 70 }),
+      start: fc.constantFrom('-1', 'yesterday', '1.5', '3600000'),
+      end: fc.constantFrom('-1', 'now', '0', '1e3'),
+      granularity: fc.constantFrom('month', 'second', ''),
+      groupBy: fc.constantFrom('key', 'time,identifier', ''),
+      limit: fc.constantFrom('0', '-1', 'ten', '1001'),
+    }),
+  },
 };
 
 /** The object schema of one input: the input's own, or its items' for an array (createKeys). */

@@ -2,7 +2,9 @@ import {
   bucketStart,
   bucketStarts,
   expiresAt,
+  limitField,
   normalTags,
+  parseLimitField,
   parseVerificationField,
   verificationField,
 } from '../../src/domain/usage';
@@ -51,6 +53,13 @@ describe('buckets', () => {
     expect(starts[0]).toBe(now - 48 * HOUR);
     expect(starts).toHaveLength(48 * 60 + 1);
   });
+
+  test('buckets not begun by now are not read, however far the range reaches', () => {
+    const now = T0 + 10 * DAY + 5;
+    const starts = bucketStarts('day', T0, 8_000_000_000_000_000, now, RETENTION);
+    expect(starts).toHaveLength(11);
+    expect(starts[10]).toBe(T0 + 10 * DAY);
+  });
 });
 
 describe('fields', () => {
@@ -59,6 +68,21 @@ describe('fields', () => {
     expect(parseVerificationField(verificationField(counter))).toEqual(counter);
     expect(parseVerificationField('not json')).toBeUndefined();
     expect(parseVerificationField('[1,2,3]')).toBeUndefined();
+  });
+
+  test("a standalone limit's field round-trips; anything else is not one", () => {
+    for (const passed of [true, false]) {
+      expect(parseLimitField(limitField('a"b,c', passed))).toEqual({ identifier: 'a"b,c', passed });
+    }
+    for (const field of [
+      'not json',
+      '["a"]',
+      '["a","maybe"]',
+      '[1,"passed"]',
+      '["a","passed",1]',
+    ]) {
+      expect(parseLimitField(field)).toBeUndefined();
+    }
   });
 
   test('tags are a set: sorted, each once', () => {

@@ -1,36 +1,115 @@
-import { bucketStarts, parseVerificationField, type Granularity } from '../../domain/usage';
+import {
+  BUCKET_MS,
+  bucketStart,
+  bucketStarts,
+  parseLimitField,
+  parseVerificationField,
+  type Granularity,
+  type VerificationCounter,
+} from '../../domain/usage';
+import { BadRequestError } from '../../errors';
 import type { UsageStore } from '../../store/usageStore';
 
-/** One counter of one bucket, as the readers aggregate them. */
-export interface CountRow {
+/** The most buckets one call reads: the default retention of minutes (48 h) or hours (90 days). */
+export const MAX_BUCKETS = 3000;
+
+/** What a reader asks for: `start` to `end` (Unix ms, both inclusive), as of `now`. */
+export interface ReadRange {
+  start: number;
+  end: number;
+  now: number;
+}
+
+/** A range given in the input: a 400 when it ends before it starts (judged before permissions). */
+export function checkRange(input: { start?: number; end?: number }): void {
+  if (input.start !== undefined && input.end !== undefined && input.start >= input.end) {
+    throw new BadRequestError('start cannot be equal or greater than end');
+  }
+}
+
+/**
+ * The slots of a time series from `start` to `end`: the start of each bucket of the range that is
+ * within retention (older ones hold nothing), refused with a 400 beyond MAX_BUCKETS. A reader that
+ * answers every slot, zeros included, answers no more rows than this.
+ */
+export function timeSlots(
+  store: Pick<UsageStore, 'retention'>,
+  granularity: Granularity,
+  range: ReadRange,
+  advice: string,
+): number[] {
+  const size = BUCKET_MS[granularity];
+  const from = Math.max(range.start, range.now - store.retention[granularity]);
+  if ((range.end - from) / size > MAX_BUCKETS) {
+    throw new BadRequestError(
+      `start, end: at most ${MAX_BUCKETS} ${granularity}s at a time; ${advice}`,
+    );
+  }
+  const slots: number[] = [];
+  for (let t = bucketStart(granularity, from); t <= range.end; t += size) slots.push(t);
+  return slots;
+}
+
+/** One counter of one bucket: what its field says, its bucket's start and its count. */
+type Counted<Counter> = Counter & {
   /** The bucket's start (Unix ms). */
   time: number;
-  keyId: string;
-  identityId: string;
-  outcome: string;
-  tags: readonly string[];
   count: number;
+};
+
+/** Every counter of the buckets `starts`, parsed; fields that do not parse are skipped. */
+async function readCounters<Counter extends object>(
+  store: UsageStore,
+  ws: string,
+  owner: { scope: 'v' | 'rl'; id: string },
+  granularity: Granularity,
+  starts: readonly number[],
+  parse: (field: string) => Counter | undefined,
+): Promise<Counted<Counter>[]> {
+  const buckets = await store.read(ws, owner.scope, owner.id, granularity, starts);
+  const rows: Counted<Counter>[] = [];
+  buckets.forEach((hash, i) => {
+    for (const [field, value] of Object.entries(hash)) {
+      const counter = parse(field);
+      if (counter) rows.push({ ...counter, time: starts[i]!, count: Number(value) });
+    }
+  });
+  return rows;
 }
+
+/** One verification counter of one bucket, as the readers aggregate them. */
+export type CountRow = Counted<VerificationCounter>;
 
 /**
  * Every verification counter of an API from `start` to `end`, bucket by bucket (buckets past
  * their retention are not read: they hold nothing). One pipelined HGETALL per bucket.
  */
-export async function readVerificationCounts(
+export function readVerificationCounts(
   store: UsageStore,
   ws: string,
   apiId: string,
   granularity: Granularity,
-  range: { start: number; end: number; now: number },
+  range: ReadRange,
 ): Promise<CountRow[]> {
   const starts = bucketStarts(granularity, range.start, range.end, range.now, store.retention);
-  const buckets = await store.read(ws, 'v', apiId, granularity, starts);
-  const rows: CountRow[] = [];
-  buckets.forEach((hash, i) => {
-    for (const [field, value] of Object.entries(hash)) {
-      const counter = parseVerificationField(field);
-      if (counter) rows.push({ time: starts[i]!, ...counter, count: Number(value) });
-    }
-  });
-  return rows;
+  return readCounters(store, ws, { scope: 'v', id: apiId }, granularity, starts, (field) =>
+    parseVerificationField(field),
+  );
+}
+
+/** One standalone limit counter of one bucket: an identifier's limits that passed, or not. */
+export type LimitRow = Counted<{ identifier: string; passed: boolean }>;
+
+/** Every standalone limit counter of a namespace from `start` to `end`, bucket by bucket. */
+export function readLimitCounts(
+  store: UsageStore,
+  ws: string,
+  namespaceId: string,
+  granularity: Granularity,
+  range: ReadRange,
+): Promise<LimitRow[]> {
+  const starts = bucketStarts(granularity, range.start, range.end, range.now, store.retention);
+  return readCounters(store, ws, { scope: 'rl', id: namespaceId }, granularity, starts, (field) =>
+    parseLimitField(field),
+  );
 }

@@ -3,13 +3,13 @@ import { BadRequestError, NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
 import { id, object } from '../schemas';
 import type { Services } from '../services';
-import { readVerificationCounts, type CountRow } from './counts';
+import { checkRange, readVerificationCounts, timeSlots, type CountRow } from './counts';
 
 const GROUPS = ['key', 'identity', 'tags', 'tag', 'month', 'day', 'hour', 'minute'] as const;
 type Group = (typeof GROUPS)[number];
 
 /** Each outcome's name in an answer, as Unkey v1 names them (and keyward's own two). */
-const OUTCOME_NAMES: Readonly<Record<string, string>> = {
+export const OUTCOME_NAMES: Readonly<Record<string, string>> = {
   VALID: 'valid',
   NOT_FOUND: 'notFound',
   FORBIDDEN: 'forbidden',
@@ -50,9 +50,6 @@ export interface AnalyticsInput {
 
 type Row = Record<string, unknown> & { total: number };
 
-/** The most buckets one call reads: the default retention of minutes (48 h) or hours (90 days). */
-const MAX_BUCKETS = 3000;
-
 /**
  * Unkey v1's analytics.getVerifications over keyward's usage counts: an API's verifications,
  * filtered by key, identity (externalId) and tags, grouped by time (minute is keyward's own),
@@ -89,9 +86,7 @@ export const getAnalyticsVerifications = defineOperation({
   ),
   output: { type: 'array', items: { type: 'object' } },
   check(input: AnalyticsInput) {
-    if (input.end !== undefined && input.start >= input.end) {
-      throw new BadRequestError('start cannot be equal or greater than end');
-    }
+    checkRange(input);
     if (input.groupBy?.includes('tag') && input.groupBy.includes('tags')) {
       throw new BadRequestError('You can not group by tag and tags at the same time');
     }
@@ -117,23 +112,12 @@ export const getAnalyticsVerifications = defineOperation({
     const timed =
       groups.has('minute') || groups.has('hour') || groups.has('day') || groups.has('month');
     const now = deps.now();
-    const end = input.end ?? now;
-    const size = { minute: 60_000, hour: 3_600_000, day: 86_400_000 }[granularity];
-    // Buckets past their retention hold nothing and are not read: only the rest is bounded.
-    const from = Math.max(input.start, now - deps.usageStore.retention[granularity]);
-    if ((end - from) / size > MAX_BUCKETS) {
-      throw new BadRequestError(
-        `start, end: at most ${MAX_BUCKETS} ${granularity}s at a time; group by a coarser time`,
-      );
-    }
+    const range = { start: input.start, end: input.end ?? now, now };
+    const filled = timeSlots(deps.usageStore, granularity, range, 'group by a coarser time');
     const keyIds = input.keyId && input.keyId.length > 0 ? new Set(input.keyId) : undefined;
     const tags = input.tag ?? [];
     const rows = (
-      await readVerificationCounts(deps.usageStore, ws, input.apiId, granularity, {
-        start: input.start,
-        end,
-        now,
-      })
+      await readVerificationCounts(deps.usageStore, ws, input.apiId, granularity, range)
     ).filter(
       (row) =>
         OUTCOME_NAMES[row.outcome] !== undefined &&
@@ -170,7 +154,8 @@ export const getAnalyticsVerifications = defineOperation({
       if (groups.has('tag')) for (const tag of row.tags) add(row, tag);
       else add(row);
     }
-    // Time alone: every slot of the range answers, zeros included (Unkey's WITH FILL).
+    // Time alone: every slot of the range answers, zeros included (Unkey's WITH FILL), from the
+    // oldest bucket retention keeps: before it there is nothing to count, and no bound.
     if (
       timed &&
       !groups.has('key') &&
@@ -178,7 +163,7 @@ export const getAnalyticsVerifications = defineOperation({
       !groups.has('tags') &&
       !groups.has('tag')
     ) {
-      for (const time of slots(input.start, end, granularity, groups.has('month'))) {
+      for (const time of groups.has('month') ? months(filled, range.end) : filled) {
         const id = JSON.stringify([time]);
         if (!answer.has(id)) answer.set(id, emptyRow(time));
       }
@@ -209,17 +194,14 @@ function monthStart(at: number): number {
   return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
 }
 
-function* slots(start: number, end: number, granularity: Granularity, months: boolean) {
-  if (months) {
-    for (let t = monthStart(start); t <= end;) {
-      yield t;
-      const date = new Date(t);
-      t = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
-    }
-    return;
+/** The months the day slots `days` fall in, up to `end`. */
+function* months(days: readonly number[], end: number) {
+  if (days.length === 0) return;
+  for (let t = monthStart(days[0]!); t <= end;) {
+    yield t;
+    const date = new Date(t);
+    t = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
   }
-  const size = { minute: 60_000, hour: 3_600_000, day: 86_400_000 }[granularity];
-  for (let t = Math.floor(start / size) * size; t <= end; t += size) yield t;
 }
 
 /** An identity's externalId, as Unkey answers it beside its id. */
