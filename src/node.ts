@@ -11,6 +11,8 @@ import { defaultSteps, Lifecycle, type LifecycleStep } from './http/lifecycle';
 import { compileRoutes } from './http/rpc';
 import { closeRedis, connectRedis, createPrimary, createRedis } from './redis/clients';
 import { RedisClock } from './redis/clock';
+import { AuditOutbox } from './store/auditOutbox';
+import { AUDIT_SWEEP_DEFAULTS, AuditSweeper } from './store/auditSweeper';
 import { VERSION } from './version';
 import { assembleServices } from './wiring';
 
@@ -86,6 +88,12 @@ export async function startNode(
       : createPrimary(config, analyticsOptions);
   const clients = [...new Set([primary, local, subscriber])];
   if (analytics) clients.push(analytics);
+  // Audit entries that a node which died mid-write left in outboxes reach their streams from here.
+  const auditSweeper = new AuditSweeper(new AuditOutbox(primary, config.auditMaxEntries), {
+    ...AUDIT_SWEEP_DEFAULTS,
+    failed: (error) =>
+      logger.warn({ err: error }, 'audit outbox sweep failed; the next one tries again'),
+  });
 
   try {
     // A missing analytics Redis delays counts, never the node: it connects in the background.
@@ -109,6 +117,7 @@ export async function startNode(
       },
     });
     services.usage.start();
+    auditSweeper.start();
     const listener = new InvalidationListener(subscriber, services.directory);
     await listener.start();
 
@@ -194,6 +203,7 @@ export async function startNode(
           setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
         });
         clock.stop();
+        await auditSweeper.stop();
         // Every request has been answered: what they counted is written before the clients close.
         const unwritten = await services.usage.stop(ANALYTICS_FINAL_FLUSH_MS);
         if (unwritten > 0) {
@@ -205,6 +215,7 @@ export async function startNode(
     };
     return { url, server, close };
   } catch (error) {
+    await auditSweeper.stop();
     await Promise.all(clients.map(closeRedis));
     throw error;
   }

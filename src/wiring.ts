@@ -41,7 +41,7 @@ export function assembleServices(parts: {
   const stores = {
     apis: new ApiStore(primary, announce, config.auditMaxEntries),
     keys: new KeyStore(primary, announce, config.auditMaxEntries),
-    rootKeys: new RootKeyStore(primary),
+    rootKeys: new RootKeyStore(primary, config.auditMaxEntries),
     ratelimits: new RatelimitStore(primary, announce, config.auditMaxEntries),
     rbac: new RbacStore(primary, announce, config.auditMaxEntries),
     identities: new IdentityStore(primary, announce, config.auditMaxEntries),

@@ -1,3 +1,4 @@
+import { OPERATOR } from '../domain/audit';
 import { NotFoundError } from '../errors';
 import { looksLikeId, newId } from '../keys/ids';
 import type { BucketRedis } from '../limiter/tokenBucket';
@@ -63,7 +64,7 @@ export async function operate<Uses extends keyof Services, Input, Output extends
  */
 export function operatorCaller(workspaceId: string): Caller {
   return {
-    rootKey: { id: 'operator', workspaceId, permissions: ['*'], createdAt: 0 },
+    rootKey: { id: OPERATOR, workspaceId, permissions: ['*'], createdAt: 0 },
     requestId: newId('req'),
     logFields: {},
   };
@@ -74,7 +75,7 @@ export function operatorCaller(workspaceId: string): Caller {
  * band, so their functions take the store rather than running as operations.
  */
 export async function rootKeyStore(runtime: Runtime): Promise<RootKeyStore> {
-  return new RootKeyStore(await runtime.redis('primary'));
+  return new RootKeyStore(await runtime.redis('primary'), runtime.config.auditMaxEntries);
 }
 
 /** Refuses a workspace that does not exist: writes would otherwise create orphans in it. */

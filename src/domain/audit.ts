@@ -2,10 +2,14 @@
 export type AuditTargetType =
   'api' | 'key' | 'identity' | 'permission' | 'role' | 'namespace' | 'override' | 'root_key';
 
+/** Who made a write at the command line, where there is no root key. Never an `rk_` id. */
+export const OPERATOR = 'operator';
+
 /**
  * One management write as the audit log records it: who made it, which operation, what it
  * changed and a summary of the change. The summary never holds a secret (no plaintext, no hash of
- * a key or root key). The time is the Redis clock's, taken by the stream entry's id.
+ * a key or root key). The time is the Redis clock's, taken by the stream entry's id (for an entry
+ * relayed from an outbox, by the outbox entry's id, kept in a `time` field).
  */
 export interface AuditEntry {
   /** The root key that made the write; `operator` for the command line. */
@@ -23,7 +27,10 @@ export interface AuditEntry {
 export interface AuditRecord extends AuditEntry {
   /** The stream entry's id (`<ms>-<seq>`): the cursor of auditLogs.list. */
   id: string;
-  /** Unix ms, on the Redis clock. */
+  /**
+   * Unix ms of the write, on the Redis clock. An entry relayed from an audit outbox reaches the
+   * stream a moment after its write, so its time may be earlier than an entry's before it.
+   */
   time: number;
 }
 

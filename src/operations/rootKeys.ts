@@ -1,4 +1,5 @@
 import { isValidPermission } from '../auth/permissions';
+import { OPERATOR, type AuditEntry } from '../domain/audit';
 import { BadRequestError, NotFoundError } from '../errors';
 import { looksLikeId, newId } from '../keys/ids';
 import { generateSecret } from '../keys/keyMaterial';
@@ -22,6 +23,25 @@ export interface NewRootKey {
   key: string;
 }
 
+/**
+ * The audit entry of a root-key write: made out of band, by the operator at the command line
+ * (`keyward audit` shows `operator`), under a request id of its own. Never the key or its hash.
+ */
+function operatorEntry(
+  operation: string,
+  rootKeyId: string,
+  summary: Record<string, unknown> = {},
+): AuditEntry {
+  return {
+    rootKeyId: OPERATOR,
+    operation,
+    requestId: newId('req'),
+    targetType: 'root_key',
+    targetId: rootKeyId,
+    summary,
+  };
+}
+
 /** Root keys are made out of band (the command line); a workspace is born with its first one. */
 export async function createRootKey(
   store: RootKeyStore,
@@ -39,6 +59,7 @@ export async function createRootKey(
     }
   }
   let workspaceId = options.workspaceId;
+  const newWorkspace = workspaceId === undefined;
   if (workspaceId === undefined) {
     workspaceId = newId('ws', now);
     await store.createWorkspace(workspaceId, now);
@@ -47,15 +68,15 @@ export async function createRootKey(
   }
   const material = generateSecret(ROOT_KEY_PREFIX, ROOT_KEY_BYTES);
   const keyId = newId('rk', now);
+  const name = options.name ? { name: options.name } : {};
   await store.create(
-    {
-      id: keyId,
-      workspaceId,
-      permissions,
-      createdAt: now,
-      ...(options.name ? { name: options.name } : {}),
-    },
+    { id: keyId, workspaceId, permissions, createdAt: now, ...name },
     material.hash,
+    operatorEntry('rootKeys.createRootKey', keyId, {
+      ...name,
+      permissions,
+      ...(newWorkspace ? { newWorkspace: true } : {}),
+    }),
   );
   return { workspaceId, keyId, key: material.plaintext };
 }
@@ -82,7 +103,8 @@ export async function revokeRootKey(
   workspaceId: string,
   rootKeyId: string,
 ): Promise<void> {
-  if (!(await store.revoke(workspaceId, rootKeyId))) {
+  const audit = operatorEntry('rootKeys.revokeRootKey', rootKeyId);
+  if (!(await store.revoke(workspaceId, rootKeyId, audit))) {
     throw new NotFoundError(`root key ${rootKeyId} not found in ${workspaceId}`);
   }
 }

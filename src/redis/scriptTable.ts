@@ -13,7 +13,7 @@ export interface ScriptSpec {
   readonly file: string;
   /**
    * The ioredis command, versioned by its contract: V1 as first released, V2 once it took the
-   * audit log's stream and entry.
+   * audit log's stream (or an audit outbox) and entry.
    */
   readonly command: string;
   /** KEYS[1], KEYS[2], …: what each names. */
@@ -80,10 +80,10 @@ export const SCRIPTS = {
     buffer: true,
   },
   updateCredits: {
-    file: 'update-credits-1.lua',
-    command: 'updateCreditsV1',
-    keys: ['credits'],
-    argv: ['op', 'value', ...CREDIT_ARGV],
+    file: 'update-credits-2.lua',
+    command: 'updateCreditsV2',
+    keys: ['credits', 'auditOutbox'],
+    argv: ['op', 'value', ...CREDIT_ARGV, 'outboxEntry'],
     reply: 'integer',
     codes: { [-1]: 'would_go_negative' },
     value: 'the new remaining (≥ 0)',
@@ -240,6 +240,30 @@ export const SCRIPTS = {
     argv: ['channel', 'message', 'auditEntry'],
     reply: 'integer',
     codes: { 1: 'deleted', [-1]: 'not_found' },
+  },
+  revokeRootKey: {
+    file: 'revoke-root-key-2.lua',
+    command: 'revokeRootKeyV1',
+    keys: ['record', 'auditOutbox'],
+    argv: ['channel', 'message', 'outboxEntry'],
+    reply: 'integer',
+    codes: { 1: 'deleted', [-1]: 'not_found' },
+  },
+  relayAudit: {
+    file: 'relay-audit-2.lua',
+    command: 'relayAuditV1',
+    keys: ['audit', 'marker'],
+    argv: ['markerTtlMs', 'auditEntry'],
+    reply: 'integer',
+    codes: { 1: 'appended', 0: 'relayed_before' },
+  },
+  forgetAuditOutbox: {
+    file: 'forget-audit-outbox-1.lua',
+    command: 'forgetAuditOutboxV1',
+    keys: ['registry'],
+    argv: ['outbox', 'score'],
+    reply: 'integer',
+    codes: { 1: 'removed', 0: 'kept' },
   },
 } as const satisfies Record<string, ScriptSpec>;
 

@@ -60,7 +60,8 @@ export function auditFromStream(id: string, values: readonly string[]): AuditRec
   }
   return {
     id,
-    time: Number(id.split('-')[0]),
+    // A relayed entry carries its write's time; the id is the relay's.
+    time: Number(fields.get('time') ?? id.split('-')[0]),
     rootKeyId: fields.get('rootKeyId') ?? '',
     operation,
     requestId: fields.get('requestId') ?? '',

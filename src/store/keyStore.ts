@@ -5,6 +5,7 @@ import type { KeyFields, KeyRecord } from '../domain/key';
 import { resultDecoder } from '../redis/scriptTable';
 import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
 import { auditArgument } from './auditLog';
+import { AuditOutbox, outboxArgument } from './auditOutbox';
 import { invalidation, isStorableId, names, type Announce } from './names';
 import { keyFieldChanges, keyFromHash } from './records';
 
@@ -93,12 +94,17 @@ function recordFields(key: NewKey): string[] {
 
 /** Key records and their indexes on the primary. */
 export class KeyStore {
+  /** Where credit changes, in the key's slot, leave their entries for the workspace's stream. */
+  private readonly outbox: AuditOutbox;
+
   constructor(
     private readonly redis: Redis,
     private readonly announce: Announce,
     /** The cap of each workspace's audit log, which every write here appends to. */
     private readonly auditMaxEntries: number = DEFAULT_AUDIT_MAX_ENTRIES,
-  ) {}
+  ) {
+    this.outbox = new AuditOutbox(redis, auditMaxEntries);
+  }
 
   async create(key: NewKey, audit: AuditEntry): Promise<CreateKeyOutcome> {
     const { workspaceId: ws, apiId, keyId, hash } = key;
@@ -188,16 +194,25 @@ export class KeyStore {
     await this.redis.del(names.credits(keyId));
   }
 
-  /** set / increment / decrement, atomic with verifications, after any refill point passed. */
+  /**
+   * set / increment / decrement, atomic with verifications, after any refill point passed. The
+   * credits are in the key's slot, not the workspace's: the entry goes through the key's audit
+   * outbox (src/store/auditOutbox.ts), appended by the script that changes them.
+   */
   async updateCredits(
+    ws: string,
     keyId: string,
     op: 'set' | 'increment' | 'decrement',
     value: number,
     refill: { boundary: number; amount: number } | undefined,
     reset: CreditReset,
+    audit: AuditEntry,
   ): Promise<CreditsUpdate> {
-    const result = await this.redis.updateCreditsV1(
+    const outbox = names.auditOutbox(keyId);
+    await this.outbox.register(outbox);
+    const result = await this.redis.updateCreditsV2(
       names.credits(keyId),
+      outbox,
       op,
       value,
       refill?.boundary ?? '',
@@ -205,9 +220,13 @@ export class KeyStore {
       reset.nonce,
       reset.value,
       reset.at,
+      outboxArgument(ws, audit),
     );
+    const outcome = updateCreditsOutcome(result);
+    if (outcome !== undefined) return outcome;
+    await this.outbox.relayAfterWrite(outbox);
     // Any other answer is the new remaining.
-    return updateCreditsOutcome(result) ?? result;
+    return result;
   }
 
   /** The record and the ids of what it holds, in one round trip. */

@@ -46,6 +46,18 @@ export const names = {
   identities: (ws: string) => `${PREFIX}:{${ws}}:identities`,
   /** The workspace's audit log (stream): one entry per management write, written with it. */
   audit: (ws: string) => `${PREFIX}:{${ws}}:audit`,
+  /**
+   * The marker of an outbox entry relayed to the workspace's stream (lua/relay-audit-2.lua),
+   * named by the entry's token; it expires by itself.
+   */
+  auditRelayed: (ws: string, token: string) => `${PREFIX}:{${ws}}:audit-relayed:${token}`,
+  /**
+   * The audit outbox of a hash tag (a key id, for its credits; a root key's hash, for its record):
+   * entries of writes in that slot, waiting to be relayed to their workspace's stream.
+   */
+  auditOutbox: (tag: string) => `${PREFIX}:audit-outbox:{${tag}}`,
+  /** Every outbox a write may have appended to lately (zset: name → registrations): the sweep's. */
+  auditOutboxes: `${PREFIX}:audit-outboxes`,
   rootKey: (hash: string) => `${PREFIX}:rootkey:{${hash}}`,
   bucket: (bucketId: string) => `${PREFIX}:bucket:{${bucketId}}`,
   /**

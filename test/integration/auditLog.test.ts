@@ -9,6 +9,7 @@ import { startProcessTopology, startTopology, type Topology } from '../support/t
 /**
  * The audit log (issue 16): every management write appends one entry to its workspace's stream
  * in the same script or MULTI as the write; a refused write appends none; auditLogs.list reads it.
+ * Credit changes and root keys, in other slots, go through an outbox: auditOutbox.test.ts.
  */
 let topology: Topology;
 let primary: Redis;
@@ -390,15 +391,17 @@ test('auditLogs.list: newest first, cursor paging, filters by target and operati
   await api.post('keys.updateKey', { keyId: keyIds[0], name: 'first' });
 
   const all = await entries(api);
+  // The workspace was born with its root key: the operator's entry comes first.
   expect(all.map((e) => e.operation)).toEqual([
     'keys.updateKey',
     ...Array(5).fill('keys.createKey'),
     'apis.createApi',
+    'rootKeys.createRootKey',
   ]);
   const ids = all.map((e) => e.id);
   expect([...ids].sort().reverse()).toEqual(ids);
 
-  // Pages of 3: 3, 3, 1, then no cursor.
+  // Pages of 3: 3, 3, 2, then no cursor.
   const seen: string[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 3; page++) {
@@ -419,9 +422,11 @@ test('auditLogs.list: newest first, cursor paging, filters by target and operati
   expect(await entries(api, { operation: 'apis.createApi' })).toHaveLength(1);
   expect(await entries(api, { operation: 'keys.deleteKey' })).toEqual([]);
 
-  // Another workspace's log is its own.
+  // Another workspace's log is its own: its root key's creation, nothing of this one's.
   const other = await workspace();
-  expect(await entries(other.api)).toEqual([]);
+  expect((await entries(other.api)).map((e) => [e.operation, e.target.id])).toEqual([
+    ['rootKeys.createRootKey', other.rootKeyId],
+  ]);
 
   const noRead = await topology.newRootKey({
     workspaceId: ws.workspaceId,

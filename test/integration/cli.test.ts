@@ -197,6 +197,18 @@ describe('root keys', () => {
     ]);
     expectOperationalError(again, /root key rk_\w+ not found/);
     expect(listedAfter.rootKeys.map((key) => key.id)).toEqual([ops.keyId]);
+
+    // Each root-key write is in the workspace's audit log, by the operator, never a key in it.
+    const audit = await runJson<{
+      entries: { rootKeyId: string; operation: string; target: { id: string } }[];
+    }>(['audit', '--workspace', ops.workspaceId], env);
+    expect(audit.entries.map((e) => [e.rootKeyId, e.operation, e.target.id])).toEqual([
+      ['operator', 'rootKeys.revokeRootKey', ci.keyId],
+      ['operator', 'rootKeys.createRootKey', ci.keyId],
+      ['operator', 'rootKeys.createRootKey', ops.keyId],
+    ]);
+    expect(JSON.stringify(audit)).not.toContain(ops.key);
+    expect(JSON.stringify(audit)).not.toContain(ci.key);
   });
 });
 

@@ -196,7 +196,7 @@ const steps: Step[] = [
   },
 ];
 
-const ID = /\b(ws|api|key|rk|id|perm|role|rlns|rlor|req)_[1-9A-HJ-NP-Za-km-z]{22}\b/g;
+const ID = /\b(ws|api|key|rk|id|perm|role|rlns|rlor|req|aud)_[1-9A-HJ-NP-Za-km-z]{22}\b/g;
 const HASH = /[A-Za-z0-9+/]{43}=/g;
 const CLOCK = /\b1[7-9]\d{11}\b/g;
 

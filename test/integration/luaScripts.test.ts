@@ -12,6 +12,8 @@ import { startRedis, type TestRedis } from '../support/redisServer';
 
 /** An audit entry (lua/includes/audit.lua) for the write scripts: capped at 10 entries. */
 const AUDIT = JSON.stringify({ max: '10', fields: ['operation', 'test'] });
+/** An outbox entry (lua/includes/outbox.lua) for the scripts in another slot than the stream. */
+const OUTBOX = JSON.stringify({ ttl: '60000', fields: ['workspaceId', 'ws_1', 'token', 't'] });
 /** How many entries a script's calls appended to its test's stream. */
 const auditLength = (t: string) => redis.xlen(`${t}:audit`);
 
@@ -88,17 +90,58 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     return [admitted[0]!, refused[0]!, outOfCredits[0]!];
   },
   updateCredits: async (t) => {
-    const credits = `${t}:credits`;
+    const [credits, outbox] = [`${t}:credits`, `${t}:outbox`];
+    const update = (op: string, value: number, entry = OUTBOX) =>
+      redis.updateCreditsV2(credits, outbox, op, value, '', '', 2, 7, 1000, entry);
+    // A malformed entry fails the script before it writes anything.
+    await expect(update('set', 1, '{}')).rejects.toThrow('outbox entry');
+    expect(await redis.exists(credits, outbox)).toBe(0);
     // A "set remaining" of 7 (nonce 2, at 1000) is applied before the increment.
-    const incremented = await redis.updateCreditsV1(credits, 'increment', 1, '', '', 2, 7, 1000);
+    const incremented = await update('increment', 1);
     expect(incremented).toBe(8);
     expect(await redis.hgetall(credits)).toEqual({
       remaining: '8',
       lastRefillAt: '1000',
       appliedReset: '2',
     });
-    const negative = await redis.updateCreditsV1(credits, 'decrement', 9, '', '', 2, 7, 1000);
+    const negative = await update('decrement', 9);
+    // One entry, for the one change; the outbox expires on its own.
+    expect(await redis.xlen(outbox)).toBe(1);
+    expect(await redis.pttl(outbox)).toBeGreaterThan(0);
     return [incremented, negative];
+  },
+  revokeRootKey: async (t) => {
+    const [record, outbox] = [`${t}:rootkey`, `${t}:outbox`];
+    const revoke = () => redis.revokeRootKeyV1(record, outbox, `${t}:ch`, 'm', OUTBOX);
+    await redis.hset(record, 'id', 'rk_1');
+    await expect(redis.revokeRootKeyV1(record, outbox, `${t}:ch`, 'm', '[]')).rejects.toThrow(
+      'outbox entry',
+    );
+    expect(await redis.exists(record)).toBe(1);
+    const deleted = await revoke();
+    const missing = await revoke();
+    expect(await redis.exists(record)).toBe(0);
+    expect(await redis.xlen(outbox)).toBe(1);
+    return [deleted, missing];
+  },
+  relayAudit: async (t) => {
+    const relay = (entry = AUDIT) => redis.relayAuditV1(`${t}:audit`, `${t}:marker`, 60_000, entry);
+    await expect(relay('{}')).rejects.toThrow('audit entry');
+    expect(await redis.exists(`${t}:marker`)).toBe(0);
+    const appended = await relay();
+    const again = await relay();
+    expect(await auditLength(t)).toBe(1);
+    expect(await redis.pttl(`${t}:marker`)).toBeGreaterThan(0);
+    return [appended, again];
+  },
+  forgetAuditOutbox: async (t) => {
+    const registry = `${t}:registry`;
+    await redis.zincrby(registry, 1, 'outbox');
+    const moved = await redis.forgetAuditOutboxV1(registry, 'outbox', '2');
+    const removed = await redis.forgetAuditOutboxV1(registry, 'outbox', '1');
+    const gone = await redis.forgetAuditOutboxV1(registry, 'outbox', '1');
+    expect(await redis.exists(registry)).toBe(0);
+    return [moved, removed, gone];
   },
   createKey: async (t) => {
     const keys = [

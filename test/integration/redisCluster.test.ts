@@ -1,9 +1,14 @@
 import type { RunningNode } from '../../src/node';
-import { closeRedis, createCluster } from '../../src/redis/clients';
+import { closeRedis, connectRedis, createCluster } from '../../src/redis/clients';
 import { startRedisCluster, type TestCluster } from '../support/redisCluster';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { client, type Client } from '../support/rpc';
-import { sleep } from '../support/helpers';
+import { createRootKey, revokeRootKey } from '../../src/operations/rootKeys';
+import { AuditOutbox, outboxArgument } from '../../src/store/auditOutbox';
+import { AuditSweeper } from '../../src/store/auditSweeper';
+import { names } from '../../src/store/names';
+import { RootKeyStore } from '../../src/store/rootKeyStore';
+import { sleep, testAudit } from '../support/helpers';
 import { createTestRootKey, startTestNode } from '../support/topology';
 
 /**
@@ -22,6 +27,7 @@ let locals: TestRedis[];
 let nodes: RunningNode[];
 let api: Client[];
 let rootKey: string;
+let workspaceId: string;
 
 beforeAll(async () => {
   cluster = await startRedisCluster(3);
@@ -31,7 +37,7 @@ beforeAll(async () => {
     nodes.push(await startTestNode({ clusterSeeds: cluster.seeds, localUrl: local.url }));
   }
   const admin = createCluster(cluster.nodes, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
-  rootKey = (await createTestRootKey(admin)).key;
+  ({ key: rootKey, workspaceId } = await createTestRootKey(admin));
   await closeRedis(admin);
   api = nodes.map((node) => client(node.url, rootKey));
 }, 60_000);
@@ -153,6 +159,62 @@ test('credits, standalone rate limits, overrides and import work on the cluster'
   expect(
     (await api[1]!.post<Verdict>('keys.verifyKey', { key: 'cluster_import_2' })).body.code,
   ).toBe('VALID');
+});
+
+test('credit changes and root keys reach the audit log through outboxes in their own slots', async () => {
+  type Entry = { operation: string; rootKeyId: string; requestId: string; target: { id: string } };
+  const log = async () =>
+    (await api[1]!.get<{ entries: Entry[] }>('auditLogs.list', { limit: 100 })).body.entries;
+  const apiId = (await api[0]!.post<{ apiId: string }>('apis.createApi', { name: 'audited' })).body
+    .apiId;
+  const { keyId } = (
+    await api[0]!.post<{ keyId: string }>('keys.createKey', { apiId, remaining: 5 })
+  ).body;
+  const changed = await api[0]!.post('keys.updateRemaining', { keyId, op: 'decrement', value: 2 });
+  expect(changed.status).toBe(200);
+  expect((await log())[0]).toMatchObject({
+    operation: 'keys.updateRemaining',
+    requestId: changed.headers.get('x-request-id'),
+    target: { id: keyId },
+  });
+  // The workspace was born with the root key of beforeAll.
+  expect((await log()).at(-1)).toMatchObject({
+    operation: 'rootKeys.createRootKey',
+    rootKeyId: 'operator',
+  });
+
+  const admin = createCluster(cluster.nodes, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
+  try {
+    await connectRedis(admin);
+    const store = new RootKeyStore(admin);
+    const revoked = await createRootKey(store, { workspaceId });
+    await revokeRootKey(store, workspaceId, revoked.keyId);
+    expect((await log()).slice(0, 2).map((e) => [e.operation, e.target.id])).toEqual([
+      ['rootKeys.revokeRootKey', revoked.keyId],
+      ['rootKeys.createRootKey', revoked.keyId],
+    ]);
+
+    // A change whose node died before its relay: a sweep on the cluster relays it.
+    const outbox = new AuditOutbox(admin);
+    await outbox.register(names.auditOutbox(keyId));
+    const entry = { ...testAudit(keyId), requestId: 'req_cluster_cut' };
+    await admin.updateCreditsV2(
+      names.credits(keyId),
+      names.auditOutbox(keyId),
+      'increment',
+      1,
+      '',
+      '',
+      '',
+      '',
+      '',
+      outboxArgument(workspaceId, entry),
+    );
+    await new AuditSweeper(outbox, { intervalMs: 1000, graceMs: 1000 }).sweep();
+    expect((await log())[0]).toMatchObject({ requestId: 'req_cluster_cut', target: { id: keyId } });
+  } finally {
+    await closeRedis(admin);
+  }
 });
 
 test('a master fails over in the middle of traffic: no wrong answer, no over-admission', async () => {

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
+import { names } from '../../src/store/names';
 
 /**
  * A Redis the test reads directly (never through a node): a slow, patient client, so that a
@@ -28,10 +29,13 @@ export async function allKeys(redis: Redis, pattern = '*'): Promise<string[]> {
 /**
  * Usage analytics (`keyward:{ws}:usage:…`) are written by a node's flush timer, a moment after
  * the verifications they count: a comparison of two dumps around a request leaves them out.
- * test/integration/usageAnalytics.test.ts checks them instead.
+ * test/integration/usageAnalytics.test.ts checks them instead. So is the registry of audit
+ * outboxes, which a node's sweep tidies on a timer (test/integration/auditOutbox.test.ts).
  */
 const written = async (redis: Redis) =>
-  (await allKeys(redis)).filter((name) => !/^keyward:\{[^}]*\}:usage:/.test(name));
+  (await allKeys(redis)).filter(
+    (name) => !/^keyward:\{[^}]*\}:usage:/.test(name) && name !== names.auditOutboxes,
+  );
 
 /** Marks, in a dump, a key with a TTL: it may vanish on its own between two dumps. */
 const VOLATILE = 'volatile:';

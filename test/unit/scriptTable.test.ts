@@ -18,7 +18,7 @@ import {
 const PINNED_SHA1: Record<ScriptName, string> = {
   tokenBucket: '2fecdd73e35d1aae6b7328dc2f28c134fa252eaa',
   multiBucket: '44a2c96f80400187b1696270d666a5757a40af30',
-  updateCredits: 'a1fea2d1e024cc3e82b6f626d4728c22b9d6a634',
+  updateCredits: '527942d48e183abe25a13a210fa424848ff35315',
   createKey: '2bb1b99310fcc4fd9db8c8a0d2787295eea1f63b',
   importKeys: 'f95471f7e0a4159bb3422d29b03756903e205786',
   updateKey: '362d169d931056e4ed196e2f15b3a90ff9200c1e',
@@ -33,6 +33,9 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   ensureIdentity: '3d914576cca79d7e1597f0be1d538a9cb27f0433',
   updateIdentity: '9153b745d9d3b67daaa6d8750f05e016a0ed2a4e',
   deleteIdentity: '6ec8d030fd29a55bd2174a5e9183f285d4f9d900',
+  revokeRootKey: '94b8befffc55b5dd748bb7a2037f3c99849c099e',
+  relayAudit: 'c61989cbb67c9bcf93453fe536af85fe6e3668ae',
+  forgetAuditOutbox: 'd4a2e42f52e52ca442733f868204dfcb23b0b1d5',
 };
 
 const scripts = loadScripts();
@@ -84,13 +87,16 @@ describe('the script table', () => {
       { command: 'deleteRbacEntryV2', numberOfKeys: 4 },
       { command: 'ensureIdentityV2', numberOfKeys: 4 },
       { command: 'ensureNamespaceV1', numberOfKeys: 2 },
+      { command: 'forgetAuditOutboxV1', numberOfKeys: 1 },
       { command: 'importKeysV2', numberOfKeys: undefined },
       { command: 'multiBucketV1', numberOfKeys: undefined },
+      { command: 'relayAuditV1', numberOfKeys: 2 },
       { command: 'rerollKeyV2', numberOfKeys: 11 },
+      { command: 'revokeRootKeyV1', numberOfKeys: 2 },
       { command: 'setOverrideV2', numberOfKeys: 4 },
       { command: 'tokenBucketV1', numberOfKeys: 2 },
       { command: 'tombstoneApiV2', numberOfKeys: 3 },
-      { command: 'updateCreditsV1', numberOfKeys: 1 },
+      { command: 'updateCreditsV2', numberOfKeys: 2 },
       { command: 'updateIdentityV2', numberOfKeys: 2 },
       { command: 'updateKeyV2', numberOfKeys: 4 },
     ]);

@@ -43,6 +43,10 @@ export const updateRemaining = defineOperation({
     const key = await loadKey(deps, caller, input.keyId, 'update_key');
     const now = deps.now();
     const spend = creditSpend(now, key, 0);
+    const audit = auditEntry(caller, 'keys.updateRemaining', 'key', key.id, {
+      op: input.op,
+      value: input.value,
+    });
     if (!spend) {
       if (input.op !== 'set') {
         throw new PreconditionFailedError(
@@ -51,28 +55,19 @@ export const updateRemaining = defineOperation({
       }
       // "set" gives a key with unlimited usage its credits: one record write, as updateKey does.
       const fields = { credits: { resetTo: input.value } };
-      if (
-        !(await deps.keys.update(
-          key.workspaceId,
-          key.id,
-          fields,
-          now,
-          auditEntry(caller, 'keys.updateRemaining', 'key', key.id, {
-            op: input.op,
-            value: input.value,
-          }),
-        ))
-      ) {
+      if (!(await deps.keys.update(key.workspaceId, key.id, fields, now, audit))) {
         throw new NotFoundError(`key ${key.id} not found`);
       }
       return { remaining: input.value };
     }
     const result = await deps.keys.updateCredits(
+      key.workspaceId,
       key.id,
       input.op,
       input.value,
       spend.refill,
       spend.reset,
+      audit,
     );
     if (result === 'would_go_negative') {
       throw new BadRequestError('value: decrementing by this much would make remaining negative');
