@@ -291,11 +291,13 @@ test('the audit log lists this test’s writes newest first, filters them and re
   await sees(rows.first(), first.requestId);
 
   await page.getByRole('button', { name: 'More' }).click();
-  // The writes of this file: 2 APIs, 4 keys, the identity beta made, 21 renames.
-  await sees(page.locator('.pager'), '28 entries, the whole log');
-  expect(await rows.count()).toBe(28);
+  // The writes of this file: 2 APIs, 4 keys, the identity beta made, 21 renames; and, oldest,
+  // the operator's creation of the root key the workspace was born with.
+  await sees(page.locator('.pager'), '29 entries, the whole log');
+  expect(await rows.count()).toBe(29);
   expect(await page.getByRole('button', { name: 'More' }).isHidden()).toBe(true);
-  await sees(rows.last(), 'apis.createApi');
+  await sees(rows.last(), 'rootKeys.createRootKey');
+  await sees(rows.nth(27), 'apis.createApi');
 
   // By target: alpha's one write, its creation.
   await page.getByLabel('Target id').fill(alpha.keyId);
