@@ -79,13 +79,14 @@ export async function startNode(
   });
   // Usage counts travel on a connection of their own, never queued behind (or ahead of) a
   // verification's command: the primary's unless KEYWARD_ANALYTICS_REDIS_URL names another Redis.
-  // Longer deadline than a bucket's: a flush is a batch, and nobody waits for it.
+  // Longer deadline than a bucket's: a flush is a batch, and nobody waits for it. A node that
+  // counts nothing still reads what is stored, so a Redis of their own is connected all the same.
   const analyticsOptions = { commandTimeout: ANALYTICS_COMMAND_TIMEOUT_MS };
-  const analytics = !config.analytics.enabled
-    ? undefined
-    : config.analytics.redisUrl
-      ? createRedis(config.analytics.redisUrl, redisOptions, analyticsOptions)
-      : createPrimary(config, analyticsOptions);
+  const analytics = config.analytics.redisUrl
+    ? createRedis(config.analytics.redisUrl, redisOptions, analyticsOptions)
+    : config.analytics.enabled
+      ? createPrimary(config, analyticsOptions)
+      : undefined;
   const clients = [...new Set([primary, local, subscriber])];
   if (analytics) clients.push(analytics);
   // Audit entries that a node which died mid-write left in outboxes reach their streams from here.

@@ -30,7 +30,7 @@ export function assembleServices(parts: {
   /** Cache bound; a one-shot command, whose caches are never trusted, passes a tiny one. */
   maxCacheEntries?: number;
   observeLimiter?: (metrics: Metrics) => LimiterObserver;
-  /** Where usage counts go: the primary unless the config names another Redis. */
+  /** Where usage counts are written and read: the primary unless the config names another Redis. */
   analytics?: RedisClient;
   /** This process's name in its usage flush markers. */
   nodeId?: string;

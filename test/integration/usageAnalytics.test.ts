@@ -5,7 +5,7 @@
  */
 import { Unkey } from '@unkey/api';
 import type Redis from 'ioredis';
-import { GRANULARITIES, bucketStart, expiresAt } from '../../src/domain/usage';
+import { GRANULARITIES, bucketStart, expiresAt, verificationField } from '../../src/domain/usage';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
 import { UsageStore } from '../../src/store/usageStore';
 import { createKey, eventually, hour } from '../support/helpers';
@@ -419,6 +419,54 @@ describe('an analytics Redis that is away', () => {
     } finally {
       await closeRedis(fresh);
     }
+  });
+});
+
+describe('a node that counts nothing, with an analytics Redis of its own', () => {
+  let topology: Topology;
+  let analytics: TestRedis;
+
+  beforeAll(async () => {
+    analytics = await startRedis();
+    topology = await startTopology({
+      nodes: 1,
+      env: { KEYWARD_ANALYTICS: 'off', KEYWARD_ANALYTICS_REDIS_URL: analytics.url },
+    });
+  });
+  afterAll(async () => {
+    await topology.stop();
+    await analytics.dispose();
+  });
+
+  test('reads the counts stored there, not the primary’s', async () => {
+    const node = client(topology.nodes[0]!.url, topology.rootKey);
+    const apiId = (await node.post<{ apiId: string }>('apis.createApi', { name: 'off' })).body
+      .apiId;
+    const { keyId } = await createKey(node, apiId);
+    const minute = bucketStart('minute', Date.now());
+    const field = verificationField({ keyId, identityId: '', outcome: 'VALID', tags: [] });
+    // What other nodes counted before: 3 in the analytics Redis, and 7 the primary must not show.
+    for (const [url, count] of [
+      [analytics.url, 3],
+      [topology.primary.url, 7],
+    ] as const) {
+      const redis = createRedis(url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
+      await connectRedis(redis);
+      try {
+        const increment = { scope: 'v' as const, owner: apiId, minute, field, count };
+        await new UsageStore(redis, RETENTION).write(topology.workspaceId, [increment], 'n', 1);
+      } finally {
+        await closeRedis(redis);
+      }
+    }
+    const read = await node.get<{ total: number; valid: number }[]>('analytics.getVerifications', {
+      apiId,
+      start: Date.now() - hour,
+    });
+    expect(read.status).toBe(200);
+    expect(read.body.map(({ total, valid }) => ({ total, valid }))).toEqual([
+      { total: 3, valid: 3 },
+    ]);
   });
 });
 
