@@ -6,6 +6,7 @@ import {
   checkServer,
   clusterStateCheck,
   type CheckResult,
+  type Holds,
   type ServerCheckOptions,
 } from './redisChecks';
 import { connectClient, type RedisRole, type Runtime } from './runtime';
@@ -78,10 +79,16 @@ async function checkCluster(
   return [...results, ...perMaster.flat()];
 }
 
+const HOLDS: Readonly<Record<RedisRole, Holds>> = {
+  primary: 'records',
+  local: 'buckets',
+  analytics: 'counts',
+};
+
 async function checkRole(runtime: Runtime, role: RedisRole): Promise<CheckResult[]> {
   const client = runtime.createClient(role);
   const options = {
-    holdsRecords: role === 'primary',
+    holds: HOLDS[role],
     nodeCommandTimeoutMs: runtime.config.redisCommandTimeoutMs,
   };
   const where = runtime.describe(role);
@@ -103,20 +110,23 @@ const doctor: CommandSpec = {
   path: ['doctor'],
   brief: 'check every configured Redis',
   summary:
-    'Checks every Redis this configuration names: the primary (or each master of the cluster) and the local Redis. One line per check: OK, WARN or FAIL. Exits 0 when nothing failed (warnings included), 1 otherwise.',
+    'Checks every Redis this configuration names: the primary (or each master of the cluster), the local Redis and the analytics Redis. One line per check: OK, WARN or FAIL. Exits 0 when nothing failed (warnings included), 1 otherwise.',
   notes: [
     'checks:',
     '  reachable    connects and PINGs; WARN when the latency is over half of KEYWARD_REDIS_COMMAND_TIMEOUT_MS',
     '  version      INFO server; WARN below Redis 7.0',
-    '  persistence  primary only: WARN unless appendonly yes; FAIL when the last AOF write failed',
-    '  memory       primary only: WARN when maxmemory is set with a policy other than noeviction',
-    '  scripts      SCRIPT LOAD of every lua/*.lua',
+    '  persistence  primary and analytics: WARN unless appendonly yes; FAIL when the last AOF write failed',
+    '  memory       primary and analytics: WARN when maxmemory is set with a policy other than noeviction',
+    '  scripts      primary and local: SCRIPT LOAD of every lua/*.lua',
     "  clock        TIME against this machine's clock; WARN beyond 1 s",
     '  state        cluster only: CLUSTER INFO, every slot ok',
   ].join('\n'),
   example: 'keyward doctor',
   async run(invocation, runtime) {
-    const roles: RedisRole[] = runtime.localIsPrimary ? ['primary'] : ['primary', 'local'];
+    const roles: RedisRole[] = ['primary'];
+    if (!runtime.localIsPrimary) roles.push('local');
+    // Checked with counting off too: the nodes still read the counts stored there.
+    if (!runtime.analyticsIsPrimary) roles.push('analytics');
     const checks = (await Promise.all(roles.map((role) => checkRole(runtime, role)))).flat();
     if (runtime.localIsPrimary) {
       checks.push({
@@ -124,6 +134,14 @@ const doctor: CommandSpec = {
         check: 'reachable',
         status: 'ok',
         detail: 'KEYWARD_LOCAL_REDIS_URL is the primary: fast buckets live there too',
+      });
+    }
+    if (runtime.analyticsIsPrimary) {
+      checks.push({
+        target: 'analytics',
+        check: 'reachable',
+        status: 'ok',
+        detail: 'KEYWARD_ANALYTICS_REDIS_URL is the primary: usage counts live there too',
       });
     }
     const ok = checks.every((check) => check.status !== 'fail');

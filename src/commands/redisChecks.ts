@@ -5,17 +5,22 @@ import { loadScripts } from '../redis/scripts';
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
 export interface CheckResult {
-  /** Which Redis: `primary`, `local`, `cluster`, or `primary 10.0.0.5:6379` for a cluster master. */
+  /** Which Redis: `primary`, `local`, `analytics`, `cluster`, or `primary 10.0.0.5:6379` for a cluster master. */
   target: string;
   check: string;
   status: CheckStatus;
   detail: string;
 }
 
+/**
+ * What a Redis holds decides what is checked: the records (the primary) and the usage counts (the
+ * analytics Redis) are lost to a restart without AOF or to eviction; buckets are scripts' state.
+ */
+export type Holds = 'records' | 'buckets' | 'counts';
+
 export interface ServerCheckOptions {
   target: string;
-  /** The primary holds every record: its persistence and eviction settings matter. */
-  holdsRecords: boolean;
+  holds: Holds;
   /** The nodes' command deadline (KEYWARD_REDIS_COMMAND_TIMEOUT_MS): latency is judged against it. */
   nodeCommandTimeoutMs: number;
 }
@@ -89,12 +94,20 @@ function versionCheck(info: Map<string, string>): { status: CheckStatus; detail:
       };
 }
 
-function persistenceCheck(info: Map<string, string>): { status: CheckStatus; detail: string } {
+/** What a restart or an eviction would lose, in the check's words. */
+const LOST: Readonly<Record<Exclude<Holds, 'buckets'>, string>> = {
+  records: 'every key, API and root key',
+  counts: 'the usage counts',
+};
+
+function persistenceCheck(
+  info: Map<string, string>,
+  holds: Exclude<Holds, 'buckets'>,
+): { status: CheckStatus; detail: string } {
   if (info.get('aof_enabled') !== '1') {
     return {
       status: 'warn',
-      detail:
-        'appendonly no: a restart loses every key, API and root key written since the last snapshot; set appendonly yes',
+      detail: `appendonly no: a restart loses ${LOST[holds]} written since the last snapshot; set appendonly yes`,
     };
   }
   const lastWrite = info.get('aof_last_write_status');
@@ -107,17 +120,22 @@ function persistenceCheck(info: Map<string, string>): { status: CheckStatus; det
   return { status: 'ok', detail: 'appendonly yes' };
 }
 
-function memoryCheck(info: Map<string, string>): { status: CheckStatus; detail: string } {
+function memoryCheck(
+  info: Map<string, string>,
+  holds: Exclude<Holds, 'buckets'>,
+): { status: CheckStatus; detail: string } {
   const maxmemory = Number(info.get('maxmemory') ?? '0');
   const policy = info.get('maxmemory_policy') ?? 'noeviction';
   if (maxmemory === 0) return { status: 'ok', detail: 'no maxmemory: nothing is evicted' };
   if (policy === 'noeviction') {
     return { status: 'ok', detail: `maxmemory ${maxmemory} bytes, noeviction` };
   }
-  // Evicting a record loses a key; evicting a consistent bucket hands out a full bucket again.
+  // Evicting a record loses a key; evicting a consistent bucket hands out a full bucket again;
+  // evicting a usage bucket loses its counts before their retention is over.
+  const what = holds === 'records' ? 'keys and buckets' : 'usage counts';
   return {
     status: 'warn',
-    detail: `maxmemory-policy ${policy}: Redis may evict keys and buckets when full; use noeviction`,
+    detail: `maxmemory-policy ${policy}: Redis may evict ${what} when full; use noeviction`,
   };
 }
 
@@ -162,12 +180,14 @@ export async function checkServer(
     info = parseInfo(await redis.info());
     return versionCheck(info);
   });
-  if (options.holdsRecords && info) {
+  const { holds } = options;
+  if (holds !== 'buckets' && info) {
     const fields = info;
-    await attempt(results, target, 'persistence', async () => persistenceCheck(fields));
-    await attempt(results, target, 'memory', async () => memoryCheck(fields));
+    await attempt(results, target, 'persistence', async () => persistenceCheck(fields, holds));
+    await attempt(results, target, 'memory', async () => memoryCheck(fields, holds));
   }
-  await attempt(results, target, 'scripts', () => scriptsCheck(redis));
+  // Usage counts are written with MULTI, never by a script.
+  if (holds !== 'counts') await attempt(results, target, 'scripts', () => scriptsCheck(redis));
   await attempt(results, target, 'clock', () => clockCheck(redis));
   return results;
 }

@@ -652,8 +652,11 @@ describe('doctor', () => {
     expect(withoutAof.stdout).toMatch(/^WARN\s+primary\s+persistence\s+appendonly no/m);
     expect(withoutAof.stdout).not.toMatch(/^FAIL/m);
     for (const line of withoutAof.stdout.trimEnd().split('\n')) {
-      expect(line).toMatch(/^(OK|WARN|FAIL)\s+(primary|local)\s+\w+\s+\S/);
+      expect(line).toMatch(/^(OK|WARN|FAIL)\s+(primary|local|analytics)\s+\w+\s+\S/);
     }
+    expect(withoutAof.stdout).toMatch(
+      /^OK\s+analytics\s+reachable\s+KEYWARD_ANALYTICS_REDIS_URL is the primary/m,
+    );
 
     expect(withAof.code).toBe(0);
     const report = JSON.parse(withAof.stdout) as { ok: boolean; checks: Check[] };
@@ -673,5 +676,39 @@ describe('doctor', () => {
     expect(localDown.code).toBe(1);
     expect(localDown.stdout).toMatch(/^FAIL\s+local\s+reachable\s+connect ECONNREFUSED/m);
     expect(localDown.stdout).toMatch(/^OK\s+primary\s+scripts/m);
+  });
+
+  test('checks KEYWARD_ANALYTICS_REDIS_URL, counting off or not, as a Redis that holds counts', async () => {
+    const deadPort = await freePort();
+    // The node-local Redis stands in for an analytics Redis: no AOF there.
+    const [off, down] = await Promise.all([
+      runCli(['doctor', '--json'], {
+        ...env,
+        KEYWARD_ANALYTICS: 'off',
+        KEYWARD_ANALYTICS_REDIS_URL: topology.locals[0]!.url,
+        KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '10000',
+      }),
+      runCli(['doctor'], {
+        ...env,
+        KEYWARD_ANALYTICS_REDIS_URL: `redis://127.0.0.1:${deadPort}`,
+      }),
+    ]);
+
+    expect(off.code).toBe(0);
+    const report = JSON.parse(off.stdout) as { ok: boolean; checks: Check[] };
+    const analytics = report.checks.filter((check) => check.target === 'analytics');
+    expect(analytics.map(({ check, status }) => [check, status])).toEqual([
+      ['reachable', 'ok'],
+      ['version', 'ok'],
+      ['persistence', 'warn'],
+      ['memory', 'ok'],
+      ['clock', 'ok'],
+    ]);
+    expect(analytics[0]!.detail).toContain(topology.locals[0]!.url);
+    expect(analytics[2]!.detail).toMatch(/^appendonly no: a restart loses the usage counts/);
+
+    expect(down.code).toBe(1);
+    expect(down.stdout).toMatch(/^FAIL\s+analytics\s+reachable\s+connect ECONNREFUSED/m);
+    expect(down.stdout).toMatch(/^OK\s+local\s+scripts/m);
   });
 });
