@@ -4,9 +4,17 @@ import { createKey, type CreateKeyInput } from '../operations/keys/createKey';
 import { deleteKey } from '../operations/keys/deleteKey';
 import { getKey } from '../operations/keys/getKey';
 import { verifyKey, type VerifyKeyInput } from '../operations/keys/verifyKey';
+import { runOperation } from '../operations/operation';
 import { UsageError, type CommandSpec } from './framework';
 import { emit, fieldLines } from './output';
-import { operate, requireWorkspace, workspaceArgument, workspaceOption } from './services';
+import {
+  operate,
+  operatorCaller,
+  operatorServices,
+  requireWorkspace,
+  workspaceArgument,
+  workspaceOption,
+} from './services';
 import { integerFlag, validateAs } from './validate';
 
 const keyIdArg = { name: 'keyId', description: 'the key id (key_…)' };
@@ -124,11 +132,14 @@ function keyArgument(value: string): string {
   return readFileSync(0, 'utf8').split(/\r?\n/)[0]?.trim() ?? '';
 }
 
+/** How long `keys verify` tries to write its usage count, as a stopping node does. */
+const USAGE_FLUSH_MS = 5_000;
+
 const verify: CommandSpec = {
   path: ['keys', 'verify'],
   brief: 'verify a key (spends a token, like any verification)',
   summary:
-    'Verifies a key as keys.verifyKey does, and prints the verdict. Like any verification it spends a rate-limit token and a usage credit (--cost 0 spends neither). Any verdict, valid or not, exits 0.',
+    'Verifies a key as keys.verifyKey does, and prints the verdict. Like any verification it spends a rate-limit token and a usage credit (--cost 0 spends neither), and is counted in the usage analytics. Any verdict, valid or not, exits 0.',
   options: {
     workspace: workspaceOption,
     api: { type: 'string', value: 'api_…', description: 'refuse (FORBIDDEN) a key of another API' },
@@ -140,7 +151,7 @@ const verify: CommandSpec = {
   },
   args: [{ name: 'key', description: 'the key, or - to read it from stdin' }],
   notes:
-    'When the Redis holding the bucket cannot be reached, the verdict is what a node would answer under KEYWARD_LIMITER_FAILURE (LIMITER_UNAVAILABLE, or VALID with ratelimit.evaluated false).',
+    'When the Redis holding the bucket cannot be reached, the verdict is what a node would answer under KEYWARD_LIMITER_FAILURE (LIMITER_UNAVAILABLE, or VALID with ratelimit.evaluated false). Unless KEYWARD_ANALYTICS=off, the analytics Redis (KEYWARD_ANALYTICS_REDIS_URL, or the primary) must be reachable before anything is spent, and the count is written before the command exits.',
   example: `printf %s "$KEY" | keyward keys verify --workspace ws_… -`,
   async run(invocation, runtime) {
     const ws = invocation.required('workspace');
@@ -160,8 +171,19 @@ const verify: CommandSpec = {
       verify,
     );
     await requireWorkspace(runtime, ws);
-    const verdict = await operate(runtime, ws, verifyKey, input);
+    // Counted as a node counts it. Its Redis is connected first: an analytics Redis that is away
+    // refuses the command before anything is spent, rather than leave a verification uncounted.
+    const services = await operatorServices(runtime, {
+      analytics: runtime.config.analytics.enabled,
+    });
+    const verdict = await runOperation(verifyKey, services, operatorCaller(ws), input);
+    const unwritten = await services.usage.stop(USAGE_FLUSH_MS);
     emit(invocation, verdict, () => fieldLines(verdict));
+    if (unwritten > 0) {
+      process.stderr.write(
+        `keyward: the verification's usage count was not written (${runtime.describe('analytics')})\n`,
+      );
+    }
     return 0;
   },
 };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { OPERATOR } from '../domain/audit';
 import { NotFoundError } from '../errors';
 import { looksLikeId, newId } from '../keys/ids';
@@ -40,6 +41,8 @@ export async function operatorServices(
     now: clock.now,
     maxCacheEntries: 16,
     ...(options.analytics ? { analytics: await runtime.redis('analytics') } : {}),
+    // Each process its own flush marker: two commands at once must not read each other's.
+    nodeId: `cli:${randomUUID()}`,
   });
 }
 

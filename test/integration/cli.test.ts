@@ -585,6 +585,35 @@ describe('usage', () => {
     expectUsageError(badGroup, /--group-by: must be one of key, identity/);
     expectUsageError(backwards, /--start: must be before --end/);
   });
+
+  test('keys verify is counted, and written before it exits; an analytics Redis away spends nothing', async () => {
+    const ws = counted.workspaceId;
+    const node = client(counted.nodes[0]!.url, counted.rootKey);
+    const { apiId } = (await node.post<{ apiId: string }>('apis.createApi', { name: 'by hand' }))
+      .body;
+    const made = await createKey(node, apiId, { remaining: 10 });
+    const verify = ['keys', 'verify', '--workspace', ws, made.key];
+    const keyUsage = ['usage', 'key', '--workspace', ws, made.keyId];
+    type Verdict = { code: string; remaining: number };
+    const remaining = async () =>
+      (await node.get<{ remaining: number }>('keys.getKey', { keyId: made.keyId })).body.remaining;
+
+    expect(await runJson<Verdict>(verify, usageEnv)).toMatchObject({ code: 'VALID', remaining: 9 });
+    // Read at once, no waiting for a flush: the command wrote its count before it exited.
+    const once = await runJson<{ usage: Row[] }>(keyUsage, usageEnv);
+    expect([sumOf(once.usage, 'valid'), sumOf(once.usage, 'total')]).toEqual([1, 1]);
+
+    const deadUrl = `redis://127.0.0.1:${await freePort()}`;
+    const away = await runCli(verify, { ...usageEnv, KEYWARD_ANALYTICS_REDIS_URL: deadUrl });
+    expectOperationalError(away, /analytics Redis \(redis:\/\/127\.0\.0\.1:\d+\) is unreachable/);
+    expect(await remaining()).toBe(9);
+
+    // Counting off: the command needs no analytics Redis, and counts nothing.
+    const off = { ...usageEnv, KEYWARD_ANALYTICS: 'off', KEYWARD_ANALYTICS_REDIS_URL: deadUrl };
+    expect(await runJson<Verdict>(verify, off)).toMatchObject({ code: 'VALID', remaining: 8 });
+    const after = await runJson<{ usage: Row[] }>(keyUsage, usageEnv);
+    expect(sumOf(after.usage, 'total')).toBe(1);
+  });
 });
 
 describe('serve', () => {
