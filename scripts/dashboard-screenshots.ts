@@ -3,7 +3,8 @@
  * README. jest runs it (for its TypeScript and the tests' fixtures), apart from the suite. It
  * starts a node on Redis servers of its own (test/support/topology.ts: free ports, stopped at the
  * end), makes an API, keys and an identity through the HTTP API, verifies the keys with several
- * outcomes, and photographs the pages in Debian's headless chromium.
+ * outcomes, takes standalone limits in a namespace, and photographs the pages in Debian's
+ * headless chromium.
  *
  * A node counts a verification at the Redis clock's minute, so verifications made now fill only
  * the last hour. The week before is written as the nodes' flushes would have written it
@@ -14,8 +15,9 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { BUCKET_MS, bucketStart, verificationField } from '../src/domain/usage';
+import { BUCKET_MS, bucketStart, limitField, verificationField } from '../src/domain/usage';
 import { closeRedis, connectRedis, createRedis } from '../src/redis/clients';
+import { names } from '../src/store/names';
 import { UsageStore, type UsageIncrement } from '../src/store/usageStore';
 import { launchChromium } from '../test/support/chromium';
 import { createKey, eventually } from '../test/support/helpers';
@@ -102,6 +104,21 @@ test('photographs the usage and audit pages into docs/images', async () => {
     await verify(partner.key, 9);
     await verify(reports.key, 3);
     await verify('pay_notakeyatall000000000', 2);
+    // And a namespace's standalone limits: 10 an hour per tenant.
+    const NAMESPACE = 'exports';
+    const limits: Record<string, number> = { 'tenant-acme': 14, 'tenant-globex': 6 };
+    let limited = 0;
+    for (const [identifier, times] of Object.entries(limits)) {
+      for (let i = 0; i < times; i++) {
+        await api.post('ratelimits.limit', {
+          namespace: NAMESPACE,
+          identifier,
+          limit: 10,
+          duration: HOUR,
+        });
+        limited += 1;
+      }
+    }
 
     // The week before, hour by hour, with a working day's rhythm.
     await connectRedis(history);
@@ -119,6 +136,18 @@ test('photographs the usage and audit pages into docs/images', async () => {
         count: n,
       });
     };
+    // No answer carries a namespace's id: its record has it.
+    const namespaceId = await history.hget(names.namespace(topology.workspaceId, NAMESPACE), 'id');
+    const limit = (at: number, identifier: string, passed: boolean, n: number) => {
+      if (n <= 0) return;
+      increments.push({
+        scope: 'rl',
+        owner: namespaceId!,
+        minute: bucketStart('minute', at),
+        field: limitField(identifier, passed),
+        count: n,
+      });
+    };
     const identityId = (
       await api.get<{ id: string }>('identities.getIdentity', { externalId: 'acme-corp' })
     ).body.id;
@@ -133,6 +162,15 @@ test('photographs the usage and audit pages into docs/images', async () => {
       add(at, partner.keyId, '', 'VALID', Math.round(5 + next() * 6));
       add(at, partner.keyId, '', 'RATE_LIMITED', next() < 0.25 ? Math.round(next() * 6) : 0);
       add(at, '', '', 'NOT_FOUND', next() < 0.08 ? 1 : 0);
+      for (const [identifier, scale] of [
+        ['tenant-acme', 14],
+        ['tenant-globex', 8],
+        ['tenant-initech', 4],
+      ] as const) {
+        const calls = Math.round(busy * scale * (0.6 + next() * 0.8));
+        limit(at, identifier, true, Math.min(calls, 10));
+        limit(at, identifier, false, calls - 10);
+      }
     }
     await store.write(topology.workspaceId, increments, 'screenshots', 1);
 
@@ -146,6 +184,17 @@ test('photographs the usage and audit pages into docs/images', async () => {
         ).body[0]?.total === answered,
       { what: 'the node to flush its counts' },
     );
+    await eventually(
+      async () =>
+        (
+          await api.get<{ usage: { total: number }[] }>('ratelimits.getUsage', {
+            namespaceName: NAMESPACE,
+            start: bucketStart('hour', now),
+            groupBy: 'identifier',
+          })
+        ).body.usage.reduce((sum, row) => sum + row.total, 0) === limited,
+      { what: 'the node to flush its limits' },
+    );
 
     const { context, page, problems } = await launchChromium(userDataDir);
     try {
@@ -155,9 +204,15 @@ test('photographs the usage and audit pages into docs/images', async () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: 'APIs' }).waitFor();
 
-      await page.goto(`${base}/dashboard#/usage?apiId=${apiId}&range=7d`);
+      await page.goto(`${base}/dashboard#/usage?apiId=${apiId}&namespace=${NAMESPACE}&range=7d`);
       await page.locator('.chart canvas').first().waitFor();
       await page.locator('tbody tr a').first().waitFor();
+      await page
+        .getByRole('region', { name: 'Rate limits over time' })
+        .locator('canvas')
+        .first()
+        .waitFor();
+      await page.locator('tbody tr td code', { hasText: 'tenant-acme' }).waitFor();
       await shoot(page, 'dashboard-usage');
 
       await page.goto(`${base}/dashboard#/usage?apiId=${apiId}&externalId=acme-corp&range=24h`);

@@ -16,6 +16,7 @@ export const DASHBOARD_MODULES = [
   'limits.js',
   'rbac.js',
   'usage.js',
+  'namespaceUsage.js',
   'charts.js',
   'audit.js',
 ] as const;

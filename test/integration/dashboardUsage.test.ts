@@ -3,16 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { DASHBOARD_CSP } from '../../src/http/dashboardAssets';
+import { names } from '../../src/store/names';
 import { launchChromium } from '../support/chromium';
 import { createKey, eventually } from '../support/helpers';
+import { adminRedis, closeRedis } from '../support/keyspace';
 import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
 
 /**
  * The dashboard's Usage and Audit log pages in headless Chromium against a real node: keys
  * verified over HTTP with several outcomes, counted and flushed by the node, then read by the
- * page's chart (uPlot's legend) and top-keys tables, for an API, a key and an identity; the audit
- * log of the writes made here, filtered and paged. No CSP violation, no script error.
+ * page's chart (uPlot's legend) and top-keys tables, for an API, a key and an identity; a
+ * rate-limit namespace's limits, by name and by id, and its top identifiers; the audit log of the
+ * writes made here, filtered and paged. No CSP violation, no script error.
  */
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -33,6 +36,8 @@ let alpha: Made;
 let beta: Made;
 let gamma: Made;
 let other: Made;
+/** Standalone limits in NAMESPACE, 2 an hour: ursula 2 passed, 1 limited; victor 1 passed. */
+const NAMESPACE = 'dash.ns';
 
 beforeAll(async () => {
   userDataDir = mkdtempSync(join(tmpdir(), 'keyward-chromium-'));
@@ -64,6 +69,17 @@ beforeAll(async () => {
   expect(await verify(gamma.key, 2)).toEqual(['DISABLED', 'DISABLED']);
   expect(await verify('sk_not_a_key_at_all_000', 1)).toEqual(['NOT_FOUND']);
   for (let i = 0; i < 3; i++) await api.post('keys.verifyKey', { key: other.key });
+  const limited: boolean[] = [];
+  for (const identifier of ['ursula', 'ursula', 'ursula', 'victor']) {
+    const answer = await api.post<{ success: boolean }>('ratelimits.limit', {
+      namespace: NAMESPACE,
+      identifier,
+      limit: 2,
+      duration: HOUR,
+    });
+    limited.push(!answer.body.success);
+  }
+  expect(limited).toEqual([false, false, true, false]);
 
   // The node writes its counts every 100 ms here: the page reads them once they are all in.
   await eventually(
@@ -75,6 +91,16 @@ beforeAll(async () => {
         })
       ).body[0]?.total === 12,
     { what: 'the node to flush its 12 verifications' },
+  );
+  await eventually(
+    async () =>
+      (
+        await api.get<{ usage: { total: number }[] }>('ratelimits.getUsage', {
+          namespaceName: NAMESPACE,
+          groupBy: 'identifier',
+        })
+      ).body.usage.reduce((sum, row) => sum + row.total, 0) === 4,
+    { what: 'the node to flush its 4 limits' },
   );
 }, 60_000);
 
@@ -111,9 +137,11 @@ const chart = () => page.getByRole('region', { name: 'Verifications over time' }
 const tableOf = (title: string) =>
   page.locator('section.card', { has: page.getByRole('heading', { name: title, exact: true }) });
 
+const limitsChart = () => page.getByRole('region', { name: 'Rate limits over time' });
+
 /** uPlot's legend, label → value: each series' total over the range while no bar is hovered. */
-const legend = () =>
-  chart()
+const legend = (of: () => Locator = chart) =>
+  of()
     .locator('.u-legend tr.u-series')
     .evaluateAll((rows) =>
       Object.fromEntries(
@@ -162,7 +190,7 @@ test('charts an API’s verifications stacked by outcome, and ranks its keys', a
   await page.locator('#pages').getByRole('link', { name: 'Usage' }).click();
   await page.getByRole('heading', { name: 'Usage', exact: true }).waitFor();
   await page.getByLabel('API').selectOption(apiId);
-  await page.getByRole('button', { name: 'Show' }).click();
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
   await sees(chart().locator('h2'), 'Verifications of “usage”, per hour');
   await chart().locator('canvas').first().waitFor();
   await sees(chart(), '12 verifications in the last 7 d: 2 valid, 10 refused.');
@@ -268,9 +296,81 @@ test('an identity’s page links to its usage: the keys of that identity', async
 
   // An identity nobody has is the API's answer, shown as such.
   await page.getByLabel('Identity (external id)').fill('nobody-at-all');
-  await page.getByRole('button', { name: 'Show' }).click();
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
   await sees(notice(), 'NOT_FOUND');
   await sees(chart(), 'Not read (NOT_FOUND)');
+});
+
+test('charts a rate-limit namespace’s limits, passed and limited, and its top identifiers', async () => {
+  await page.goto(`${base}/dashboard#/usage?apiId=${apiId}&range=7d`);
+  await sees(limitsChart().locator('h2'), 'Standalone rate limits');
+  await sees(limitsChart(), 'Name a namespace to chart its limits');
+  expect(await tableOf('Top identifiers').count()).toBe(0);
+
+  await page.getByLabel('Rate-limit namespace').fill(NAMESPACE);
+  await page.getByRole('button', { name: 'Show limits' }).click();
+  await sees(limitsChart().locator('h2'), `Rate limits of namespace “${NAMESPACE}”, per hour`);
+  await limitsChart().locator('canvas').first().waitFor();
+  await sees(limitsChart(), '4 limits in the last 7 d: 3 passed, 1 limited.');
+  await reads(() => legend(limitsChart), { Time: 'last 7 d', Passed: '3', Limited: '1' });
+  await reads(
+    () => cells('Top identifiers'),
+    [
+      ['ursula', '3', '2', '1'],
+      ['victor', '1', '1', '0'],
+    ],
+  );
+  expect(page.url()).toContain(`namespace=${NAMESPACE}`);
+  // The verifications' chart is still the API's.
+  await reads(legend, {
+    Time: 'last 7 d',
+    Valid: '2',
+    'Rate limited': '4',
+    'Usage exceeded': '3',
+    Disabled: '2',
+    'Not found': '1',
+  });
+
+  // The page's range is the namespace's too: days over 30 days.
+  const asked = page.waitForRequest(
+    (request) =>
+      request.url().includes('/v1/ratelimits.getUsage?') && !request.url().includes('groupBy'),
+  );
+  await page.getByRole('button', { name: '30 d' }).click();
+  const query = new URL((await asked).url()).searchParams;
+  expect([query.get('namespaceName'), query.get('granularity')]).toEqual([NAMESPACE, 'day']);
+  await sees(limitsChart().locator('h2'), `Rate limits of namespace “${NAMESPACE}”, per day`);
+  await reads(() => legend(limitsChart), { Time: 'last 30 d', Passed: '3', Limited: '1' });
+
+  // By its id, from the address alone.
+  const primary = await adminRedis(topology.primary.url);
+  const namespaceId = await primary
+    .hget(names.namespace(topology.workspaceId, NAMESPACE), 'id')
+    .finally(() => closeRedis(primary));
+  expect(namespaceId).toMatch(/^rlns_/);
+  const byId = page.waitForRequest((request) =>
+    request.url().includes(`/v1/ratelimits.getUsage?namespaceId=${namespaceId}`),
+  );
+  await page.goto(`${base}/dashboard#/usage?apiId=${apiId}&namespace=${namespaceId}&range=24h`);
+  await byId;
+  expect(await page.getByLabel('Rate-limit namespace').inputValue()).toBe(namespaceId);
+  await reads(() => legend(limitsChart), { Time: 'last 24 h', Passed: '3', Limited: '1' });
+
+  // A namespace nobody has used is the API's 404, shown as such.
+  await page.getByLabel('Rate-limit namespace').fill('never.used');
+  await page.getByRole('button', { name: 'Show limits' }).click();
+  await sees(notice(), 'NOT_FOUND');
+  await sees(limitsChart(), 'Not read (NOT_FOUND)');
+  await sees(tableOf('Top identifiers'), 'Not read (NOT_FOUND)');
+
+  // A workspace without APIs still charts a namespace; this workspace's is not one of its own.
+  const elsewhere = await topology.newRootKey();
+  await signIn(elsewhere.key);
+  await page.goto(`${base}/dashboard#/usage?namespace=${NAMESPACE}`);
+  await sees(page.locator('.scope'), 'No APIs yet: verifications are counted per API.');
+  await sees(limitsChart(), 'Not read (NOT_FOUND)');
+  expect(await chart().count()).toBe(0);
+  await signIn(topology.rootKey);
 });
 
 test('the audit log lists this test’s writes newest first, filters them and reads more', async () => {

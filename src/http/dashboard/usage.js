@@ -2,8 +2,9 @@
  * keyward dashboard: usage (#/usage). An API's verifications over a range, per hour or per day,
  * stacked by outcome, for the whole API, one key or one identity; and the keys with the most
  * verifications and the most refusals. Everything is read from analytics.getVerifications (the
- * counts every node flushes). The scope and the range are the page's query, so the API's, a
- * key's and an identity's pages link to their own usage (usageHref).
+ * counts every node flushes). Below them, over the same range, a rate-limit namespace's
+ * standalone limits (namespaceUsage.js). The scope, the namespace and the range are the page's
+ * query, so the API's, a key's and an identity's pages link to their own usage (usageHref).
  */
 import {
   ApiError,
@@ -21,6 +22,7 @@ import {
   table,
 } from './core.js';
 import { stackedBars } from './charts.js';
+import { namespaceUsage } from './namespaceUsage.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -76,9 +78,12 @@ function rank(rows) {
   };
 }
 
-/** The usage page of an API, a key (of that API) or an identity; each value may be left out. */
-export const usageHref = ({ apiId, keyId, externalId, range } = {}) =>
-  hashOf('#/usage', { apiId, keyId, externalId, range });
+/**
+ * The usage page of an API, a key (of that API) or an identity, and of a rate-limit namespace;
+ * each value may be left out.
+ */
+export const usageHref = ({ apiId, keyId, externalId, namespace, range } = {}) =>
+  hashOf('#/usage', { apiId, keyId, externalId, namespace, range });
 
 /**
  * The keys' names (or starts) by id, for the tables: read one by one (keys.getKey), as no call
@@ -122,14 +127,57 @@ export async function usageView(params) {
     apiId: params.get('apiId') ?? '',
     keyId: params.get('keyId') ?? '',
     externalId: params.get('externalId') ?? '',
+    namespace: params.get('namespace') ?? '',
     range: RANGES.some(({ id }) => id === params.get('range'))
       ? params.get('range')
       : DEFAULT_RANGE,
   };
   const { apis } = await get('apis.listApis', { limit: 100 });
   app.append(h('div.heading', {}, h('h1', {}, 'Usage')));
+  const limits = namespaceUsage({
+    namespace: state.namespace,
+    chosen: (namespace) => {
+      state.namespace = namespace;
+      replaceHash(usageHref(state));
+    },
+  });
+  const selectedRange = () => RANGES.find(({ id }) => id === state.range);
+  const rangeButtons = RANGES.map((range) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        'aria-pressed': String(range.id === state.range),
+        onclick: () => {
+          state.range = range.id;
+          for (const [i, button] of rangeButtons.entries()) {
+            button.setAttribute('aria-pressed', String(RANGES[i].id === state.range));
+          }
+          run(rangeGroup, () => Promise.all([apis.length === 0 ? null : show(), showLimits()]));
+        },
+      },
+      range.label,
+    ),
+  );
+  const rangeGroup = h('fieldset.segmented', {}, h('legend', {}, 'Range'), rangeButtons);
+  /** The namespace's chart over the page's range; the address keeps the range. */
+  async function showLimits() {
+    replaceHash(usageHref(state));
+    await limits.show(selectedRange());
+  }
+
+  // Standalone limits need no API: without one, the page still charts a namespace.
   if (apis.length === 0) {
-    app.append(h('p.empty.card', {}, 'No APIs yet: usage is counted per API.'));
+    app.append(
+      h(
+        'section.card.scope',
+        {},
+        h('p.muted', {}, 'No APIs yet: verifications are counted per API.'),
+        rangeGroup,
+      ),
+      ...limits.elements,
+    );
+    await showLimits();
     return;
   }
   if (state.apiId === '') state.apiId = apis[0].id;
@@ -151,24 +199,6 @@ export async function usageView(params) {
     maxLength: 256,
     spellcheck: false,
   });
-  const rangeButtons = RANGES.map((range) =>
-    h(
-      'button',
-      {
-        type: 'button',
-        'aria-pressed': String(range.id === state.range),
-        onclick: () => {
-          state.range = range.id;
-          for (const [i, button] of rangeButtons.entries()) {
-            button.setAttribute('aria-pressed', String(RANGES[i].id === state.range));
-          }
-          run(rangeGroup, show);
-        },
-      },
-      range.label,
-    ),
-  );
-  const rangeGroup = h('fieldset.segmented', {}, h('legend', {}, 'Range'), rangeButtons);
   const scope = form(
     'row',
     [
@@ -187,7 +217,7 @@ export async function usageView(params) {
 
   const chartCard = h('section.card', { 'aria-label': 'Verifications over time' });
   const tops = h('div.sections');
-  app.append(h('section.card.scope', {}, scope, rangeGroup), chartCard, tops);
+  app.append(h('section.card.scope', {}, scope, rangeGroup), chartCard, tops, ...limits.elements);
 
   let shown = 0;
   /** Reads and draws the chart and the top keys of `state`; a later call wins over this one. */
@@ -195,7 +225,7 @@ export async function usageView(params) {
     shown += 1;
     const current = shown;
     replaceHash(usageHref(state));
-    const range = RANGES.find(({ id }) => id === state.range);
+    const range = selectedRange();
     const scoped = {
       apiId: state.apiId,
       keyId: state.keyId || undefined,
@@ -333,5 +363,5 @@ export async function usageView(params) {
     }
   }
 
-  await show();
+  await Promise.all([show(), showLimits()]);
 }
