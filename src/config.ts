@@ -10,6 +10,11 @@ export interface Config {
   redisUrl: string;
   /** When set, the primary is this Redis Cluster (seed nodes) instead of `redisUrl`. */
   redisClusterNodes?: { host: string; port: number }[];
+  /**
+   * When set, the primary is whichever Redis these Sentinels name as the master `name`, followed
+   * when they promote another: it takes precedence over `redisUrl`.
+   */
+  redisSentinel?: { sentinels: { host: string; port: number }[]; name: string };
   /** The node-local Redis for fast buckets. */
   localRedisUrl: string;
   region: string;
@@ -82,16 +87,33 @@ function redisUrl(env: Env, name: string, fallback: string): string {
   );
 }
 
-function clusterSeeds(env: Env): { host: string; port: number }[] | undefined {
-  const raw = env.KEYWARD_REDIS_CLUSTER_NODES;
+function hostPorts(env: Env, name: string): { host: string; port: number }[] | undefined {
+  const raw = env[name];
   if (!raw) return undefined;
   return raw.split(',').map((entry) => {
     const match = /^([^:\s]+):(\d{1,5})$/.exec(entry.trim());
     if (!match || Number(match[2]) > 65535) {
-      throw new ConfigError(`KEYWARD_REDIS_CLUSTER_NODES: "${entry}" is not host:port`);
+      throw new ConfigError(`${name}: "${entry}" is not host:port`);
     }
     return { host: match[1] as string, port: Number(match[2]) };
   });
+}
+
+function sentinel(env: Env): Config['redisSentinel'] {
+  const sentinels = hostPorts(env, 'KEYWARD_REDIS_SENTINELS');
+  const name = env.KEYWARD_REDIS_SENTINEL_MASTER;
+  if (!sentinels && !name) return undefined;
+  if (!sentinels || !name) {
+    throw new ConfigError(
+      'KEYWARD_REDIS_SENTINELS and KEYWARD_REDIS_SENTINEL_MASTER: set both, or neither',
+    );
+  }
+  if (env.KEYWARD_REDIS_CLUSTER_NODES) {
+    throw new ConfigError(
+      'KEYWARD_REDIS_SENTINELS: a Redis Cluster (KEYWARD_REDIS_CLUSTER_NODES) fails over by itself; set one of the two',
+    );
+  }
+  return { sentinels, name };
 }
 
 function limiterFailure(env: Env): 'closed' | 'open' {
@@ -128,9 +150,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}`);
   }
-  const clusterNodes = clusterSeeds(env);
+  const clusterNodes = hostPorts(env, 'KEYWARD_REDIS_CLUSTER_NODES');
+  const redisSentinel = sentinel(env);
   return {
     ...(clusterNodes ? { redisClusterNodes: clusterNodes } : {}),
+    ...(redisSentinel ? { redisSentinel } : {}),
     ...(env.KEYWARD_METRICS_TOKEN ? { metricsToken: env.KEYWARD_METRICS_TOKEN } : {}),
     port: integer(env, 'KEYWARD_PORT', 8080, 0, 65535),
     host: env.KEYWARD_HOST || '0.0.0.0',

@@ -57,6 +57,11 @@ export class Runtime {
     if (role === 'primary' && this.config.redisClusterNodes) {
       return `cluster ${this.config.redisClusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
     }
+    const sentinel = this.config.redisSentinel;
+    if (sentinel && (role === 'primary' || this.localIsPrimary)) {
+      const via = sentinel.sentinels.map((n) => `${n.host}:${n.port}`).join(',');
+      return `master ${sentinel.name} of the sentinels ${via}`;
+    }
     return displayUrl(role === 'primary' ? this.config.redisUrl : this.config.localRedisUrl);
   }
 

@@ -83,15 +83,45 @@ export function createCluster(
   );
 }
 
-/** The primary of a node's config: a Redis Cluster when KEYWARD_REDIS_CLUSTER_NODES is set. */
+/**
+ * A client of the master a set of Sentinels names, with the same fail-fast policy: ioredis asks
+ * the Sentinels for the master on every (re)connection, and drops its connection when the master
+ * it reached turns into a replica, so after a failover it reconnects to the promoted one.
+ */
+export function createSentinelClient(
+  sentinel: NonNullable<Config['redisSentinel']>,
+  options: RedisClientOptions,
+  extra: RedisOptions = {},
+): Redis {
+  const redis = prepare(
+    new Redis({
+      ...clientOptions(options),
+      sentinels: sentinel.sentinels,
+      name: sentinel.name,
+      role: 'master',
+      sentinelRetryStrategy: retryStrategy,
+      // Listen for +switch-master: follow a promotion as soon as the Sentinels announce it,
+      // rather than when the old master's connection finally breaks.
+      failoverDetector: true,
+      ...extra,
+    }),
+  );
+  coalesceWritesWhenBusy(redis);
+  return redis;
+}
+
+/**
+ * The primary of a node's config: a Redis Cluster when KEYWARD_REDIS_CLUSTER_NODES is set, the
+ * Sentinels' master when KEYWARD_REDIS_SENTINELS is, else KEYWARD_REDIS_URL.
+ */
 export function createPrimary(config: Config, extra: RedisOptions = {}): RedisClient {
   const options = {
     commandTimeoutMs: config.redisCommandTimeoutMs,
     connectTimeoutMs: config.redisConnectTimeoutMs,
   };
-  return config.redisClusterNodes
-    ? createCluster(config.redisClusterNodes, options, extra)
-    : createRedis(config.redisUrl, options, extra);
+  if (config.redisClusterNodes) return createCluster(config.redisClusterNodes, options, extra);
+  if (config.redisSentinel) return createSentinelClient(config.redisSentinel, options, extra);
+  return createRedis(config.redisUrl, options, extra);
 }
 
 /** Connects and waits until Redis answers, or fails with the connection error. */

@@ -192,8 +192,48 @@ describe('loadConfig', () => {
       { KEYWARD_CACHE_NEGATIVE_TTL_MS: '5s' },
       /^KEYWARD_CACHE_NEGATIVE_TTL_MS: must be a whole number, got "5s"$/,
     ],
+    [
+      'Sentinels without the master name',
+      { KEYWARD_REDIS_SENTINELS: '127.0.0.1:26379' },
+      /^KEYWARD_REDIS_SENTINELS and KEYWARD_REDIS_SENTINEL_MASTER: set both, or neither$/,
+    ],
+    [
+      'a master name without Sentinels',
+      { KEYWARD_REDIS_SENTINEL_MASTER: 'keyward' },
+      /^KEYWARD_REDIS_SENTINELS and KEYWARD_REDIS_SENTINEL_MASTER: set both/,
+    ],
+    [
+      'a Sentinel that is not host:port',
+      { KEYWARD_REDIS_SENTINELS: '127.0.0.1', KEYWARD_REDIS_SENTINEL_MASTER: 'keyward' },
+      /^KEYWARD_REDIS_SENTINELS: "127.0.0.1" is not host:port$/,
+    ],
+    [
+      'Sentinels and a Redis Cluster together',
+      {
+        KEYWARD_REDIS_SENTINELS: '127.0.0.1:26379',
+        KEYWARD_REDIS_SENTINEL_MASTER: 'keyward',
+        KEYWARD_REDIS_CLUSTER_NODES: '127.0.0.1:7000',
+      },
+      /^KEYWARD_REDIS_SENTINELS: a Redis Cluster .* set one of the two$/,
+    ],
   ])('refuses %s', (_, env, message) => {
     expect(configError(env).message).toMatch(message);
+  });
+
+  test('Sentinels and their master name, which take precedence over KEYWARD_REDIS_URL', () => {
+    const config = loadConfig({
+      KEYWARD_REDIS_SENTINELS: '10.0.0.1:26379, 10.0.0.2:26380',
+      KEYWARD_REDIS_SENTINEL_MASTER: 'keyward',
+    });
+    expect(config.redisSentinel).toEqual({
+      sentinels: [
+        { host: '10.0.0.1', port: 26379 },
+        { host: '10.0.0.2', port: 26380 },
+      ],
+      name: 'keyward',
+    });
+    // Without a local Redis of its own, a node keeps fast buckets in the primary, as ever.
+    expect(config.localRedisUrl).toBe(config.redisUrl);
   });
 
   test('reads process.env when given nothing', () => {

@@ -1,0 +1,75 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, spawnRedisServer, spawnSentinel, waitForPing } from './redisServer';
+
+/** A master, its replicas and the Sentinels that watch them, as local processes. */
+export interface SentinelGroup {
+  masterName: string;
+  /** `host:port,…` of the Sentinels: KEYWARD_REDIS_SENTINELS. */
+  sentinels: string;
+  /** The ports of the master (first) and the replicas, as started. */
+  ports: number[];
+  /** SIGKILL one of the data servers (a crash: the Sentinels must promote a replica). */
+  kill(port: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+export async function startSentinelGroup(
+  options: { replicas?: number; sentinels?: number; downAfterMs?: number } = {},
+): Promise<SentinelGroup> {
+  const { replicas = 2, sentinels = 3, downAfterMs = 400 } = options;
+  const masterName = 'keyward-test';
+  const dir = mkdtempSync(join(tmpdir(), 'keyward-sentinel-'));
+  const data = new Map<number, ChildProcess>();
+  const quiet = ['--appendonly', 'no', '--loglevel', 'warning'];
+  const masterPort = await freePort();
+  const masterDir = mkdtempSync(join(dir, 'master-'));
+  data.set(masterPort, spawnRedisServer(masterPort, masterDir, quiet));
+  await waitForPing(masterPort);
+  for (let i = 0; i < replicas; i++) {
+    const port = await freePort();
+    const replicaDir = mkdtempSync(join(dir, 'replica-'));
+    data.set(
+      port,
+      spawnRedisServer(port, replicaDir, [
+        ...quiet,
+        '--replicaof',
+        '127.0.0.1',
+        String(masterPort),
+      ]),
+    );
+    await waitForPing(port);
+  }
+  const watchers: ChildProcess[] = [];
+  const sentinelPorts: number[] = [];
+  for (let i = 0; i < sentinels; i++) {
+    const port = await freePort();
+    watchers.push(spawnSentinel(port, dir, masterName, masterPort, downAfterMs));
+    sentinelPorts.push(port);
+  }
+  for (const port of sentinelPorts) await waitForPing(port);
+  return {
+    masterName,
+    sentinels: sentinelPorts.map((port) => `127.0.0.1:${port}`).join(','),
+    ports: [...data.keys()],
+    async kill(port) {
+      const child = data.get(port);
+      if (child) await stopProcess(child, 'SIGKILL');
+    },
+    async stop() {
+      await Promise.all(watchers.map((child) => stopProcess(child)));
+      await Promise.all([...data.values()].map((child) => stopProcess(child)));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
