@@ -15,6 +15,11 @@ export interface Config {
    * when they promote another: it takes precedence over `redisUrl`.
    */
   redisSentinel?: { sentinels: { host: string; port: number }[]; name: string };
+  /**
+   * `replicated`: consistent verifications, credit spends and management writes are acknowledged
+   * only once `minReplicas` replicas of the primary hold them (WAIT, within `waitMs`).
+   */
+  durability: { mode: 'local' } | { mode: 'replicated'; minReplicas: number; waitMs: number };
   /** The node-local Redis for fast buckets. */
   localRedisUrl: string;
   region: string;
@@ -116,6 +121,33 @@ function sentinel(env: Env): Config['redisSentinel'] {
   return { sentinels, name };
 }
 
+function durability(env: Env, commandTimeoutMs: number): Config['durability'] {
+  const mode = env.KEYWARD_CONSISTENT_DURABILITY || 'local';
+  if (mode !== 'local' && mode !== 'replicated') {
+    throw new ConfigError('KEYWARD_CONSISTENT_DURABILITY: must be local or replicated');
+  }
+  if (mode === 'local') return { mode };
+  const waitMs = integer(
+    env,
+    'KEYWARD_REPLICA_WAIT_MS',
+    Math.floor(commandTimeoutMs / 2),
+    1,
+    60000,
+  );
+  // The write's own deadline runs while its WAIT does: a WAIT as long would time out as a lost
+  // connection instead of answering how many replicas confirmed.
+  if (waitMs >= commandTimeoutMs) {
+    throw new ConfigError(
+      `KEYWARD_REPLICA_WAIT_MS: must be below KEYWARD_REDIS_COMMAND_TIMEOUT_MS (${commandTimeoutMs})`,
+    );
+  }
+  return {
+    mode,
+    minReplicas: integer(env, 'KEYWARD_MIN_REPLICAS', 1, 1, 100),
+    waitMs,
+  };
+}
+
 function limiterFailure(env: Env): 'closed' | 'open' {
   const value = env.KEYWARD_LIMITER_FAILURE || 'closed';
   if (value !== 'closed' && value !== 'open') {
@@ -152,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const clusterNodes = hostPorts(env, 'KEYWARD_REDIS_CLUSTER_NODES');
   const redisSentinel = sentinel(env);
+  const redisCommandTimeoutMs = integer(env, 'KEYWARD_REDIS_COMMAND_TIMEOUT_MS', 100, 1, 60000);
   return {
     ...(clusterNodes ? { redisClusterNodes: clusterNodes } : {}),
     ...(redisSentinel ? { redisSentinel } : {}),
@@ -163,7 +196,8 @@ export function loadConfig(env: Env = process.env): Config {
     region: env.KEYWARD_REGION || 'us-east-1',
     logLevel,
     logPretty: env.KEYWARD_LOG_PRETTY === '1' || env.KEYWARD_LOG_PRETTY === 'true',
-    redisCommandTimeoutMs: integer(env, 'KEYWARD_REDIS_COMMAND_TIMEOUT_MS', 100, 1, 60000),
+    redisCommandTimeoutMs,
+    durability: durability(env, redisCommandTimeoutMs),
     limiterFailure: limiterFailure(env),
     redisConnectTimeoutMs: integer(env, 'KEYWARD_REDIS_CONNECT_TIMEOUT_MS', 2000, 1, 60000),
     cache: {

@@ -4,6 +4,7 @@ import {
   closeRedis,
   createPrimary,
   createRedis,
+  withReplicaAcks,
   type RedisClient,
   type RedisClientOptions,
 } from '../redis/clients';
@@ -79,9 +80,10 @@ export class Runtime {
       commandTimeout: options.commandTimeoutMs,
       retryStrategy: () => null,
     };
+    // The operator's writes (root keys, imports) wait for the replicas as a node's do.
     const client =
       role === 'primary' || this.localIsPrimary
-        ? createPrimary(config, extra)
+        ? withReplicaAcks(createPrimary(config, extra), config)
         : createRedis(config.localRedisUrl, options, extra);
     this.clients.add(client);
     return client;

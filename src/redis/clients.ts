@@ -1,6 +1,7 @@
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import type { Config } from '../config';
 import { coalesceWritesWhenBusy } from './coalesce';
+import { acknowledgeAfterClusterReplicas, acknowledgeAfterReplicas } from './replicatedAcks';
 import { defineScripts } from './scripts';
 
 /** A standalone Redis or a Redis Cluster: the stores work on either (one slot per write). */
@@ -11,6 +12,9 @@ export interface RedisClientOptions {
   commandTimeoutMs: number;
   connectTimeoutMs: number;
 }
+
+/** Clients being closed on purpose, which must not be brought back. */
+const closing = new WeakSet<RedisClient>();
 
 const retryStrategy = (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000);
 
@@ -107,7 +111,28 @@ export function createSentinelClient(
     }),
   );
   coalesceWritesWhenBusy(redis);
+  // ioredis gives up for good ('end') when the Sentinels' failover message interrupts a
+  // reconnection it has begun: its connector then fails the attempt instead of retrying. Only
+  // closeRedis ends a client on purpose, so any other end starts over, as a retry would.
+  redis.on('end', () => {
+    if (closing.has(redis)) return;
+    setTimeout(() => {
+      if (!closing.has(redis) && redis.status === 'end') redis.connect().catch(() => undefined);
+    }, retryStrategy(1));
+  });
   return redis;
+}
+
+/**
+ * `KEYWARD_CONSISTENT_DURABILITY=replicated`: writes on this client answer once the replicas the
+ * config asks for hold them. With `local`, the client as it is.
+ */
+export function withReplicaAcks<C extends RedisClient>(client: C, config: Config): C {
+  const { durability } = config;
+  if (durability.mode === 'local') return client;
+  if (client instanceof Cluster) acknowledgeAfterClusterReplicas(client, durability);
+  else acknowledgeAfterReplicas(client, durability);
+  return client;
 }
 
 /**
@@ -131,10 +156,16 @@ export async function connectRedis(redis: RedisClient): Promise<void> {
 }
 
 export async function closeRedis(redis: RedisClient): Promise<void> {
-  if (redis.status === 'end') return;
-  try {
-    await redis.quit();
-  } catch {
-    redis.disconnect();
+  closing.add(redis);
+  if (redis.status !== 'end') {
+    try {
+      await redis.quit();
+    } catch {
+      // Closed below all the same.
+    }
   }
+  // QUIT leaves a Sentinel client's failover watchers connected; disconnect closes them too.
+  // Not on other clients: on a stream QUIT closed already it arms a 2 s timer for nothing.
+  if (redis instanceof Redis && redis.options.sentinels) redis.disconnect();
+  else if (redis.status !== 'end') redis.disconnect();
 }

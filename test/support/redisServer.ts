@@ -118,7 +118,9 @@ export function spawnSentinel(
       `dir ${dir}`,
       `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 2`,
       `sentinel down-after-milliseconds ${masterName} ${downAfterMs}`,
-      `sentinel failover-timeout ${masterName} ${downAfterMs * 4}`,
+      // Long enough that a promotion on a busy machine is not abandoned halfway, which leaves
+      // a second master until the Sentinels notice it (seconds later).
+      `sentinel failover-timeout ${masterName} ${Math.max(downAfterMs * 4, 10_000)}`,
       `sentinel parallel-syncs ${masterName} 1`,
       '',
     ].join('\n'),
