@@ -84,8 +84,19 @@ const READS = new Set([
   'zscore',
 ]);
 
+const acknowledging = new WeakSet<Redis>();
+
 type Resolve = (value: unknown) => unknown;
 type Reject = (error: Error) => void;
+
+interface HeldWrite {
+  resolve: Resolve;
+  reject: Reject;
+  reply: unknown;
+  replied: boolean;
+  /** Its batch's WAIT answered before its reply came: another WAIT must cover it. */
+  overtaken: boolean;
+}
 
 /** A command's own resolve, kept when a Redis Cluster resends it to another node after MOVED. */
 const ownResolve = Symbol('ownResolve');
@@ -101,8 +112,20 @@ type HeldCommand = Command & { inTransaction?: boolean; [ownResolve]?: Resolve }
  * Commands queued inside MULTI are covered by the EXEC that ends it.
  */
 export function acknowledgeAfterReplicas(redis: Redis, acks: ReplicaAcknowledgement): void {
+  // Twice would hand a write's reply on from the first WAIT to answer, with nothing in it.
+  if (acknowledging.has(redis)) return;
+  acknowledging.add(redis);
   const send = redis.sendCommand.bind(redis);
-  let batch: { resolve: Resolve; reject: Reject; reply: unknown }[] | undefined;
+  let batch: HeldWrite[] | undefined;
+
+  const enqueue = (write: HeldWrite) => {
+    if (batch === undefined) {
+      batch = [];
+      // After the current synchronous run: a pipeline has written all of its commands by then.
+      process.nextTick(sendWait);
+    }
+    batch.push(write);
+  };
 
   const sendWait = () => {
     const writes = batch ?? [];
@@ -113,7 +136,11 @@ export function acknowledgeAfterReplicas(redis: Redis, acks: ReplicaAcknowledgem
       (count) => {
         const confirmed = Number(count);
         for (const write of writes) {
-          if (confirmed >= acks.minReplicas) write.resolve(write.reply);
+          if (!write.replied) {
+            // The WAIT overtook the write (a Redis Cluster pipeline that writes once its slots
+            // are known): it did not cover it. A WAIT sent once the reply is in will.
+            write.overtaken = true;
+          } else if (confirmed >= acks.minReplicas) write.resolve(write.reply);
           else write.reject(new ReplicasUnconfirmedError(confirmed, acks.minReplicas));
         }
       },
@@ -126,17 +153,19 @@ export function acknowledgeAfterReplicas(redis: Redis, acks: ReplicaAcknowledgem
     if (READS.has(command.name) || (held.inTransaction && command.name !== 'exec')) {
       return send(command, stream);
     }
-    if (batch === undefined) {
-      batch = [];
-      // After the current synchronous run: a pipeline has written all of its commands by then.
-      process.nextTick(sendWait);
-    }
-    const resolve = (held[ownResolve] ??= command.resolve as Resolve);
-    const write = { resolve, reject: command.reject, reply: undefined as unknown };
-    batch.push(write);
+    const write: HeldWrite = {
+      resolve: (held[ownResolve] ??= command.resolve as Resolve),
+      reject: command.reject,
+      reply: undefined,
+      replied: false,
+      overtaken: false,
+    };
+    enqueue(write);
     // The reply arrives first; it is handed on once the WAIT that follows has answered.
     command.resolve = (reply: unknown) => {
       write.reply = reply;
+      write.replied = true;
+      if (write.overtaken) enqueue(write);
       return command.promise;
     };
     return send(command, stream);

@@ -125,6 +125,12 @@ describe('loadConfig', () => {
     expect(() =>
       loadConfig({ KEYWARD_CONSISTENT_DURABILITY: 'replicated', KEYWARD_MIN_REPLICAS: '0' }),
     ).toThrow(/KEYWARD_MIN_REPLICAS/);
+    expect(() =>
+      loadConfig({
+        KEYWARD_CONSISTENT_DURABILITY: 'replicated',
+        KEYWARD_REDIS_CLUSTER_NODES: '127.0.0.1:7000',
+      }),
+    ).toThrow(/not supported on a Redis Cluster/);
     // Without replicated durability the replica settings are not read.
     expect(loadConfig({ KEYWARD_REPLICA_WAIT_MS: '5000' }).durability).toEqual({ mode: 'local' });
   });
