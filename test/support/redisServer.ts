@@ -125,6 +125,14 @@ export function spawnSentinel(
       '',
     ].join('\n'),
   );
+  return spawnSentinelFromFile(conf);
+}
+
+/**
+ * A Redis Sentinel from a configuration file the caller wrote (it rewrites that file as it
+ * learns). Killed with the test process.
+ */
+export function spawnSentinelFromFile(conf: string): ChildProcess {
   const child = spawn(redisServerBinary(), [conf, '--sentinel'], { stdio: 'ignore' });
   processes.add(child);
   child.once('exit', () => processes.delete(child));

@@ -27,7 +27,11 @@ export interface SentinelGroup {
   stop(): Promise<void>;
 }
 
-async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+/** Signals a process the test started and waits until it has exited. */
+export async function stopProcess(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
