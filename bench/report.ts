@@ -116,6 +116,21 @@ export interface BenchReport {
     seconds: number;
   };
   infoLog: { bytesPerRequest: number; destination: string } | undefined;
+  /**
+   * Consistent verification on a primary with one replica, KEYWARD_CONSISTENT_DURABILITY=local
+   * against replicated, one request at a time (the cases consistent-local and
+   * consistent-replicated give the same under load). Absent when those cases were not run.
+   */
+  durability?: {
+    replicas: number;
+    minReplicas: number;
+    seconds: number;
+    /** local first, then replicated. */
+    results: SequentialResult[];
+    /** replicated − local. */
+    p50DifferenceUs: number;
+    p99DifferenceUs: number;
+  };
   totalSeconds: number;
 }
 
@@ -160,6 +175,7 @@ const fmtMs = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 const ratio = (a: number, b: number | undefined) =>
   b === undefined || b === 0 ? 'n/a' : (a / b).toFixed(2);
 const mark = (ok: boolean) => (ok ? '**yes**' : '**NO**');
+const signed = (us: number) => `${us >= 0 ? '+' : ''}${us.toFixed(0)}`;
 
 function find(report: BenchReport, id: string): CaseResult | undefined {
   return report.cases.find((c) => c.id === id);
@@ -338,6 +354,30 @@ export function targets(report: BenchReport): Target[] {
       met: true,
     });
   }
+  const durableLocal = find(report, 'consistent-local');
+  const durableReplicated = find(report, 'consistent-replicated');
+  if (durableLocal && durableReplicated) {
+    const target = comparison(
+      'consistent verify, replicated vs local durability',
+      'reported: KEYWARD_CONSISTENT_DURABILITY=replicated (a WAIT for 1 replica after each batch ' +
+        'of writes) as a ratio of local, same primary and replica',
+      durableReplicated,
+      durableLocal,
+      () => true,
+    );
+    const us = (ms: number) => `${ms >= 0 ? '+' : ''}${(ms * 1000).toFixed(0)}`;
+    target.measured +=
+      `; under load p50 ${us(durableReplicated.load.p50 - durableLocal.load.p50)} µs, p99 ` +
+      `${us(durableReplicated.load.p99 - durableLocal.load.p99)} µs`;
+    const one = report.durability;
+    if (one) {
+      target.measured +=
+        `; one request at a time p50 ${signed(one.p50DifferenceUs)} µs, p99 ` +
+        `${signed(one.p99DifferenceUs)} µs`;
+    }
+    target.met &&= durableLocal.checksPassed && errorsOf(durableLocal) === 0;
+    list.push(target);
+  }
   const accessModel = find(report, 'access-model');
   if (accessModel && fast) {
     list.push(
@@ -416,8 +456,10 @@ export function renderMarkdown(report: BenchReport): string {
   lines.push('');
   lines.push(
     'Knobs: `BENCH_SECONDS`, `BENCH_SLICE_SECONDS`, `BENCH_WARMUP_SECONDS`, `BENCH_CONNECTIONS`, ' +
-      '`BENCH_LATENCY_SECONDS`, `BENCH_MEMORY_RECORDS`, `BENCH_INFO_CASES`, `BENCH_BUDGET_SECONDS`, `BENCH_LOCAL_REDIS`, ' +
-      '`BENCH_BASE` (the old build: a commit, `HEAD~1` by default, `none` for none) ' +
+      '`BENCH_LATENCY_SECONDS`, `BENCH_MEMORY_RECORDS`, `BENCH_INFO_CASES`, ' +
+      '`BENCH_DURABILITY_LATENCY_SECONDS`, `BENCH_BUDGET_SECONDS`, `BENCH_LOCAL_REDIS`, ' +
+      '`BENCH_BASE` (the old build: a commit, `HEAD~1` by default, `none` for none), ' +
+      '`BENCH_CASES` (only these case ids; such a run writes `.run/bench/results.*`) ' +
       '(defaults give the run below).',
   );
   lines.push('');
@@ -473,6 +515,18 @@ export function renderMarkdown(report: BenchReport): string {
             'its node runs at `LOG_LEVEL=warn` beside the new one on the same two Redis servers and ' +
             'verifies the same fast key. Its slices alternate with the new build’s fast case: next ' +
             'to each other in every round, the old one first in every other round.'),
+    );
+  }
+  if (find(report, 'consistent-local') || find(report, 'consistent-replicated')) {
+    lines.push(
+      '- Durability: a third Redis pair of its own, a primary and one replica on this machine ' +
+        '(`--replicaof` the primary, in sync before anything is measured), serves the two ' +
+        'durability cases only, so that no other case pays for a replication stream. Two nodes ' +
+        'on it, one with `KEYWARD_CONSISTENT_DURABILITY=local` and one with `replicated` ' +
+        '(`KEYWARD_MIN_REPLICAS=1`, `KEYWARD_REPLICA_WAIT_MS` at its default, half of ' +
+        '`KEYWARD_REDIS_COMMAND_TIMEOUT_MS`), verify the same key with a `consistent` limit, ' +
+        "the load and limit of the `consistent` case. The replicated one's slices are next to " +
+        "the local one's in every round, first in every other round.",
     );
   }
   lines.push(
@@ -649,6 +703,64 @@ export function renderMarkdown(report: BenchReport): string {
       'this much here: `docs/performance.md`, "The latency floor of this machine".',
   );
   lines.push('');
+  const durable = report.durability;
+  const durableLocal = find(report, 'consistent-local');
+  const durableReplicated = find(report, 'consistent-replicated');
+  if (durable || (durableLocal && durableReplicated)) {
+    lines.push('## Consistent verification with replicated durability');
+    lines.push('');
+    lines.push(
+      'The same key with a `consistent` limit on a primary with one replica (on this machine), ' +
+        'verified by a node with `KEYWARD_CONSISTENT_DURABILITY=local` and by one with ' +
+        '`replicated` (`KEYWARD_MIN_REPLICAS=1`): each bucket script is followed, in the same ' +
+        'round trip, by one `WAIT 1 <ms>` per batch of writes, and answers once the replica holds it.',
+    );
+    lines.push('');
+    if (durableLocal && durableReplicated) {
+      lines.push(
+        '| durability | req/s | p50 ms | p99 ms | server CPU µs/request | primary CPU % | replica CPU % | Redis commands per request |',
+      );
+      lines.push('|---|---:|---:|---:|---:|---:|---:|---|');
+      for (const c of [durableLocal, durableReplicated]) {
+        lines.push(
+          `| ${c.id.replace('consistent-', '')} | ${fmtInt(c.load.requestsPerSecond)} | ` +
+            `${fmtMs(c.load.p50)} | ${fmtMs(c.load.p99)} | ${c.cpu.serverUsPerRequest.toFixed(0)} | ` +
+            `${(c.cpu.redisPercent['redis-durable-primary'] ?? NaN).toFixed(0)} | ` +
+            `${(c.cpu.redisPercent['redis-durable-replica'] ?? NaN).toFixed(0)} | ${redisSummary(c)} |`,
+        );
+      }
+      lines.push('');
+      const r = durableReplicated.load.requestsPerSecond / durableLocal.load.requestsPerSecond;
+      const us = (ms: number) => signed(ms * 1000);
+      lines.push(
+        `Under load (${s.connections} connections): replicated / local = **${r.toFixed(2)} ×** ` +
+          `the throughput; p50 ${us(durableReplicated.load.p50 - durableLocal.load.p50)} µs, ` +
+          `p99 ${us(durableReplicated.load.p99 - durableLocal.load.p99)} µs.`,
+      );
+      lines.push('');
+    }
+    if (durable) {
+      lines.push(
+        `One keep-alive connection, one request at a time, alternating blocks of 200 requests ` +
+          `between the two nodes for ${durable.seconds} s after 500 warm-up requests each:`,
+      );
+      lines.push('');
+      lines.push('| durability | requests | p50 µs | p90 µs | p99 µs | mean µs | failed |');
+      lines.push('|---|---:|---:|---:|---:|---:|---:|');
+      for (const r of durable.results) {
+        lines.push(
+          `| ${r.name} | ${fmtInt(r.requests)} | ${r.p50us.toFixed(0)} | ${r.p90us.toFixed(0)} | ` +
+            `${r.p99us.toFixed(0)} | ${r.meanUs.toFixed(0)} | ${r.failures} |`,
+        );
+      }
+      lines.push('');
+      lines.push(
+        `Replicated − local, one request at a time: p50 **${signed(durable.p50DifferenceUs)} µs**, ` +
+          `p99 ${signed(durable.p99DifferenceUs)} µs.`,
+      );
+      lines.push('');
+    }
+  }
   lines.push('## Memory: 1,000,000 cached key records');
   lines.push('');
   const mem = report.memory;
@@ -782,6 +894,8 @@ function shortLabel(c: CaseResult): string {
     fast: 'keyward: key, fast rate limit',
     'access-model': 'keyward: access model (roles, query, identity + named limits)',
     consistent: 'keyward: key, consistent rate limit',
+    'consistent-local': 'keyward: consistent, primary + replica, local',
+    'consistent-replicated': 'keyward: consistent, primary + replica, replicated',
     invalid: 'keyward: unknown key',
     'bad-checksum': 'keyward: wrong checksum',
     peer: 'peer: Koa+HGET+RateLimiterRedis',

@@ -8,8 +8,11 @@
  * measured in interleaved slices of this length), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS
  * (64), BENCH_LATENCY_SECONDS (15, shared by the six request kinds), BENCH_MEMORY_RECORDS (1000000),
  * BENCH_INFO_CASES (fast,invalid: keyward cases measured again on a node at LOG_LEVEL=info),
- * BENCH_BUDGET_SECONDS (190: fewer rounds are measured, and the report says so, rather than
- * run past it), BENCH_BASE (scripts/bench.sh: the old build, HEAD~1 unless set, `none` for none).
+ * BENCH_DURABILITY_LATENCY_SECONDS (6, shared by consistent-local and consistent-replicated),
+ * BENCH_BUDGET_SECONDS (240: fewer rounds are measured, and the report says so, rather than
+ * run past it), BENCH_BASE (scripts/bench.sh: the old build, HEAD~1 unless set, `none` for none),
+ * BENCH_CASES (every case unless set: a comma-separated list of the case ids to measure; such a
+ * run writes its results to .run/bench/, not bench/, as it is no run of record).
  *
  * The old build comes from scripts/bench.sh, built in a scratch worktree: BENCH_BASE_APP (its
  * folder), BENCH_BASE_REF, BENCH_BASE_COMMIT, BENCH_BASE_MODULES (shared or installed), or
@@ -45,6 +48,7 @@ import {
   sleep,
   startKeyward as startKeywardNode,
   startRedis as startRedisIn,
+  startReplica,
   type RedisInstance,
   type Server,
   type Transport,
@@ -72,6 +76,14 @@ const INFO_CASES = (process.env.BENCH_INFO_CASES ?? 'fast,invalid')
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean);
+const DURABILITY_LATENCY_SECONDS = envNumber('BENCH_DURABILITY_LATENCY_SECONDS', 6, 1, 30);
+/** The case ids to measure, or undefined for all of them (the run of record). */
+const CASES = process.env.BENCH_CASES?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+const measured = (id: string) => CASES === undefined || CASES.includes(id);
+/** Where the report goes: a run of only some cases must not overwrite the run of record. */
+const RESULTS = CASES === undefined ? join(ROOT, 'bench') : OUT;
 
 /**
  * How the measured node reaches its node-local Redis. A unix socket by default, as a node-local
@@ -83,9 +95,9 @@ const OTHER_TRANSPORT: Transport = LOCAL_TRANSPORT === 'unix' ? 'tcp' : 'unix';
 /** Length of one measured slice; each case gets SECONDS in SECONDS / SLICE interleaved slices. */
 const SLICE_SECONDS = envNumber('BENCH_SLICE_SECONDS', 2, 0.5, 30);
 /** The driver measures fewer rounds (and says so) rather than run past this. */
-const BUDGET_SECONDS = envNumber('BENCH_BUDGET_SECONDS', 190, 30, 600);
-/** What must be left after the throughput rounds: latency, Redis ceiling, memory step. */
-const RESERVE_SECONDS = LATENCY_SECONDS + 24;
+const BUDGET_SECONDS = envNumber('BENCH_BUDGET_SECONDS', 240, 30, 600);
+/** What must be left after the throughput rounds: both latency steps, Redis ceiling, memory step. */
+const RESERVE_SECONDS = LATENCY_SECONDS + DURABILITY_LATENCY_SECONDS + 28;
 const STARTED = Date.now();
 const secondsLeft = () => BUDGET_SECONDS - (Date.now() - STARTED) / 1000;
 
@@ -116,6 +128,69 @@ function baseBuild(): BaseInRun | undefined {
 // ---------------------------------------------------------------------------------- Redis
 
 const startRedis = (name: string, port: number) => startRedisIn(OUT, name, port);
+
+/** The cases on the durable pair, the only ones whose Redis is not `primary`. */
+const DURABLE_CASES = ['consistent-local', 'consistent-replicated'];
+
+/** The setting the two durability cases compare, with what `replicated` waits for. */
+const DURABILITY = {
+  local: { KEYWARD_CONSISTENT_DURABILITY: 'local' },
+  replicated: { KEYWARD_CONSISTENT_DURABILITY: 'replicated', KEYWARD_MIN_REPLICAS: '1' },
+} as const;
+
+/**
+ * A primary with one replica of its own, used by the durability cases only: a replica makes its
+ * primary send a replication stream, which would cost the primary of the other cases CPU. One
+ * node per setting of KEYWARD_CONSISTENT_DURABILITY, both on this pair, so that the only
+ * difference between the two cases is the WAIT.
+ */
+interface DurablePair {
+  primary: RedisInstance;
+  replica: RedisInstance;
+  local: Server;
+  replicated: Server;
+  key: string;
+  rootKey: string;
+}
+
+async function startDurablePair(
+  local: RedisInstance,
+  env: Record<string, string>,
+): Promise<DurablePair> {
+  const [primaryPort, replicaPort] = (await freePorts(2)) as [number, number];
+  const primary = await startRedis('redis-durable-primary', primaryPort);
+  const replica = await startReplica(OUT, 'redis-durable-replica', replicaPort, primary);
+  log(`durability: primary on ${primary.port}, its replica on ${replica.port}`);
+  const node = (setting: keyof typeof DURABILITY) =>
+    startKeyward(
+      'warn',
+      primary,
+      local,
+      LOCAL_TRANSPORT,
+      { dir: APP, name: `keyward-durable-${setting}` },
+      { ...env, ...DURABILITY[setting] },
+    );
+  const localNode = await node('local');
+  const replicatedNode = await node('replicated');
+  const root = createRootKey(APP, primary, 'bench-durable');
+  const { apiId } = await rpc<{ apiId: string }>(localNode.url, root.key, 'apis.createApi', {
+    name: 'bench-durable',
+  });
+  const { key } = await rpc<{ key: string }>(localNode.url, root.key, 'keys.createKey', {
+    apiId,
+    prefix: 'bench',
+    ratelimit: { type: 'consistent', ...HUGE },
+  });
+  return { primary, replica, local: localNode, replicated: replicatedNode, key, rootKey: root.key };
+}
+
+async function stopDurablePair(pair: DurablePair): Promise<void> {
+  for (const server of [pair.local, pair.replicated, pair.replica, pair.primary]) {
+    await stop(server.child);
+  }
+  pair.primary.client.disconnect();
+  pair.replica.client.disconnect();
+}
 
 /** Calls per command since the last CONFIG RESETSTAT (our own INFO and CONFIG left out). */
 async function commandCounts(redis: Redis): Promise<Record<string, number>> {
@@ -619,6 +694,9 @@ async function main(): Promise<void> {
       }
     }
     if (base && 'error' in base) log(`old build ${base.ref} (${base.commit}): ${base.error}`);
+    const durable = DURABLE_CASES.some(measured)
+      ? await startDurablePair(local, withAnalytics)
+      : undefined;
 
     const { apiId } = await rpc<{ apiId: string }>(node.url, root.key, 'apis.createApi', {
       name: 'bench',
@@ -746,7 +824,7 @@ async function main(): Promise<void> {
         }));
 
     const dummyKey = `bench_${randomBytes(16).toString('hex')}`;
-    const specs: CaseSpec[] = [
+    const allSpecs: CaseSpec[] = [
       {
         id: 'bare-http',
         label: 'bare node:http (read + JSON.parse body, small JSON answer)',
@@ -810,6 +888,21 @@ async function main(): Promise<void> {
           ]
         : []),
       ...(infoNode ? keywardCases(infoNode, ' @info', INFO_CASES) : []),
+      ...(durable
+        ? (['local', 'replicated'] as const).map((setting) => ({
+            id: `consistent-${setting}`,
+            label:
+              `keyward verify, consistent rate limit, on a primary with one replica, ` +
+              `KEYWARD_CONSISTENT_DURABILITY=${setting}` +
+              (setting === 'replicated' ? ' (KEYWARD_MIN_REPLICAS=1)' : ''),
+            group: 'keyward' as const,
+            server: durable[setting],
+            key: durable.key,
+            rootKey: durable.rootKey,
+            check: limited,
+            ...(setting === 'replicated' ? { besideOf: 'consistent-local' } : {}),
+          }))
+        : []),
       {
         id: 'peer',
         label: 'peer: Koa + sha256 + HGET + RateLimiterRedis (valid key, rate limited)',
@@ -820,7 +913,26 @@ async function main(): Promise<void> {
         check: limited,
       },
     ];
-    const runs = specs.map((spec) => new CaseRun(spec, spec.group === 'ceiling' ? [] : redises));
+    const specs = allSpecs
+      .filter((spec) => measured(spec.id))
+      // A case measured beside one left out of this run is measured on its own.
+      .map((spec) =>
+        spec.besideOf === undefined || measured(spec.besideOf)
+          ? spec
+          : { ...spec, besideOf: undefined },
+      );
+    const durableRedises = durable ? [durable.primary, durable.replica, local, analytics] : redises;
+    const runs = specs.map(
+      (spec) =>
+        new CaseRun(
+          spec,
+          spec.group === 'ceiling'
+            ? []
+            : DURABLE_CASES.includes(spec.id)
+              ? durableRedises
+              : redises,
+        ),
+    );
     const infoLogBefore = infoNode ? statSync(infoNode.logFile).size : 0;
     const { rounds, plannedRounds, slice } = await measureInterleaved(runs);
     const results: CaseResult[] = [];
@@ -837,6 +949,42 @@ async function main(): Promise<void> {
     }
     for (const server of [http, koa, peer, floorConsistent, infoNode, baseNode, noAnalyticsNode]) {
       if (server) await stop(server.child);
+    }
+
+    // What the WAIT adds to one consistent verification: one connection, one request at a time,
+    // alternating between the two durability settings on the same primary and replica.
+    let durability: BenchReport['durability'];
+    if (durable) {
+      log(
+        `latency: consistent, durability local vs replicated, 1 connection, ` +
+          `${DURABILITY_LATENCY_SECONDS} s in alternating blocks`,
+      );
+      const results = await sequential(
+        (['local', 'replicated'] as const).map((setting) => ({
+          name: `consistent, KEYWARD_CONSISTENT_DURABILITY=${setting}`,
+          target: targetOf(
+            { server: durable[setting], key: durable.key, rootKey: durable.rootKey },
+            '/v1/keys.verifyKey',
+          ),
+          check: (body: string) => limited(JSON.parse(body) as VerifyBody),
+        })),
+        { seconds: DURABILITY_LATENCY_SECONDS, warmupRequests: 500, block: 200 },
+      );
+      await stopDurablePair(durable);
+      const [localSeq, replicatedSeq] = results as [(typeof results)[0], (typeof results)[0]];
+      durability = {
+        minReplicas: 1,
+        replicas: 1,
+        seconds: DURABILITY_LATENCY_SECONDS,
+        results,
+        p50DifferenceUs: replicatedSeq.p50us - localSeq.p50us,
+        p99DifferenceUs: replicatedSeq.p99us - localSeq.p99us,
+      };
+      log(
+        `latency: consistent p50 local ${localSeq.p50us.toFixed(0)} µs, replicated ` +
+          `${replicatedSeq.p50us.toFixed(0)} µs (+${durability.p50DifferenceUs.toFixed(0)} µs); ` +
+          `p99 +${durability.p99DifferenceUs.toFixed(0)} µs`,
+      );
     }
 
     // Added latency of a fast check: one connection, one request at a time. A second node that
@@ -953,12 +1101,13 @@ async function main(): Promise<void> {
       latency,
       memory,
       infoLog,
+      durability,
       totalSeconds: (Date.now() - STARTED) / 1000,
     };
-    writeFileSync(join(ROOT, 'bench', 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(join(ROOT, 'bench', 'results.svg'), renderSvg(report));
-    writeFileSync(join(ROOT, 'bench', 'results.md'), renderMarkdown(report));
-    log(`done in ${report.totalSeconds.toFixed(0)} s: bench/results.md, bench/results.svg`);
+    writeFileSync(join(RESULTS, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(RESULTS, 'results.svg'), renderSvg(report));
+    writeFileSync(join(RESULTS, 'results.md'), renderMarkdown(report));
+    log(`done in ${report.totalSeconds.toFixed(0)} s: ${join(RESULTS, 'results.md')}, results.svg`);
   } finally {
     await stopAll();
     for (const r of redises) r.client.disconnect();

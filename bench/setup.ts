@@ -56,11 +56,15 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
-/** A redis-server without persistence, its files and log under `outDir`. */
+/**
+ * A redis-server without persistence, its files and log under `outDir`; `extraArgs` are more
+ * redis-server options (`--replicaof` for a replica).
+ */
 export async function startRedis(
   outDir: string,
   name: string,
   port: number,
+  extraArgs: string[] = [],
 ): Promise<RedisInstance> {
   const dir = join(outDir, name);
   mkdirSync(dir, { recursive: true });
@@ -86,6 +90,7 @@ export async function startRedis(
       join(dir, 'redis.sock'),
       '--unixsocketperm',
       '700',
+      ...extraArgs,
     ],
     { logFile: join(outDir, `${name}.log`) },
   );
@@ -99,6 +104,25 @@ export async function startRedis(
   client.on('error', () => undefined);
   await client.ping();
   return { name, port, url, socketUrl: `unix://${join(dir, 'redis.sock')}`, child, client };
+}
+
+/**
+ * A redis-server replicating `primary`, resolved once the primary counts it as a replica that
+ * acknowledges (WAIT 1 answers 1), so the first measured write does not wait for the first sync.
+ */
+export async function startReplica(
+  outDir: string,
+  name: string,
+  port: number,
+  primary: RedisInstance,
+): Promise<RedisInstance> {
+  const replica = await startRedis(outDir, name, port, ['--replicaof', HOST, String(primary.port)]);
+  for (let attempt = 0; ; attempt++) {
+    if (!isRunning(replica.child)) throw new Error(`${name} exited; see ${replica.child.logFile}`);
+    if ((await primary.client.wait(1, 100)) >= 1) return replica;
+    if (attempt > 100)
+      throw new Error(`${name}: not in sync after 10 s; see ${replica.child.logFile}`);
+  }
 }
 
 export interface KeywardOptions {

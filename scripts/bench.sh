@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: compiles bench/ (its own tsconfig, output in .run/bench-build) and runs the driver,
 # which starts its own Redis servers, keyward node and comparison servers on 127.0.0.1 and stops
-# them all when it ends. Bounded: the driver is killed after BENCH_TIMEOUT seconds (240), and
+# them all when it ends. Bounded: the driver is killed after BENCH_TIMEOUT seconds (300), and
 # anything the driver started that is still alive then is stopped here by its recorded pid.
 #
 # The old build: BENCH_BASE names a commit (HEAD~1 unless set; `none` skips it). It is checked out
@@ -101,7 +101,7 @@ fi
 
 # The driver handles SIGINT/SIGTERM by stopping every process it started; timeout sends SIGTERM
 # and, 10 s later, SIGKILL.
-env KEYWARD_ROOT="$ROOT" "${BASE_ENV[@]}" timeout --kill-after=10 "${BENCH_TIMEOUT:-240}" \
+env KEYWARD_ROOT="$ROOT" "${BASE_ENV[@]}" timeout --kill-after=10 "${BENCH_TIMEOUT:-300}" \
   node ".run/bench-build/bench/$DRIVER_NAME.js" &
 DRIVER=$!
 trap 'kill -TERM $DRIVER 2>/dev/null || true' INT TERM
@@ -109,5 +109,5 @@ status=0
 wait "$DRIVER" || status=$?
 # A signal interrupts the first wait; wait again for the driver's own clean-up to finish.
 if kill -0 "$DRIVER" 2>/dev/null; then wait "$DRIVER" || status=$?; fi
-if [ "$status" -eq 124 ]; then echo "bench: timed out after ${BENCH_TIMEOUT:-240} s" >&2; fi
+if [ "$status" -eq 124 ]; then echo "bench: timed out after ${BENCH_TIMEOUT:-300} s" >&2; fi
 exit "$status"

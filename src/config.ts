@@ -10,6 +10,16 @@ export interface Config {
   redisUrl: string;
   /** When set, the primary is this Redis Cluster (seed nodes) instead of `redisUrl`. */
   redisClusterNodes?: { host: string; port: number }[];
+  /**
+   * When set, the primary is whichever Redis these Sentinels name as the master `name`, followed
+   * when they promote another: it takes precedence over `redisUrl`.
+   */
+  redisSentinel?: { sentinels: { host: string; port: number }[]; name: string };
+  /**
+   * `replicated`: consistent verifications, credit spends and management writes are acknowledged
+   * only once `minReplicas` replicas of the primary hold them (WAIT, within `waitMs`).
+   */
+  durability: { mode: 'local' } | { mode: 'replicated'; minReplicas: number; waitMs: number };
   /** The node-local Redis for fast buckets. */
   localRedisUrl: string;
   region: string;
@@ -82,16 +92,67 @@ function redisUrl(env: Env, name: string, fallback: string): string {
   );
 }
 
-function clusterSeeds(env: Env): { host: string; port: number }[] | undefined {
-  const raw = env.KEYWARD_REDIS_CLUSTER_NODES;
+function hostPorts(env: Env, name: string): { host: string; port: number }[] | undefined {
+  const raw = env[name];
   if (!raw) return undefined;
   return raw.split(',').map((entry) => {
     const match = /^([^:\s]+):(\d{1,5})$/.exec(entry.trim());
     if (!match || Number(match[2]) > 65535) {
-      throw new ConfigError(`KEYWARD_REDIS_CLUSTER_NODES: "${entry}" is not host:port`);
+      throw new ConfigError(`${name}: "${entry}" is not host:port`);
     }
     return { host: match[1] as string, port: Number(match[2]) };
   });
+}
+
+function sentinel(env: Env): Config['redisSentinel'] {
+  const sentinels = hostPorts(env, 'KEYWARD_REDIS_SENTINELS');
+  const name = env.KEYWARD_REDIS_SENTINEL_MASTER;
+  if (!sentinels && !name) return undefined;
+  if (!sentinels || !name) {
+    throw new ConfigError(
+      'KEYWARD_REDIS_SENTINELS and KEYWARD_REDIS_SENTINEL_MASTER: set both, or neither',
+    );
+  }
+  if (env.KEYWARD_REDIS_CLUSTER_NODES) {
+    throw new ConfigError(
+      'KEYWARD_REDIS_SENTINELS: a Redis Cluster (KEYWARD_REDIS_CLUSTER_NODES) fails over by itself; set one of the two',
+    );
+  }
+  return { sentinels, name };
+}
+
+function durability(env: Env, commandTimeoutMs: number): Config['durability'] {
+  const mode = env.KEYWARD_CONSISTENT_DURABILITY || 'local';
+  if (mode !== 'local' && mode !== 'replicated') {
+    throw new ConfigError('KEYWARD_CONSISTENT_DURABILITY: must be local or replicated');
+  }
+  if (mode === 'local') return { mode };
+  if (env.KEYWARD_REDIS_CLUSTER_NODES) {
+    // Not yet shown to hold through a master's death on a cluster (docs/decisions.md): refused
+    // rather than promised.
+    throw new ConfigError(
+      'KEYWARD_CONSISTENT_DURABILITY: replicated is not supported on a Redis Cluster (KEYWARD_REDIS_CLUSTER_NODES) yet',
+    );
+  }
+  const waitMs = integer(
+    env,
+    'KEYWARD_REPLICA_WAIT_MS',
+    Math.floor(commandTimeoutMs / 2),
+    1,
+    60000,
+  );
+  // The write's own deadline runs while its WAIT does: a WAIT as long would time out as a lost
+  // connection instead of answering how many replicas confirmed.
+  if (waitMs >= commandTimeoutMs) {
+    throw new ConfigError(
+      `KEYWARD_REPLICA_WAIT_MS: must be below KEYWARD_REDIS_COMMAND_TIMEOUT_MS (${commandTimeoutMs})`,
+    );
+  }
+  return {
+    mode,
+    minReplicas: integer(env, 'KEYWARD_MIN_REPLICAS', 1, 1, 100),
+    waitMs,
+  };
 }
 
 function limiterFailure(env: Env): 'closed' | 'open' {
@@ -128,9 +189,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}`);
   }
-  const clusterNodes = clusterSeeds(env);
+  const clusterNodes = hostPorts(env, 'KEYWARD_REDIS_CLUSTER_NODES');
+  const redisSentinel = sentinel(env);
+  const redisCommandTimeoutMs = integer(env, 'KEYWARD_REDIS_COMMAND_TIMEOUT_MS', 100, 1, 60000);
   return {
     ...(clusterNodes ? { redisClusterNodes: clusterNodes } : {}),
+    ...(redisSentinel ? { redisSentinel } : {}),
     ...(env.KEYWARD_METRICS_TOKEN ? { metricsToken: env.KEYWARD_METRICS_TOKEN } : {}),
     port: integer(env, 'KEYWARD_PORT', 8080, 0, 65535),
     host: env.KEYWARD_HOST || '0.0.0.0',
@@ -139,7 +203,8 @@ export function loadConfig(env: Env = process.env): Config {
     region: env.KEYWARD_REGION || 'us-east-1',
     logLevel,
     logPretty: env.KEYWARD_LOG_PRETTY === '1' || env.KEYWARD_LOG_PRETTY === 'true',
-    redisCommandTimeoutMs: integer(env, 'KEYWARD_REDIS_COMMAND_TIMEOUT_MS', 100, 1, 60000),
+    redisCommandTimeoutMs,
+    durability: durability(env, redisCommandTimeoutMs),
     limiterFailure: limiterFailure(env),
     redisConnectTimeoutMs: integer(env, 'KEYWARD_REDIS_CONNECT_TIMEOUT_MS', 2000, 1, 60000),
     cache: {

@@ -9,7 +9,13 @@ import { createApp } from './http/app';
 import { createDataPlane } from './http/dataPlane';
 import { defaultSteps, Lifecycle, type LifecycleStep } from './http/lifecycle';
 import { compileRoutes } from './http/rpc';
-import { closeRedis, connectRedis, createPrimary, createRedis } from './redis/clients';
+import {
+  closeRedis,
+  connectRedis,
+  createPrimary,
+  createRedis,
+  withReplicaAcks,
+} from './redis/clients';
 import { RedisClock } from './redis/clock';
 import { AuditOutbox } from './store/auditOutbox';
 import { AUDIT_SWEEP_DEFAULTS, AuditSweeper } from './store/auditSweeper';
@@ -65,12 +71,15 @@ export async function startNode(
     commandTimeoutMs: config.redisCommandTimeoutMs,
     connectTimeoutMs: config.redisConnectTimeoutMs,
   };
-  const primary = createPrimary(config);
-  // Without a node-local Redis of its own, a node keeps fast buckets in the primary too.
-  const local =
-    config.localRedisUrl === config.redisUrl
-      ? primary
-      : createRedis(config.localRedisUrl, redisOptions);
+  const primary = withReplicaAcks(createPrimary(config), config);
+  // Without a node-local Redis of its own, a node keeps fast buckets in the primary too; on a
+  // connection of their own when the primary's writes wait for replicas, which fast ones never do.
+  const localIsPrimary = config.localRedisUrl === config.redisUrl;
+  const local = !localIsPrimary
+    ? createRedis(config.localRedisUrl, redisOptions)
+    : config.durability.mode === 'replicated'
+      ? createPrimary(config)
+      : primary;
   // Subscriber connections wait for their commands across reconnects: SUBSCRIBE is idempotent.
   const subscriber = createPrimary(config, {
     enableOfflineQueue: true,
@@ -112,7 +121,7 @@ export async function startNode(
       nodeId: `${config.region}:${randomUUID()}`,
       // With one Redis for both roles every script ran on the primary, whichever mode asked.
       observeLimiter: (metrics) => (role, seconds, answered) => {
-        const actual = local === primary ? 'primary' : role;
+        const actual = localIsPrimary ? 'primary' : role;
         metrics.redis(actual, seconds);
         if (!answered) metrics.limiterFailure(actual);
       },
@@ -123,7 +132,7 @@ export async function startNode(
     await listener.start();
 
     const dependencies: Dependency[] = [{ name: 'primary', redis: primary }];
-    if (local !== primary) dependencies.push({ name: 'local', redis: local });
+    if (!localIsPrimary) dependencies.push({ name: 'local', redis: local });
 
     const routes = compileRoutes(services);
     const lifecycle = new Lifecycle(
@@ -147,7 +156,7 @@ export async function startNode(
           services[name] = state;
           healthy &&= state.status === 'ok';
         }
-        if (local === primary) services.local = { status: 'shared', with: 'primary' };
+        if (localIsPrimary) services.local = { status: 'shared', with: 'primary' };
         services.invalidation = { status: listener.isSubscribed ? 'subscribed' : 'unsubscribed' };
         return {
           healthy,

@@ -4,6 +4,7 @@ import {
   closeRedis,
   createPrimary,
   createRedis,
+  withReplicaAcks,
   type RedisClient,
   type RedisClientOptions,
 } from '../redis/clients';
@@ -76,6 +77,11 @@ export class Runtime {
     if (effective === 'primary') {
       const nodes = this.config.redisClusterNodes;
       if (nodes) return `cluster ${nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+      const sentinel = this.config.redisSentinel;
+      if (sentinel) {
+        const via = sentinel.sentinels.map((n) => `${n.host}:${n.port}`).join(',');
+        return `master ${sentinel.name} of the sentinels ${via}`;
+      }
       return displayUrl(this.config.redisUrl);
     }
     return displayUrl(this.urlOf(effective));
@@ -96,9 +102,10 @@ export class Runtime {
       retryStrategy: () => null,
     };
     const effective = this.effective(role);
+    // The operator's writes (root keys, imports) wait for the replicas as a node's do.
     const client =
       effective === 'primary'
-        ? createPrimary(config, extra)
+        ? withReplicaAcks(createPrimary(config, extra), config)
         : createRedis(this.urlOf(effective), options, extra);
     this.clients.add(client);
     return client;

@@ -1,6 +1,7 @@
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import type { Config } from '../config';
 import { coalesceWritesWhenBusy } from './coalesce';
+import { acknowledgeAfterClusterReplicas, acknowledgeAfterReplicas } from './replicatedAcks';
 import { defineScripts } from './scripts';
 
 /** A standalone Redis or a Redis Cluster: the stores work on either (one slot per write). */
@@ -11,6 +12,9 @@ export interface RedisClientOptions {
   commandTimeoutMs: number;
   connectTimeoutMs: number;
 }
+
+/** Clients being closed on purpose, which must not be brought back. */
+const closing = new WeakSet<RedisClient>();
 
 const retryStrategy = (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000);
 
@@ -83,15 +87,66 @@ export function createCluster(
   );
 }
 
-/** The primary of a node's config: a Redis Cluster when KEYWARD_REDIS_CLUSTER_NODES is set. */
+/**
+ * A client of the master a set of Sentinels names, with the same fail-fast policy: ioredis asks
+ * the Sentinels for the master on every (re)connection, and drops its connection when the master
+ * it reached turns into a replica, so after a failover it reconnects to the promoted one.
+ */
+export function createSentinelClient(
+  sentinel: NonNullable<Config['redisSentinel']>,
+  options: RedisClientOptions,
+  extra: RedisOptions = {},
+): Redis {
+  const redis = prepare(
+    new Redis({
+      ...clientOptions(options),
+      sentinels: sentinel.sentinels,
+      name: sentinel.name,
+      role: 'master',
+      sentinelRetryStrategy: retryStrategy,
+      // Listen for +switch-master: follow a promotion as soon as the Sentinels announce it,
+      // rather than when the old master's connection finally breaks.
+      failoverDetector: true,
+      ...extra,
+    }),
+  );
+  coalesceWritesWhenBusy(redis);
+  // ioredis gives up for good ('end') when the Sentinels' failover message interrupts a
+  // reconnection it has begun: its connector then fails the attempt instead of retrying. Only
+  // closeRedis ends a client on purpose, so any other end starts over, as a retry would.
+  redis.on('end', () => {
+    if (closing.has(redis)) return;
+    setTimeout(() => {
+      if (!closing.has(redis) && redis.status === 'end') redis.connect().catch(() => undefined);
+    }, retryStrategy(1));
+  });
+  return redis;
+}
+
+/**
+ * `KEYWARD_CONSISTENT_DURABILITY=replicated`: writes on this client answer once the replicas the
+ * config asks for hold them. With `local`, the client as it is.
+ */
+export function withReplicaAcks<C extends RedisClient>(client: C, config: Config): C {
+  const { durability } = config;
+  if (durability.mode === 'local') return client;
+  if (client instanceof Cluster) acknowledgeAfterClusterReplicas(client, durability);
+  else acknowledgeAfterReplicas(client, durability);
+  return client;
+}
+
+/**
+ * The primary of a node's config: a Redis Cluster when KEYWARD_REDIS_CLUSTER_NODES is set, the
+ * Sentinels' master when KEYWARD_REDIS_SENTINELS is, else KEYWARD_REDIS_URL.
+ */
 export function createPrimary(config: Config, extra: RedisOptions = {}): RedisClient {
   const options = {
     commandTimeoutMs: config.redisCommandTimeoutMs,
     connectTimeoutMs: config.redisConnectTimeoutMs,
   };
-  return config.redisClusterNodes
-    ? createCluster(config.redisClusterNodes, options, extra)
-    : createRedis(config.redisUrl, options, extra);
+  if (config.redisClusterNodes) return createCluster(config.redisClusterNodes, options, extra);
+  if (config.redisSentinel) return createSentinelClient(config.redisSentinel, options, extra);
+  return createRedis(config.redisUrl, options, extra);
 }
 
 /** Connects and waits until Redis answers, or fails with the connection error. */
@@ -101,10 +156,16 @@ export async function connectRedis(redis: RedisClient): Promise<void> {
 }
 
 export async function closeRedis(redis: RedisClient): Promise<void> {
-  if (redis.status === 'end') return;
-  try {
-    await redis.quit();
-  } catch {
-    redis.disconnect();
+  closing.add(redis);
+  if (redis.status !== 'end') {
+    try {
+      await redis.quit();
+    } catch {
+      // Closed below all the same.
+    }
   }
+  // QUIT leaves a Sentinel client's failover watchers connected; disconnect closes them too.
+  // Not on other clients: on a stream QUIT closed already it arms a 2 s timer for nothing.
+  if (redis instanceof Redis && redis.options.sentinels) redis.disconnect();
+  else if (redis.status !== 'end') redis.disconnect();
 }

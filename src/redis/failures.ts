@@ -11,6 +11,11 @@ const UNAVAILABLE_MESSAGES = [
   'read ECONNRESET',
   'write EPIPE',
   'LOADING',
+  // KEYWARD_CONSISTENT_DURABILITY=replicated: the primary answered, its replicas did not in time.
+  'Replicas unconfirmed',
+  // A failover under way: the old primary, now a replica, or one not yet promoted.
+  'READONLY',
+  'NOREPLICAS',
 ];
 
 export function isRedisUnavailable(error: unknown): boolean {

@@ -1,6 +1,6 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { connect, createServer } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sleep } from './helpers';
@@ -64,7 +64,7 @@ function pingOnce(port: number): Promise<boolean> {
   });
 }
 
-async function waitForPing(port: number, deadlineMs = 10_000): Promise<void> {
+export async function waitForPing(port: number, deadlineMs = 10_000): Promise<void> {
   const started = Date.now();
   while (!(await pingOnce(port))) {
     if (Date.now() - started > deadlineMs) throw new Error(`redis-server on ${port} did not start`);
@@ -93,6 +93,47 @@ export function spawnRedisServer(
     ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...extra],
     { stdio: 'ignore' },
   );
+  processes.add(child);
+  child.once('exit', () => processes.delete(child));
+  return child;
+}
+
+/**
+ * A Redis Sentinel on 127.0.0.1:`port` watching `masterName` at `masterPort` (quorum 2), with its
+ * config file in `dir` (a Sentinel rewrites its file as it learns). Killed with the test process.
+ */
+export function spawnSentinel(
+  port: number,
+  dir: string,
+  masterName: string,
+  masterPort: number,
+  downAfterMs: number,
+): ChildProcess {
+  const conf = join(dir, `sentinel-${port}.conf`);
+  writeFileSync(
+    conf,
+    [
+      `port ${port}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 2`,
+      `sentinel down-after-milliseconds ${masterName} ${downAfterMs}`,
+      // Long enough that a promotion on a busy machine is not abandoned halfway, which leaves
+      // a second master until the Sentinels notice it (seconds later).
+      `sentinel failover-timeout ${masterName} ${Math.max(downAfterMs * 4, 10_000)}`,
+      `sentinel parallel-syncs ${masterName} 1`,
+      '',
+    ].join('\n'),
+  );
+  return spawnSentinelFromFile(conf);
+}
+
+/**
+ * A Redis Sentinel from a configuration file the caller wrote (it rewrites that file as it
+ * learns). Killed with the test process.
+ */
+export function spawnSentinelFromFile(conf: string): ChildProcess {
+  const child = spawn(redisServerBinary(), [conf, '--sentinel'], { stdio: 'ignore' });
   processes.add(child);
   child.once('exit', () => processes.delete(child));
   return child;

@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       logPretty: false,
       redisCommandTimeoutMs: 100,
+      durability: { mode: 'local' },
       limiterFailure: 'closed',
       redisConnectTimeoutMs: 2000,
       cache: { maxEntries: 1_000_000, ttlMs: 300_000, negativeTtlMs: 5_000 },
@@ -62,6 +63,9 @@ describe('loadConfig', () => {
       KEYWARD_REGION: 'eu-west-1',
       LOG_LEVEL: 'debug',
       KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '250',
+      KEYWARD_CONSISTENT_DURABILITY: 'replicated',
+      KEYWARD_MIN_REPLICAS: '2',
+      KEYWARD_REPLICA_WAIT_MS: '40',
       KEYWARD_LIMITER_FAILURE: 'open',
       KEYWARD_REDIS_CONNECT_TIMEOUT_MS: '500',
       KEYWARD_CACHE_MAX_ENTRIES: '10',
@@ -87,6 +91,7 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       logPretty: false,
       redisCommandTimeoutMs: 250,
+      durability: { mode: 'replicated', minReplicas: 2, waitMs: 40 },
       limiterFailure: 'open',
       redisConnectTimeoutMs: 500,
       cache: { maxEntries: 10, ttlMs: 60_000, negativeTtlMs: 100 },
@@ -103,6 +108,31 @@ describe('loadConfig', () => {
         retention: { minute: 2 * 3_600_000, hour: 3 * 86_400_000, day: 4 * 86_400_000 },
       },
     });
+  });
+
+  test('replicated durability: half the command deadline to wait by default, and below it always', () => {
+    expect(loadConfig({ KEYWARD_CONSISTENT_DURABILITY: 'replicated' }).durability).toEqual({
+      mode: 'replicated',
+      minReplicas: 1,
+      waitMs: 50,
+    });
+    expect(() =>
+      loadConfig({ KEYWARD_CONSISTENT_DURABILITY: 'replicated', KEYWARD_REPLICA_WAIT_MS: '100' }),
+    ).toThrow(/KEYWARD_REPLICA_WAIT_MS: must be below KEYWARD_REDIS_COMMAND_TIMEOUT_MS \(100\)/);
+    expect(() => loadConfig({ KEYWARD_CONSISTENT_DURABILITY: 'quorum' })).toThrow(
+      /KEYWARD_CONSISTENT_DURABILITY: must be local or replicated/,
+    );
+    expect(() =>
+      loadConfig({ KEYWARD_CONSISTENT_DURABILITY: 'replicated', KEYWARD_MIN_REPLICAS: '0' }),
+    ).toThrow(/KEYWARD_MIN_REPLICAS/);
+    expect(() =>
+      loadConfig({
+        KEYWARD_CONSISTENT_DURABILITY: 'replicated',
+        KEYWARD_REDIS_CLUSTER_NODES: '127.0.0.1:7000',
+      }),
+    ).toThrow(/not supported on a Redis Cluster/);
+    // Without replicated durability the replica settings are not read.
+    expect(loadConfig({ KEYWARD_REPLICA_WAIT_MS: '5000' }).durability).toEqual({ mode: 'local' });
   });
 
   test('the local Redis defaults to the primary', () => {
@@ -192,8 +222,48 @@ describe('loadConfig', () => {
       { KEYWARD_CACHE_NEGATIVE_TTL_MS: '5s' },
       /^KEYWARD_CACHE_NEGATIVE_TTL_MS: must be a whole number, got "5s"$/,
     ],
+    [
+      'Sentinels without the master name',
+      { KEYWARD_REDIS_SENTINELS: '127.0.0.1:26379' },
+      /^KEYWARD_REDIS_SENTINELS and KEYWARD_REDIS_SENTINEL_MASTER: set both, or neither$/,
+    ],
+    [
+      'a master name without Sentinels',
+      { KEYWARD_REDIS_SENTINEL_MASTER: 'keyward' },
+      /^KEYWARD_REDIS_SENTINELS and KEYWARD_REDIS_SENTINEL_MASTER: set both/,
+    ],
+    [
+      'a Sentinel that is not host:port',
+      { KEYWARD_REDIS_SENTINELS: '127.0.0.1', KEYWARD_REDIS_SENTINEL_MASTER: 'keyward' },
+      /^KEYWARD_REDIS_SENTINELS: "127.0.0.1" is not host:port$/,
+    ],
+    [
+      'Sentinels and a Redis Cluster together',
+      {
+        KEYWARD_REDIS_SENTINELS: '127.0.0.1:26379',
+        KEYWARD_REDIS_SENTINEL_MASTER: 'keyward',
+        KEYWARD_REDIS_CLUSTER_NODES: '127.0.0.1:7000',
+      },
+      /^KEYWARD_REDIS_SENTINELS: a Redis Cluster .* set one of the two$/,
+    ],
   ])('refuses %s', (_, env, message) => {
     expect(configError(env).message).toMatch(message);
+  });
+
+  test('Sentinels and their master name, which take precedence over KEYWARD_REDIS_URL', () => {
+    const config = loadConfig({
+      KEYWARD_REDIS_SENTINELS: '10.0.0.1:26379, 10.0.0.2:26380',
+      KEYWARD_REDIS_SENTINEL_MASTER: 'keyward',
+    });
+    expect(config.redisSentinel).toEqual({
+      sentinels: [
+        { host: '10.0.0.1', port: 26379 },
+        { host: '10.0.0.2', port: 26380 },
+      ],
+      name: 'keyward',
+    });
+    // Without a local Redis of its own, a node keeps fast buckets in the primary, as ever.
+    expect(config.localRedisUrl).toBe(config.redisUrl);
   });
 
   test('reads process.env when given nothing', () => {
