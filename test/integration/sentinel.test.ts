@@ -72,7 +72,12 @@ let admin: Redis;
           last = `${response.status} ${JSON.stringify(response.body)}`;
           return response.body.code === 'VALID';
         },
-        { what: 'verification after the failover', timeoutMs: 20_000, intervalMs: 100, onTimeout: 'return' },
+        {
+          what: 'verification after the failover',
+          timeoutMs: 20_000,
+          intervalMs: 100,
+          onTimeout: 'return',
+        },
       );
       expect(last).toMatch(/^200 .*"code":"VALID"/);
     }
