@@ -127,13 +127,6 @@ function durability(env: Env, commandTimeoutMs: number): Config['durability'] {
     throw new ConfigError('KEYWARD_CONSISTENT_DURABILITY: must be local or replicated');
   }
   if (mode === 'local') return { mode };
-  if (env.KEYWARD_REDIS_CLUSTER_NODES) {
-    // Not yet shown to hold through a master's death on a cluster (docs/decisions.md): refused
-    // rather than promised.
-    throw new ConfigError(
-      'KEYWARD_CONSISTENT_DURABILITY: replicated is not supported on a Redis Cluster (KEYWARD_REDIS_CLUSTER_NODES) yet',
-    );
-  }
   const waitMs = integer(
     env,
     'KEYWARD_REPLICA_WAIT_MS',

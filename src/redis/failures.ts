@@ -16,6 +16,12 @@ const UNAVAILABLE_MESSAGES = [
   // A failover under way: the old primary, now a replica, or one not yet promoted.
   'READONLY',
   'NOREPLICAS',
+  // A Redis Cluster mid-failover: its slots answer from nowhere, or MOVED to a master that is
+  // gone until the cluster's view settles.
+  'Too many Cluster redirections',
+  "Cluster isn't ready",
+  'CLUSTERDOWN',
+  'TRYAGAIN',
 ];
 
 export function isRedisUnavailable(error: unknown): boolean {

@@ -8,13 +8,24 @@ import { eventually } from './helpers';
 
 const run = promisify(execFile);
 
-/** A real Redis Cluster of redis-server processes: `masters` masters, one replica each. */
+/** A real Redis Cluster of redis-server processes: `masters` masters, `replicas` replicas each. */
 export interface TestCluster {
   nodes: { host: string; port: number }[];
   /** `host:port,host:port,…` for KEYWARD_REDIS_CLUSTER_NODES. */
   seeds: string;
   /** Promotes a replica of the master serving `slot`, gracefully (CLUSTER FAILOVER). */
   failoverSlot(slot: number): Promise<{ oldMaster: number; newMaster: number }>;
+  /**
+   * SIGKILLs the master serving `slot` (a crash, not CLUSTER FAILOVER) and waits until the
+   * cluster has promoted one of its replicas.
+   */
+  /**
+   * Partitions the master serving `slot` from its replicas: it takes a password (the clients
+   * already connected stay authenticated) and drops its replicas' links, so that they cannot
+   * come back. Nothing it writes from then on reaches them.
+   */
+  cutReplicationOf(slot: number): Promise<void>;
+  killMasterOf(slot: number): Promise<{ oldMaster: number; newMaster: number; killedAt: number }>;
   cli(port: number, ...args: string[]): Promise<string>;
   stop(): Promise<void>;
 }
@@ -27,15 +38,19 @@ async function cli(port: number, ...args: string[]): Promise<string> {
 const waitFor = (check: () => Promise<boolean>, what: string) =>
   eventually(check, { what: `redis cluster: ${what}`, timeoutMs: 10_000, intervalMs: 50 });
 
-export async function startRedisCluster(masters = 3): Promise<TestCluster> {
+export async function startRedisCluster(masters = 3, replicas = 1): Promise<TestCluster> {
   /** A replica can take over only once it has synced with its master. */
   const replicasInSync = async () => {
     for (const port of ports) {
       await waitFor(async () => {
         const role = (await cli(port, 'ROLE')).split('\n');
-        return role[0] === 'master' || role[3] === 'connected';
+        return role[0] === 'master' || role[3] === 'connected' || !live(port);
       }, `replica ${port} in sync`);
     }
+  };
+  const live = (port: number) => {
+    const child = processes[ports.indexOf(port)];
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
   };
   const dir = mkdtempSync(join(tmpdir(), 'keyward-cluster-'));
   const ports: number[] = [];
@@ -45,7 +60,7 @@ export async function startRedisCluster(masters = 3): Promise<TestCluster> {
       processes.map(
         (child) =>
           new Promise<void>((resolve) => {
-            if (child.exitCode !== null) return resolve();
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
             child.once('exit', () => resolve());
             child.kill('SIGTERM');
           }),
@@ -54,7 +69,7 @@ export async function startRedisCluster(masters = 3): Promise<TestCluster> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (let i = 0; i < masters * 2; i++) {
+    for (let i = 0; i < masters * (1 + replicas); i++) {
       const port = await freePort();
       ports.push(port);
       const child = spawnRedisServer(port, dir, [
@@ -78,7 +93,7 @@ export async function startRedisCluster(masters = 3): Promise<TestCluster> {
       'create',
       ...ports.map((port) => `127.0.0.1:${port}`),
       '--cluster-replicas',
-      '1',
+      String(replicas),
       '--cluster-yes',
     ]);
     for (const port of ports) {
@@ -95,7 +110,7 @@ export async function startRedisCluster(masters = 3): Promise<TestCluster> {
 
   /** CLUSTER NODES lines: `<id> <ip:port@cport> <flags> <master-id> … <slot ranges>`. */
   const clusterNodes = async () =>
-    (await cli(ports[0]!, 'CLUSTER', 'NODES')).split('\n').map((line) => {
+    (await cli(ports.find(live)!, 'CLUSTER', 'NODES')).split('\n').map((line) => {
       const [id, address, flags, master, , , , , ...slots] = line.trim().split(' ');
       return {
         id: id!,
@@ -107,7 +122,8 @@ export async function startRedisCluster(masters = 3): Promise<TestCluster> {
     });
   const masterOf = async (slot: number): Promise<number> => {
     for (const node of await clusterNodes()) {
-      if (!node.flags.includes('master') || node.flags.includes('fail')) continue;
+      if (!node.flags.includes('master') || node.flags.includes('fail') || !live(node.port))
+        continue;
       for (const range of node.slots) {
         const [from, to] = range.split('-').map(Number);
         if (slot >= from! && slot <= (to ?? from)!) return node.port;
@@ -121,6 +137,47 @@ export async function startRedisCluster(masters = 3): Promise<TestCluster> {
     seeds: ports.map((port) => `127.0.0.1:${port}`).join(','),
     cli,
     stop,
+    cutReplicationOf: async (slot) => {
+      const master = await masterOf(slot);
+      await cli(master, 'CONFIG', 'SET', 'requirepass', 'partitioned');
+      await cli(
+        master,
+        '-a',
+        'partitioned',
+        '--no-auth-warning',
+        'CLIENT',
+        'KILL',
+        'TYPE',
+        'replica',
+      );
+    },
+    killMasterOf: async (slot) => {
+      const oldMaster = await masterOf(slot);
+      const child = processes[ports.indexOf(oldMaster)]!;
+      const killedAt = performance.now();
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      });
+      let newMaster = oldMaster;
+      await eventually(
+        async () => {
+          newMaster = await masterOf(slot).catch(() => oldMaster);
+          return newMaster !== oldMaster;
+        },
+        {
+          what: `a replica of ${oldMaster} promoted`,
+          timeoutMs: 30_000,
+          intervalMs: 100,
+          onTimeout: 'return',
+        },
+      );
+      if (newMaster === oldMaster) {
+        const view = await cli(ports.find(live)!, 'CLUSTER', 'NODES');
+        throw new Error(`no replica of ${oldMaster} promoted for slot ${slot}:\n${view}`);
+      }
+      return { oldMaster, newMaster, killedAt };
+    },
     failoverSlot: async (slot) => {
       const oldMaster = await masterOf(slot);
       const nodes = await clusterNodes();

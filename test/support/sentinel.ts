@@ -24,6 +24,8 @@ export interface SentinelGroup {
    */
   cutReplication(): void;
   restoreReplication(): void;
+  /** Each live server's role line and what the first Sentinel names as master. */
+  describe(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -92,6 +94,23 @@ export async function startSentinelGroup(
     async kill(port) {
       const child = data.get(port);
       if (child) await stopProcess(child, 'SIGKILL');
+    },
+    async describe() {
+      const lines: string[] = [];
+      for (const [port, child] of data) {
+        if (child.exitCode !== null || child.signalCode !== null) continue;
+        const { stdout } = await run('redis-cli', ['-p', String(port), 'ROLE']);
+        lines.push(`${port}: ${stdout.trim().split('\n').join(' ')}`);
+      }
+      const { stdout } = await run('redis-cli', [
+        '-p',
+        String(sentinelPorts[0]),
+        'SENTINEL',
+        'get-master-addr-by-name',
+        masterName,
+      ]).catch(() => ({ stdout: 'unreachable' }));
+      lines.push(`sentinel names ${stdout.trim().split('\n').join(':')}`);
+      return lines.join('; ');
     },
     cutReplication() {
       for (const relay of relays) relay.cut();

@@ -125,12 +125,13 @@ describe('loadConfig', () => {
     expect(() =>
       loadConfig({ KEYWARD_CONSISTENT_DURABILITY: 'replicated', KEYWARD_MIN_REPLICAS: '0' }),
     ).toThrow(/KEYWARD_MIN_REPLICAS/);
-    expect(() =>
+    // On a Redis Cluster too: WAIT goes to the master that took each write.
+    expect(
       loadConfig({
         KEYWARD_CONSISTENT_DURABILITY: 'replicated',
         KEYWARD_REDIS_CLUSTER_NODES: '127.0.0.1:7000',
-      }),
-    ).toThrow(/not supported on a Redis Cluster/);
+      }).durability.mode,
+    ).toBe('replicated');
     // Without replicated durability the replica settings are not read.
     expect(loadConfig({ KEYWARD_REPLICA_WAIT_MS: '5000' }).durability).toEqual({ mode: 'local' });
   });
