@@ -24,10 +24,13 @@ const PERMISSION_NAME = '[A-Za-z0-9_.:\\-]{3,256}';
 
 /** The workspace's permissions and roles, oldest first (roles with their permissions' names). */
 async function readCatalogue() {
-  const [permissions, roles] = await Promise.all([
+  const reads = await Promise.allSettled([
     get('permissions.listPermissions', {}),
     get('permissions.listRoles', {}),
   ]);
+  // The permissions' failure first whichever answered first: the notice names one, always the same.
+  for (const read of reads) if (read.status === 'rejected') throw read.reason;
+  const [permissions, roles] = reads.map((read) => read.value);
   return { permissions, roles };
 }
 
