@@ -196,39 +196,48 @@ function report(topology: string, outcome: Outcome): void {
   );
 }
 
+/** Replicated durability: no token admitted twice, no spend beyond the answers unevaluated. */
+function expectEveryValidSurvived(outcome: Outcome): void {
+  expectOnlyVerdictsOr503(outcome.answers);
+  // Every VALID answer is spent in the bucket that survived …
+  expect(outcome.spent).toBeGreaterThanOrEqual(outcome.valid);
+  // … and nothing beyond the verifications answered unevaluated.
+  expect(outcome.spent).toBeLessThanOrEqual(outcome.valid + outcome.unevaluated);
+  // The cut made verifications unevaluated before the kill: the WAIT was what refused them.
+  expect(outcome.unevaluated).toBeGreaterThan(0);
+}
+
+/** Local durability: what the master admitted after the cut is admitted again. */
+function expectTokensAdmittedTwice(outcome: Outcome): void {
+  expectOnlyVerdictsOr503(outcome.answers);
+  expect(outcome.spent).toBeLessThan(outcome.valid);
+}
+
+const topologies = [
+  ['Sentinel', sentinelTopology, 90_000],
+  ['Redis Cluster', clusterTopology, 120_000],
+] as const;
+
 (locally ? describe : describe.skip)('an unplanned failover under load', () => {
-  test('Sentinel, replicated durability: no token is admitted twice, and service comes back', async () => {
-    const outcome = await failoverUnderLoad(sentinelTopology, 'replicated');
-    report('Sentinel, replicated', outcome);
-    expectOnlyVerdictsOr503(outcome.answers);
-    // Every VALID answer is spent in the bucket that survived …
-    expect(outcome.spent).toBeGreaterThanOrEqual(outcome.valid);
-    // … and nothing beyond the verifications answered unevaluated.
-    expect(outcome.spent).toBeLessThanOrEqual(outcome.valid + outcome.unevaluated);
-    // The cut made verifications unevaluated before the kill: the WAIT was what refused them.
-    expect(outcome.unevaluated).toBeGreaterThan(0);
-  }, 90_000);
+  describe.each(topologies)('%s', (name, topology, timeoutMs) => {
+    test(
+      'replicated durability: no token is admitted twice, and service comes back',
+      async () => {
+        const outcome = await failoverUnderLoad(topology, 'replicated');
+        report(`${name}, replicated`, outcome);
+        expectEveryValidSurvived(outcome);
+      },
+      timeoutMs,
+    );
 
-  test('Sentinel, local durability: the same failover admits tokens twice', async () => {
-    const outcome = await failoverUnderLoad(sentinelTopology, 'local');
-    report('Sentinel, local', outcome);
-    expectOnlyVerdictsOr503(outcome.answers);
-    expect(outcome.spent).toBeLessThan(outcome.valid);
-  }, 90_000);
-
-  test('Redis Cluster, replicated durability: a master SIGKILLed, no token admitted twice', async () => {
-    const outcome = await failoverUnderLoad(clusterTopology, 'replicated');
-    report('Redis Cluster, replicated', outcome);
-    expectOnlyVerdictsOr503(outcome.answers);
-    expect(outcome.spent).toBeGreaterThanOrEqual(outcome.valid);
-    expect(outcome.spent).toBeLessThanOrEqual(outcome.valid + outcome.unevaluated);
-    expect(outcome.unevaluated).toBeGreaterThan(0);
-  }, 120_000);
-
-  test('Redis Cluster, local durability: the same failover admits tokens twice', async () => {
-    const outcome = await failoverUnderLoad(clusterTopology, 'local');
-    report('Redis Cluster, local', outcome);
-    expectOnlyVerdictsOr503(outcome.answers);
-    expect(outcome.spent).toBeLessThan(outcome.valid);
-  }, 120_000);
+    test(
+      'local durability: the same failover admits tokens twice',
+      async () => {
+        const outcome = await failoverUnderLoad(topology, 'local');
+        report(`${name}, local`, outcome);
+        expectTokensAdmittedTwice(outcome);
+      },
+      timeoutMs,
+    );
+  });
 });

@@ -30,7 +30,7 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-async function cli(port: number, ...args: string[]): Promise<string> {
+async function redisCli(port: number, ...args: string[]): Promise<string> {
   const { stdout } = await run('redis-cli', ['-p', String(port), ...args]);
   return stdout.trim();
 }
@@ -38,7 +38,16 @@ async function cli(port: number, ...args: string[]): Promise<string> {
 const waitFor = (check: () => Promise<boolean>, what: string) =>
   eventually(check, { what: `redis cluster: ${what}`, timeoutMs: 10_000, intervalMs: 50 });
 
+/** What cutReplicationOf makes a master ask of every new connection. */
+const PARTITION_PASSWORD = 'partitioned';
+
 export async function startRedisCluster(masters = 3, replicas = 1): Promise<TestCluster> {
+  const partitioned = new Set<number>();
+  // A partitioned master asks new connections for the password its replicas lack.
+  const cli = (port: number, ...args: string[]) =>
+    partitioned.has(port)
+      ? redisCli(port, '-a', PARTITION_PASSWORD, '--no-auth-warning', ...args)
+      : redisCli(port, ...args);
   /** A replica can take over only once it has synced with its master. */
   const replicasInSync = async () => {
     for (const port of ports) {
@@ -139,17 +148,9 @@ export async function startRedisCluster(masters = 3, replicas = 1): Promise<Test
     stop,
     cutReplicationOf: async (slot) => {
       const master = await masterOf(slot);
-      await cli(master, 'CONFIG', 'SET', 'requirepass', 'partitioned');
-      await cli(
-        master,
-        '-a',
-        'partitioned',
-        '--no-auth-warning',
-        'CLIENT',
-        'KILL',
-        'TYPE',
-        'replica',
-      );
+      await cli(master, 'CONFIG', 'SET', 'requirepass', PARTITION_PASSWORD);
+      partitioned.add(master);
+      await cli(master, 'CLIENT', 'KILL', 'TYPE', 'replica');
     },
     killMasterOf: async (slot) => {
       const oldMaster = await masterOf(slot);
