@@ -1,7 +1,10 @@
 import type { Redis } from 'ioredis';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
 import { acknowledgeAfterReplicas, ReplicasUnconfirmedError } from '../../src/redis/replicatedAcks';
-import { eventually } from '../support/helpers';
+import type { RunningNode } from '../../src/node';
+import { createKey, eventually, hour } from '../support/helpers';
+import { client } from '../support/rpc';
+import { createTestRootKey, startTestNode } from '../support/topology';
 import { startSentinelGroup, type SentinelGroup } from '../support/sentinel';
 
 /**
@@ -116,5 +119,69 @@ async function waitCalls(): Promise<number> {
   test('an error reply is the error, not a replica failure', async () => {
     await master.set('text', 'not a number');
     await expect(durable.incr('text')).rejects.toThrow(/not an integer/);
+  });
+
+  test('through a node: a write the replicas miss is a 503 that says it was applied; fast keys never wait', async () => {
+    const node: RunningNode = await startTestNode({
+      primaryUrl: `redis://127.0.0.1:${group.ports[0]}`,
+      env: {
+        KEYWARD_CONSISTENT_DURABILITY: 'replicated',
+        KEYWARD_REPLICA_WAIT_MS: '200',
+        KEYWARD_ANALYTICS: 'off',
+      },
+    });
+    try {
+      const root = await createTestRootKey(master);
+      const api = client(node.url, root.key);
+      const { apiId } = (await api.post<{ apiId: string }>('apis.createApi', { name: 'acks' }))
+        .body;
+      const consistent = await createKey(api, apiId, {
+        ratelimit: { type: 'consistent', limit: 100, refillRate: 1, refillInterval: hour },
+      });
+      const fast = await createKey(api, apiId, {
+        ratelimit: { type: 'fast', limit: 100, refillRate: 1, refillInterval: hour },
+      });
+      for (const { key } of [consistent, fast]) {
+        expect((await api.post<{ code: string }>('keys.verifyKey', { key })).body.code).toBe(
+          'VALID',
+        );
+      }
+      group.cutReplication();
+      try {
+        const before = await waitCalls();
+        // The fast bucket lives in the primary here (no local Redis), on a connection that never waits.
+        const fastAnswer = await api.post<{ code: string }>('keys.verifyKey', { key: fast.key });
+        expect(fastAnswer.body.code).toBe('VALID');
+        expect(await waitCalls()).toBe(before);
+        const consistentAnswer = await api.post<{ code: string; valid: boolean }>(
+          'keys.verifyKey',
+          { key: consistent.key },
+        );
+        expect(consistentAnswer.body).toMatchObject({ valid: false, code: 'LIMITER_UNAVAILABLE' });
+        const renamed = await api.post<{ error: { code: string; message: string } }>(
+          'keys.updateKey',
+          { keyId: consistent.keyId, name: 'renamed while cut' },
+        );
+        expect(renamed.status).toBe(503);
+        expect(renamed.body.error.code).toBe('SERVICE_UNAVAILABLE');
+        expect(renamed.body.error.message).toMatch(
+          /the primary applied this write, but 0 of the 1 replicas required confirmed it in time/,
+        );
+        // Applied all the same: the primary holds it.
+        expect(
+          (await api.get<{ name?: string }>('keys.getKey', { keyId: consistent.keyId })).body.name,
+        ).toBe('renamed while cut');
+      } finally {
+        group.restoreReplication();
+      }
+      await eventually(
+        async () =>
+          (await api.post<{ code: string }>('keys.verifyKey', { key: consistent.key })).body
+            .code === 'VALID',
+        { what: 'consistent verifications once the replica is back' },
+      );
+    } finally {
+      await node.close();
+    }
   });
 });
