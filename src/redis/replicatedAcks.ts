@@ -137,8 +137,8 @@ export function acknowledgeAfterReplicas(redis: Redis, acks: ReplicaAcknowledgem
         const confirmed = Number(count);
         for (const write of writes) {
           if (!write.replied) {
-            // The WAIT overtook the write (a Redis Cluster pipeline that writes once its slots
-            // are known): it did not cover it. A WAIT sent once the reply is in will.
+            // The WAIT overtook the write (one that reached the socket late, such as a command a
+            // Cluster client resent elsewhere): it did not cover it. One sent after the reply will.
             write.overtaken = true;
           } else if (confirmed >= acks.minReplicas) write.resolve(write.reply);
           else write.reject(new ReplicasUnconfirmedError(confirmed, acks.minReplicas));
