@@ -7,9 +7,9 @@ import {
   freePort,
   spawnRedisServer,
   spawnSentinelFromFile,
+  stopProcess,
   waitForPing,
 } from '../support/redisServer';
-import { stopProcess } from '../support/sentinel';
 import { ensureTool } from '../support/tools';
 
 /**

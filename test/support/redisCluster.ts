@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, spawnRedisServer } from './redisServer';
+import { freePort, hasExited, redisCli, spawnRedisServer, stopProcess } from './redisServer';
 import { eventually } from './helpers';
 
 const run = promisify(execFile);
@@ -30,11 +30,6 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-async function redisCli(port: number, ...args: string[]): Promise<string> {
-  const { stdout } = await run('redis-cli', ['-p', String(port), ...args]);
-  return stdout.trim();
-}
-
 const waitFor = (check: () => Promise<boolean>, what: string) =>
   eventually(check, { what: `redis cluster: ${what}`, timeoutMs: 10_000, intervalMs: 50 });
 
@@ -59,22 +54,13 @@ export async function startRedisCluster(masters = 3, replicas = 1): Promise<Test
   };
   const live = (port: number) => {
     const child = processes[ports.indexOf(port)];
-    return child !== undefined && child.exitCode === null && child.signalCode === null;
+    return child !== undefined && !hasExited(child);
   };
   const dir = mkdtempSync(join(tmpdir(), 'keyward-cluster-'));
   const ports: number[] = [];
   const processes: ChildProcess[] = [];
   const stop = async () => {
-    await Promise.all(
-      processes.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(processes.map((child) => stopProcess(child)));
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -154,12 +140,8 @@ export async function startRedisCluster(masters = 3, replicas = 1): Promise<Test
     },
     killMasterOf: async (slot) => {
       const oldMaster = await masterOf(slot);
-      const child = processes[ports.indexOf(oldMaster)]!;
       const killedAt = performance.now();
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGKILL');
-      });
+      await stopProcess(processes[ports.indexOf(oldMaster)]!, 'SIGKILL');
       let newMaster = oldMaster;
       await eventually(
         async () => {

@@ -1,8 +1,9 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { sleep } from './helpers';
 
 /** One Redis the tests own: started on a free port, stopped (and restartable) by the test. */
@@ -70,6 +71,31 @@ export async function waitForPing(port: number, deadlineMs = 10_000): Promise<vo
     if (Date.now() - started > deadlineMs) throw new Error(`redis-server on ${port} did not start`);
     await sleep(25);
   }
+}
+
+/** Whether a process the test started has gone: exited, or killed by a signal. */
+export function hasExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+/** Signals a process the test started and waits until it has exited. */
+export async function stopProcess(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
+  if (hasExited(child)) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+const run = promisify(execFile);
+
+/** One redis-cli command against 127.0.0.1:`port`, its output trimmed. */
+export async function redisCli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-p', String(port), ...args]);
+  return stdout.trim();
 }
 
 const processes = new Set<ChildProcess>();
@@ -164,12 +190,7 @@ async function startLocalRedis(options: StartRedisOptions): Promise<TestRedis> {
     await waitForPing(port);
   };
   const kill = async (signal: NodeJS.Signals) => {
-    const running = child;
-    if (!running || running.exitCode !== null || running.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      running.once('exit', () => resolve());
-      running.kill(signal);
-    });
+    if (child) await stopProcess(child, signal);
   };
   const stop = () => kill('SIGTERM');
   await start();

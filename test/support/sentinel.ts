@@ -1,13 +1,18 @@
-import { execFile, type ChildProcess } from 'node:child_process';
-import { promisify } from 'node:util';
+import type { ChildProcess } from 'node:child_process';
 import { eventually } from './helpers';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, spawnRedisServer, spawnSentinel, waitForPing } from './redisServer';
+import {
+  freePort,
+  hasExited,
+  redisCli,
+  spawnRedisServer,
+  spawnSentinel,
+  stopProcess,
+  waitForPing,
+} from './redisServer';
 import { startTcpRelay, type TcpRelay } from './tcpRelay';
-
-const run = promisify(execFile);
 
 /** A master, its replicas and the Sentinels that watch them, as local processes. */
 export interface SentinelGroup {
@@ -27,18 +32,6 @@ export interface SentinelGroup {
   /** Each live server's role line and what the first Sentinel names as master. */
   describe(): Promise<string>;
   stop(): Promise<void>;
-}
-
-/** Signals a process the test started and waits until it has exited. */
-export async function stopProcess(
-  child: ChildProcess,
-  signal: NodeJS.Signals = 'SIGTERM',
-): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill(signal);
-  });
 }
 
 /** Each replica reaches the first master through a relay of its own, so a test can cut them. */
@@ -74,8 +67,8 @@ export async function startSentinelGroup(
   // A replica counts for WAIT, and can be promoted, only once it has synced.
   await eventually(
     async () => {
-      const { stdout } = await run('redis-cli', ['-p', String(masterPort), 'INFO', 'replication']);
-      return (stdout.match(/state=online/g) ?? []).length === replicas;
+      const info = await redisCli(masterPort, 'INFO', 'replication');
+      return (info.match(/state=online/g) ?? []).length === replicas;
     },
     { what: `${replicas} replicas in sync`, timeoutMs: 10_000, intervalMs: 25 },
   );
@@ -98,18 +91,16 @@ export async function startSentinelGroup(
     async describe() {
       const lines: string[] = [];
       for (const [port, child] of data) {
-        if (child.exitCode !== null || child.signalCode !== null) continue;
-        const { stdout } = await run('redis-cli', ['-p', String(port), 'ROLE']);
-        lines.push(`${port}: ${stdout.trim().split('\n').join(' ')}`);
+        if (hasExited(child)) continue;
+        lines.push(`${port}: ${(await redisCli(port, 'ROLE')).split('\n').join(' ')}`);
       }
-      const { stdout } = await run('redis-cli', [
-        '-p',
-        String(sentinelPorts[0]),
+      const named = await redisCli(
+        sentinelPorts[0]!,
         'SENTINEL',
         'get-master-addr-by-name',
         masterName,
-      ]).catch(() => ({ stdout: 'unreachable' }));
-      lines.push(`sentinel names ${stdout.trim().split('\n').join(':')}`);
+      ).catch(() => 'unreachable');
+      lines.push(`sentinel names ${named.split('\n').join(':')}`);
       return lines.join('; ');
     },
     cutReplication() {
