@@ -9,6 +9,7 @@ import {
   wantsHelp,
   type CommandSpec,
 } from './commands/framework';
+import { migrateCommands } from './commands/migrate';
 import { auditCommands } from './commands/audit';
 import { usageCommands } from './commands/usage';
 import { inspectCommands } from './commands/inspect';
@@ -29,6 +30,7 @@ const COMMANDS: readonly CommandSpec[] = [
   ...auditCommands,
   ...usageCommands,
   ...doctorCommands,
+  ...migrateCommands,
 ];
 
 /** Words that name a group of commands (`keys`), as opposed to a command of its own (`doctor`). */

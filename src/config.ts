@@ -46,6 +46,11 @@ export interface Config {
   maxBodyBytes: number;
   /** The most entries a workspace's audit log keeps; older ones are trimmed as new ones arrive. */
   auditMaxEntries: number;
+  /**
+   * KEYWARD_FAULT_HALT_AT, for tests only: the step of a write across slots at which the node
+   * kills itself (src/store/faults.ts), to show that every prefix of such a write is safe.
+   */
+  faultHaltAt?: string;
   /** Usage analytics (docs/decisions.md, "Usage analytics"). */
   analytics: {
     enabled: boolean;
@@ -217,5 +222,6 @@ export function loadConfig(env: Env = process.env): Config {
       100_000_000,
     ),
     analytics: analytics(env),
+    ...(env.KEYWARD_FAULT_HALT_AT ? { faultHaltAt: env.KEYWARD_FAULT_HALT_AT } : {}),
   };
 }

@@ -19,6 +19,7 @@ import {
 import { RedisClock } from './redis/clock';
 import { AuditOutbox } from './store/auditOutbox';
 import { AUDIT_SWEEP_DEFAULTS, AuditSweeper } from './store/auditSweeper';
+import { KeyRepair, REPAIR_DEFAULTS } from './store/keyRepair';
 import { VERSION } from './version';
 import { assembleServices } from './wiring';
 
@@ -80,6 +81,8 @@ export async function startNode(
     : config.durability.mode === 'replicated'
       ? createPrimary(config)
       : primary;
+  // The bookkeeping of writes across slots never waits for replicas: the write's own step does.
+  const bookkeeping = config.durability.mode === 'replicated' ? createPrimary(config) : primary;
   // Subscriber connections wait for their commands across reconnects: SUBSCRIBE is idempotent.
   const subscriber = createPrimary(config, {
     enableOfflineQueue: true,
@@ -96,7 +99,7 @@ export async function startNode(
     : config.analytics.enabled
       ? createPrimary(config, analyticsOptions)
       : undefined;
-  const clients = [...new Set([primary, local, subscriber])];
+  const clients = [...new Set([primary, local, subscriber, bookkeeping])];
   if (analytics) clients.push(analytics);
   // Audit entries that a node which died mid-write left in outboxes reach their streams from here.
   const auditSweeper = new AuditSweeper(new AuditOutbox(primary, config.auditMaxEntries), {
@@ -105,6 +108,7 @@ export async function startNode(
       logger.warn({ err: error }, 'audit outbox sweep failed; the next one tries again'),
   });
 
+  let keyRepair: KeyRepair | undefined;
   try {
     // A missing analytics Redis delays counts, never the node: it connects in the background.
     await Promise.all(clients.filter((c) => c !== analytics).map(connectRedis));
@@ -119,6 +123,7 @@ export async function startNode(
       now: clock.now,
       ...(analytics ? { analytics } : {}),
       nodeId: `${config.region}:${randomUUID()}`,
+      bookkeeping,
       // With one Redis for both roles every script ran on the primary, whichever mode asked.
       observeLimiter: (metrics) => (role, seconds, answered) => {
         const actual = localIsPrimary ? 'primary' : role;
@@ -128,6 +133,13 @@ export async function startNode(
     });
     services.usage.start();
     auditSweeper.start();
+    // What a node that died left half done in a write across slots is finished or undone here.
+    keyRepair = new KeyRepair(primary, services.keys, {
+      ...REPAIR_DEFAULTS,
+      failed: (error) =>
+        logger.warn({ err: error }, 'repair of unfinished writes failed; retrying'),
+    });
+    keyRepair.start();
     const listener = new InvalidationListener(subscriber, services.directory);
     await listener.start();
 
@@ -214,6 +226,7 @@ export async function startNode(
         });
         clock.stop();
         await auditSweeper.stop();
+        await keyRepair?.stop();
         // Every request has been answered: what they counted is written before the clients close.
         const unwritten = await services.usage.stop(ANALYTICS_FINAL_FLUSH_MS);
         if (unwritten > 0) {
@@ -226,6 +239,7 @@ export async function startNode(
     return { url, server, close };
   } catch (error) {
     await auditSweeper.stop();
+    await keyRepair?.stop();
     await Promise.all(clients.map(closeRedis));
     throw error;
   }

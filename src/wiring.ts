@@ -10,6 +10,7 @@ import type { Services } from './operations/services';
 import type { RedisClient } from './redis/clients';
 import { ApiStore } from './store/apiStore';
 import { AuditLogStore } from './store/auditLog';
+import { haltAt } from './store/faults';
 import { KeyStore } from './store/keyStore';
 import type { Announce } from './store/names';
 import { RatelimitStore } from './store/ratelimitStore';
@@ -34,13 +35,21 @@ export function assembleServices(parts: {
   analytics?: RedisClient;
   /** This process's name in its usage flush markers. */
   nodeId?: string;
+  /** The primary without replica acknowledgements, for the journal of writes across slots. */
+  bookkeeping?: RedisClient;
 }): Services {
   const { config, primary } = parts;
   // Every write a store makes is applied to this node's caches here, and only here.
   const announce: Announce = (message) => directory.apply(message);
   const stores = {
     apis: new ApiStore(primary, announce, config.auditMaxEntries),
-    keys: new KeyStore(primary, announce, config.auditMaxEntries),
+    keys: new KeyStore(
+      primary,
+      announce,
+      config.auditMaxEntries,
+      haltAt(config.faultHaltAt),
+      parts.bookkeeping,
+    ),
     rootKeys: new RootKeyStore(primary, config.auditMaxEntries),
     ratelimits: new RatelimitStore(primary, announce, config.auditMaxEntries),
     rbac: new RbacStore(primary, announce, config.auditMaxEntries),

@@ -3,7 +3,8 @@ import { idPage } from './idPage';
 import { execResults } from '../redis/results';
 import { resultDecoder } from '../redis/scriptTable';
 import type { ApiRecord } from '../domain/records';
-import { invalidation, isStorableId, names, type Announce } from './names';
+import { listingIndexes } from './keyListing';
+import { invalidation, isStorableId, legacy, names, type Announce } from './names';
 import { apiFromHash } from './records';
 import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
 import { appendAudit, auditArgument } from './auditLog';
@@ -77,10 +78,14 @@ export class ApiStore {
     return true;
   }
 
-  /** The last step of a deletion, once no key is left. */
+  /**
+   * The last step of a deletion, once no key is left: the listing's shards (empty by now, but
+   * for entries whose records were gone), then the record.
+   */
   async remove(ws: string, apiId: string): Promise<void> {
+    await Promise.all(listingIndexes(apiId).map((shard) => this.redis.del(shard)));
     execResults(
-      await this.redis.multi().del(names.api(ws, apiId)).del(names.apiKeys(ws, apiId)).exec(),
+      await this.redis.multi().del(names.api(ws, apiId)).del(legacy.apiKeys(ws, apiId)).exec(),
     );
   }
 }

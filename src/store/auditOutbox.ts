@@ -105,7 +105,7 @@ export class AuditOutbox {
       const entries = await this.redis.xrange(outbox, '-', '+', 'COUNT', RELAY_BATCH);
       for (const [id, values] of entries) {
         await this.relayEntry(id, values);
-        await this.redis.xdel(outbox, id);
+        await this.redis.takeOutboxEntryV1(outbox, id);
       }
       found += entries.length;
       if (entries.length < RELAY_BATCH) return found;

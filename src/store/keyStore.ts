@@ -4,10 +4,13 @@ import type { CreditReset } from '../domain/credits';
 import type { KeyFields, KeyRecord } from '../domain/key';
 import { resultDecoder } from '../redis/scriptTable';
 import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
-import { auditArgument } from './auditLog';
 import { AuditOutbox, outboxArgument } from './auditOutbox';
-import { invalidation, isStorableId, names, type Announce } from './names';
+import { noSteps, type StepHook } from './faults';
+import { listingIndex, listingIndexes, pageOfIndexes } from './keyListing';
+import { LegacyLayout } from './legacyLayout';
+import { invalidation, isStorableId, legacy, names, type Announce } from './names';
 import { keyFieldChanges, keyFromHash } from './records';
+import { UnfinishedWrites, type KeyPlacement, type Ticket } from './unfinishedWrites';
 
 export interface NewKey {
   workspaceId: string;
@@ -17,6 +20,9 @@ export interface NewKey {
   start: string;
   createdAt: number;
   fields: KeyFields;
+  /** What the key holds from its creation on (written with its record). */
+  permissionIds?: readonly string[];
+  roleIds?: readonly string[];
 }
 
 /** The credits hash as stored: what is left, and which record "set remaining" it has applied. */
@@ -32,6 +38,12 @@ export type CreditsUpdate = number | 'would_go_negative';
 /** The first record version: a created key's "set remaining" is named after it. */
 const FIRST_VERSION = '1';
 
+/**
+ * A deleted key's tombstone outlives any write that read the key before its deletion (a
+ * migration's move, a repair): none of them can bring the key back.
+ */
+const TOMBSTONE_TTL_MS = 24 * 3_600_000;
+
 export type CreateKeyOutcome = 'created' | 'api_not_found' | 'hash_exists';
 
 /** The new key of a reroll: what is not carried over from the old one. */
@@ -39,7 +51,7 @@ export type RerolledKey = Pick<NewKey, 'keyId' | 'hash' | 'start' | 'createdAt'>
 
 /** What a reroll writes, derived from the old key as it is when the write is tried. */
 export interface RerollPlan {
-  /** The new key's fields (its permissions and roles are copied by the script). */
+  /** The new key's fields (its permissions and roles are the old key's). */
   fields: KeyFields;
   /** The old key's new expiry (unix ms). */
   expires: number;
@@ -56,23 +68,24 @@ export interface KeyPage {
   more: boolean;
 }
 
-const createKeyOutcome = resultDecoder('createKey');
-const importKeysOutcome = resultDecoder('importKeys');
+const putKeyOutcome = resultDecoder('putKey');
+const commitKeyOutcome = resultDecoder('commitKey');
+const discardOutcome = resultDecoder('discardPendingKey');
+const nextSeqOutcome = resultDecoder('nextKeySeq');
 const updateCreditsOutcome = resultDecoder('updateCredits');
 const updateKeyOutcome = resultDecoder('updateKey');
-const deleteKeyOutcome = resultDecoder('deleteKey');
-const rerollKeyOutcome = resultDecoder('rerollKey');
+const tombstoneOutcome = resultDecoder('tombstoneKey');
 
 /** Compare-and-set writes retry this often when concurrent writers keep moving the version. */
 const MAX_CAS_ATTEMPTS = 8;
 
-const ownerIndexArgs = (ws: string, apiId: string, ownerId: string | undefined) =>
-  // A key without an owner still needs a KEYS slot in the script; the name is never written.
-  names.ownerKeys(ws, apiId, ownerId ?? '');
-
-/** The hash fields of a new key record (the scripts add `seq` and `version`). */
-function recordFields(key: NewKey): string[] {
+/** The hash fields of a new key record, with its sequence number and first version. */
+function recordFields(key: NewKey, seq: number): string[] {
   const record: string[] = [
+    'seq',
+    String(seq),
+    'version',
+    FIRST_VERSION,
     'id',
     key.keyId,
     'workspaceId',
@@ -92,43 +105,60 @@ function recordFields(key: NewKey): string[] {
   return record;
 }
 
-/** Key records and their indexes on the primary. */
+function placement(key: Pick<NewKey, 'keyId' | 'hash' | 'apiId' | 'fields'>): KeyPlacement {
+  const ownerId = key.fields.ownerId ?? undefined;
+  return {
+    keyId: key.keyId,
+    hash: key.hash,
+    apiId: key.apiId,
+    ...(ownerId !== undefined ? { ownerId } : {}),
+  };
+}
+
+type StoredHash = Record<string, string>;
+
+/** A record hash that reads as a key: committed, not deleted, of this workspace. */
+function liveKey(hash: StoredHash, ws: string): KeyRecord | undefined {
+  if (hash.pending !== undefined || hash.deletedAt !== undefined) return undefined;
+  const record = keyFromHash(hash);
+  return record?.workspaceId === ws ? record : undefined;
+}
+
+/**
+ * Key records and their indexes on the primary. A key lives under its own id's tag
+ * (names.key), found from its hash through an entry under the hash's tag and listed in a shard
+ * of its API's listing: a write that touches several of them takes the steps docs/redis.md
+ * lists ("Writes across slots"), each recorded in the journal of unfinished writes first, so
+ * that a repair (src/store/keyRepair.ts) can finish or undo what a node that died left behind.
+ */
 export class KeyStore {
-  /** Where credit changes, in the key's slot, leave their entries for the workspace's stream. */
+  /** Where key writes leave their audit entries for the workspace's stream. */
   private readonly outbox: AuditOutbox;
+  readonly unfinished: UnfinishedWrites;
+  readonly legacy: LegacyLayout;
 
   constructor(
     private readonly redis: Redis,
     private readonly announce: Announce,
-    /** The cap of each workspace's audit log, which every write here appends to. */
-    private readonly auditMaxEntries: number = DEFAULT_AUDIT_MAX_ENTRIES,
+    /** The cap of each workspace's audit log, which the relay trims to. */
+    auditMaxEntries: number = DEFAULT_AUDIT_MAX_ENTRIES,
+    private readonly step: StepHook = noSteps,
+    /**
+     * Where the journal and the audit relay write: a connection that does not wait for replicas
+     * under replicated durability. Each is bookkeeping around a write whose own step waits, and
+     * on one master that WAIT covers them too; a 503 then always means the write itself was
+     * applied, never only its bookkeeping.
+     */
+    bookkeeping: Redis = redis,
   ) {
-    this.outbox = new AuditOutbox(redis, auditMaxEntries);
+    this.outbox = new AuditOutbox(bookkeeping, auditMaxEntries);
+    this.unfinished = new UnfinishedWrites(bookkeeping);
+    this.legacy = new LegacyLayout(redis);
   }
 
   async create(key: NewKey, audit: AuditEntry): Promise<CreateKeyOutcome> {
-    const { workspaceId: ws, apiId, keyId, hash } = key;
-    if (!isStorableId(apiId)) return 'api_not_found';
-    const ownerId = key.fields.ownerId ?? undefined;
-    const result = await this.redis.createKeyV2(
-      names.api(ws, apiId),
-      names.key(ws, keyId),
-      names.keyHashes(ws),
-      names.apiKeys(ws, apiId),
-      ownerIndexArgs(ws, apiId, ownerId),
-      names.audit(ws),
-      keyId,
-      hash,
-      names.invalidationChannel,
-      ownerId === undefined ? '0' : '1',
-      invalidation.keyCreated(ws, hash),
-      auditArgument(audit, this.auditMaxEntries),
-      ...recordFields(key),
-    );
-    // Any other answer is the new key's sequence number.
-    const outcome = createKeyOutcome(result) ?? 'created';
-    if (outcome === 'created') this.announce({ kind: 'key', workspaceId: ws, hash, created: true });
-    return outcome;
+    const outcome = await this.createKeys(key.workspaceId, [key], () => audit);
+    return outcome === 'created' ? 'created' : outcome.failure;
   }
 
   /**
@@ -141,38 +171,183 @@ export class KeyStore {
     /** Each key's entry, in the order of `keys`. */
     audit: (key: NewKey) => AuditEntry,
   ): Promise<'imported' | { failure: Exclude<CreateKeyOutcome, 'created'>; index: number }> {
+    const outcome = await this.createKeys(ws, keys, audit);
+    return outcome === 'created' ? 'imported' : outcome;
+  }
+
+  /**
+   * The steps of a creation, in four round trips (docs/redis.md, "Writes across slots"):
+   *   1. the journal entry, the outboxes' registration and the sequence numbers from each API;
+   *   2. pending records (with their sets), hash entries (SET NX: the uniqueness check) and
+   *      listing entries, all at once: none of them makes a key read as existing;
+   *   3. (a batch: the journal says "committing", then) the commits: from here a key verifies,
+   *      every node hears of it, and its audit entry is in its outbox;
+   *   4. the journal entry removed, and the audit entries relayed.
+   * Before the commits a failure undoes everything; a repair does the same for a node that died.
+   */
+  private async createKeys(
+    ws: string,
+    keys: readonly NewKey[],
+    audit: (key: NewKey) => AuditEntry,
+  ): Promise<'created' | { failure: Exclude<CreateKeyOutcome, 'created'>; index: number }> {
     const unstorable = keys.findIndex((key) => !isStorableId(key.apiId));
     if (unstorable >= 0) return { failure: 'api_not_found', index: unstorable };
-    const keyNames: string[] = [names.keyHashes(ws), names.audit(ws)];
-    const args: (string | number)[] = [names.invalidationChannel, keys.length];
+    const legacyTaken = await this.firstLegacyHash(ws, keys);
+    if (legacyTaken >= 0) return { failure: 'hash_exists', index: legacyTaken };
+    const placements = keys.map(placement);
+    const outboxes = keys.map((key) => names.auditOutbox(key.keyId));
+    const entries = keys.map((key) => outboxArgument(ws, audit(key)));
+    const [journaled, seqs] = await Promise.all([
+      this.unfinished.begin({ op: 'createKeys', ws, keys: placements }),
+      this.takeSequenceNumbers(keys),
+    ]);
+    let ticket = journaled;
+    this.step('createKeys:journaled');
+    if (typeof seqs === 'number') {
+      await this.unfinished.end(ticket);
+      return { failure: 'api_not_found', index: seqs };
+    }
+    const prepared = await Promise.all(
+      keys.map((key, i) => this.prepare(ws, key, seqs[i] as number, placements[i]!)),
+    );
+    const lost = prepared.indexOf('hash_exists');
+    if (lost >= 0) {
+      // Another write took the hash (or the batch names it twice): the batch is undone whole.
+      await Promise.all(placements.map((key) => this.undoCreation(ws, key)));
+      await this.unfinished.end(ticket);
+      return { failure: 'hash_exists', index: lost };
+    }
+    this.step('createKeys:prepared');
+    if (keys.length > 1) {
+      ticket = await this.unfinished.advance(ticket, {
+        op: 'createKeys',
+        ws,
+        keys: placements,
+        committing: true,
+        audit: entries,
+      });
+      this.step('createKeys:committing');
+    }
+    const commits = await Promise.all(
+      keys.map((key, i) => this.commit(ws, key.keyId, key.hash, entries[i] as string)),
+    );
+    if (commits.some((outcome) => outcome === 'gone')) {
+      // Only a repair that took this write for dead undoes a creation under way.
+      throw new Error('key creation: undone by a repair before it could commit');
+    }
+    this.step('createKeys:committed');
     for (const key of keys) {
-      const ownerId = key.fields.ownerId ?? undefined;
-      keyNames.push(
-        names.api(ws, key.apiId),
-        names.key(ws, key.keyId),
-        names.apiKeys(ws, key.apiId),
-        ownerIndexArgs(ws, key.apiId, ownerId),
-      );
-      const fields = recordFields(key);
-      args.push(
-        key.keyId,
-        key.hash,
-        ownerId === undefined ? '0' : '1',
-        invalidation.keyCreated(ws, key.hash),
-        auditArgument(audit(key), this.auditMaxEntries),
-        fields.length / 2,
-        ...fields,
-      );
+      this.announce({ kind: 'key', workspaceId: ws, hash: key.hash, created: true });
     }
-    const [code, item] = await this.redis.importKeysV2(keyNames.length, ...keyNames, ...args);
-    const outcome = importKeysOutcome(code as number);
-    if (outcome === 'imported') {
-      for (const key of keys) {
-        this.announce({ kind: 'key', workspaceId: ws, hash: key.hash, created: true });
-      }
-      return outcome;
+    await this.finish(ticket, outboxes);
+    return 'created';
+  }
+
+  /**
+   * The first key whose hash a key of the previous layout has already, or -1; the current
+   * layout's hash entries are claimed with SET NX as the key is prepared.
+   */
+  private async firstLegacyHash(ws: string, keys: readonly NewKey[]): Promise<number> {
+    if (!(await this.legacy.mayRemain())) return -1;
+    const taken = await Promise.all(
+      keys.map(async (key) => (await this.redis.hexists(legacy.keyHashes(ws), key.hash)) === 1),
+    );
+    return taken.indexOf(true);
+  }
+
+  /** Each key's sequence number in its API, or the index of the first key whose API is gone. */
+  private async takeSequenceNumbers(keys: readonly NewKey[]): Promise<number[] | number> {
+    const perApi = new Map<string, number[]>();
+    keys.forEach((key, i) => perApi.set(key.apiId, [...(perApi.get(key.apiId) ?? []), i]));
+    const seqs: number[] = new Array<number>(keys.length);
+    let missing = -1;
+    await Promise.all(
+      [...perApi].map(async ([apiId, items]) => {
+        const ws = (keys[items[0] as number] as NewKey).workspaceId;
+        const last = await this.redis.nextKeySeqV1(names.api(ws, apiId), items.length);
+        if (nextSeqOutcome(last) === 'api_not_found') {
+          missing = missing < 0 ? (items[0] as number) : Math.min(missing, items[0] as number);
+          return;
+        }
+        items.forEach((item, n) => (seqs[item] = last - items.length + 1 + n));
+      }),
+    );
+    return missing >= 0 ? missing : seqs;
+  }
+
+  /** A key's listing entries: its API's shard, and its owner's index when it has one. */
+  private async index(key: KeyPlacement, seq: number): Promise<void> {
+    const writes = [this.redis.zadd(listingIndex(key.apiId, key.keyId), seq, key.keyId)];
+    if (key.ownerId !== undefined) {
+      writes.push(this.redis.zadd(names.ownerKeyIndex(key.apiId, key.ownerId), seq, key.keyId));
     }
-    return { failure: outcome, index: (item as number) - 1 };
+    await Promise.all(writes);
+  }
+
+  /**
+   * The last steps of a key write: its audit entries relayed from the keys' outboxes to the
+   * workspace's log, then its journal entry removed. The journal entry stands in for the
+   * outboxes' registration: should the relay fail, or the node die, it stays, and the repair
+   * relays them. The write itself is done either way, so a failure here is no error to answer.
+   */
+  private async finish(ticket: Ticket, outboxes: readonly string[]): Promise<void> {
+    try {
+      await Promise.all(outboxes.map((outbox) => this.outbox.relay(outbox)));
+      await this.unfinished.end(ticket);
+    } catch {
+      // Left to the repair, which finds the journal entry.
+    }
+  }
+
+  /** Commits a pending key: from here it verifies. */
+  async commit(
+    ws: string,
+    keyId: string,
+    hash: string,
+    outboxEntry: string,
+  ): Promise<'committed' | 'committed_before' | 'gone'> {
+    return commitKeyOutcome(
+      await this.redis.commitKeyV1(
+        names.key(keyId),
+        names.auditOutbox(keyId),
+        names.invalidationChannel,
+        invalidation.keyCreated(ws, hash),
+        outboxEntry,
+      ),
+    );
+  }
+
+  /** Relays what a key's outbox holds to its workspace's audit log (a repair's commit). */
+  async relayAudit(keyId: string): Promise<void> {
+    await this.outbox.relay(names.auditOutbox(keyId));
+  }
+
+  /**
+   * Undoes a creation that did not commit: the pending record and its sets, then its index
+   * entries (only those that are its own). A committed key is left as it is.
+   */
+  async undoCreation(ws: string, key: KeyPlacement): Promise<void> {
+    const discarded = discardOutcome(
+      await this.redis.discardPendingKeyV1(
+        names.key(key.keyId),
+        names.keyPermissions(key.keyId),
+        names.keyRoles(key.keyId),
+      ),
+    );
+    if (discarded === 'kept') return;
+    await this.unindexKey(ws, key);
+  }
+
+  /** Takes a key's entries out of the hash index and the listings (a deletion's last steps). */
+  async unindexKey(ws: string, key: KeyPlacement): Promise<void> {
+    const removals: Promise<unknown>[] = [
+      this.redis.deleteIfEqualV1(names.keyByHash(ws, key.hash), key.keyId),
+      this.redis.zrem(listingIndex(key.apiId, key.keyId), key.keyId),
+    ];
+    if (key.ownerId !== undefined) {
+      removals.push(this.redis.zrem(names.ownerKeyIndex(key.apiId, key.ownerId), key.keyId));
+    }
+    await Promise.all(removals);
   }
 
   async readCredits(keyId: string): Promise<CreditState | undefined> {
@@ -229,18 +404,26 @@ export class KeyStore {
     return result;
   }
 
-  /** The record and the ids of what it holds, in one round trip. */
+  /**
+   * The record and the ids of what it holds, in one round trip. A key of the previous layout is
+   * moved to the current one on the way (moveLegacyKey), so that every write, which
+   * reads its key first, works on the current layout.
+   */
   async get(ws: string, keyId: string): Promise<KeyRecord | undefined> {
     if (!isStorableId(keyId)) return undefined;
     const [hash, permissionIds, roleIds] = execResults(
       await this.redis
         .pipeline()
-        .hgetall(names.key(ws, keyId))
-        .smembers(names.keyPermissions(ws, keyId))
-        .smembers(names.keyRoles(ws, keyId))
+        .hgetall(names.key(keyId))
+        .smembers(names.keyPermissions(keyId))
+        .smembers(names.keyRoles(keyId))
         .exec(),
-    ) as [Record<string, string>, string[], string[]];
-    const record = keyFromHash(hash);
+    ) as [StoredHash, string[], string[]];
+    if (hash.id === undefined) {
+      if (!(await this.legacy.mayRemain())) return undefined;
+      return (await this.moveLegacyKey(ws, keyId)) === 'moved' ? this.get(ws, keyId) : undefined;
+    }
+    const record = liveKey(hash, ws);
     if (!record) return undefined;
     if (permissionIds.length > 0) record.permissionIds = permissionIds.sort();
     if (roleIds.length > 0) record.roleIds = roleIds.sort();
@@ -248,10 +431,13 @@ export class KeyStore {
   }
 
   async findByHash(ws: string, hash: string): Promise<KeyRecord | undefined> {
-    const keyId = await this.redis.hget(names.keyHashes(ws), hash);
+    let keyId = await this.redis.get(names.keyByHash(ws, hash));
+    if (keyId === null && (await this.legacy.mayRemain())) {
+      keyId = await this.redis.hget(legacy.keyHashes(ws), hash);
+    }
     if (keyId === null) return undefined;
     const record = await this.get(ws, keyId);
-    // The index and the record are written together; a mismatch means a delete raced this read.
+    // A deletion takes the record first, the hash entry after: a mismatch is one under way.
     return record?.hash === hash ? record : undefined;
   }
 
@@ -263,6 +449,7 @@ export class KeyStore {
     now: number,
     audit: AuditEntry,
   ): Promise<KeyRecord | undefined> {
+    const outbox = names.auditOutbox(keyId);
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const current = await this.get(ws, keyId);
       if (!current) return undefined;
@@ -271,39 +458,73 @@ export class KeyStore {
       changes.set.push(['updatedAt', String(now)]);
       const newOwner =
         fields.ownerId === undefined ? current.ownerId : (fields.ownerId ?? undefined);
-      const ownerChanged = newOwner !== current.ownerId;
+      const owners = [current.ownerId, newOwner].filter((o): o is string => o !== undefined);
+      const moving = newOwner !== current.ownerId;
+      const ticket = await this.unfinished.begin({
+        op: 'updateKey',
+        ws,
+        keyId,
+        apiId: current.apiId,
+        owners: moving ? owners : [],
+      });
       const fieldArgs: string[] = [];
       for (const [field, value] of changes.set) fieldArgs.push(field, value);
       fieldArgs.push(...changes.del);
-      const result = await this.redis.updateKeyV2(
-        names.key(ws, keyId),
-        ownerIndexArgs(ws, current.apiId, current.ownerId),
-        ownerIndexArgs(ws, current.apiId, newOwner),
-        names.audit(ws),
-        String(current.version),
-        names.invalidationChannel,
-        invalidation.key(ws, current.hash),
-        ownerChanged && current.ownerId !== undefined ? '1' : '0',
-        ownerChanged && newOwner !== undefined ? '1' : '0',
-        auditArgument(audit, this.auditMaxEntries),
-        String(changes.set.length),
-        ...fieldArgs,
+      const outcome = updateKeyOutcome(
+        await this.redis.updateKeyV3(
+          names.key(keyId),
+          outbox,
+          String(current.version),
+          names.invalidationChannel,
+          invalidation.key(ws, current.hash),
+          outboxArgument(ws, audit),
+          String(changes.set.length),
+          ...fieldArgs,
+        ),
       );
-      const outcome = updateKeyOutcome(result);
-      if (outcome === 'not_found') return undefined;
-      if (outcome === 'updated') {
-        this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
-        return this.get(ws, keyId);
+      if (outcome !== 'updated') {
+        await this.unfinished.end(ticket);
+        if (outcome === 'not_found') return undefined;
+        continue;
       }
+      this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
+      if (moving) {
+        this.step('updateKey:recorded');
+        await this.placeInOwnerIndexes(keyId, current.apiId, current.seq, newOwner, owners);
+      }
+      await this.finish(ticket, [outbox]);
+      return this.get(ws, keyId);
     }
     throw new Error(`updateKey ${keyId}: version kept changing over ${MAX_CAS_ATTEMPTS} attempts`);
   }
 
   /**
-   * Creates `rerolled` with the old key's settings and sets the old key's expiry, in one script:
-   * both happen or neither. `plan` derives the writes from the old key as read; should the key
-   * change before the script runs, it is read and planned again, so a concurrent write to the old
-   * key is never lost, nor half carried over.
+   * A key whose owner changed joins its new owner's index before it leaves the old one: a
+   * listing by owner checks each record's owner, so an entry left behind is never answered.
+   */
+  async placeInOwnerIndexes(
+    keyId: string,
+    apiId: string,
+    seq: number,
+    ownerId: string | undefined,
+    owners: readonly string[],
+  ): Promise<void> {
+    if (ownerId !== undefined) {
+      await this.redis.zadd(names.ownerKeyIndex(apiId, ownerId), seq, keyId);
+    }
+    await Promise.all(
+      owners
+        .filter((owner) => owner !== ownerId)
+        .map((owner) => this.redis.zrem(names.ownerKeyIndex(apiId, owner), keyId)),
+    );
+  }
+
+  /**
+   * Creates `rerolled` with the old key's settings and sets the old key's expiry. The new key is
+   * prepared (pending, indexed) first; the old key's compare-and-set then decides: it names the
+   * new key (`rerolledTo`), and a repair that finds the journal entry commits the new key exactly
+   * when the old one names it. `plan` derives the writes from the old key as read; should the
+   * key change before the compare-and-set, the new key is undone and the whole is tried again.
    */
   async reroll(
     ws: string,
@@ -317,119 +538,237 @@ export class KeyStore {
       if (!current) return 'not_found';
       if (!isStorableId(current.apiId)) return 'api_not_found';
       const { fields, expires } = await plan(current);
-      const ownerId = fields.ownerId ?? undefined;
-      const result = await this.redis.rerollKeyV2(
-        names.api(ws, current.apiId),
-        names.key(ws, keyId),
-        names.key(ws, rerolled.keyId),
-        names.keyHashes(ws),
-        names.apiKeys(ws, current.apiId),
-        ownerIndexArgs(ws, current.apiId, ownerId),
-        names.keyPermissions(ws, keyId),
-        names.keyRoles(ws, keyId),
-        names.keyPermissions(ws, rerolled.keyId),
-        names.keyRoles(ws, rerolled.keyId),
-        names.audit(ws),
-        String(current.version),
-        names.invalidationChannel,
-        invalidation.key(ws, current.hash),
-        String(expires),
-        String(rerolled.createdAt),
-        rerolled.keyId,
-        rerolled.hash,
-        ownerId === undefined ? '0' : '1',
-        invalidation.keyCreated(ws, rerolled.hash),
-        auditArgument(audit, this.auditMaxEntries),
-        ...recordFields({ ...rerolled, workspaceId: ws, apiId: current.apiId, fields }),
-      );
-      const outcome = rerollKeyOutcome(result);
-      if (outcome === 'version_moved') continue;
-      if (outcome === 'rerolled') {
-        this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
-        this.announce({ kind: 'key', workspaceId: ws, hash: rerolled.hash, created: true });
+      const key: NewKey = {
+        ...rerolled,
+        workspaceId: ws,
+        apiId: current.apiId,
+        fields,
+        ...(current.permissionIds ? { permissionIds: current.permissionIds } : {}),
+        ...(current.roleIds ? { roleIds: current.roleIds } : {}),
+      };
+      if ((await this.firstLegacyHash(ws, [key])) === 0) return 'hash_exists';
+      const where = placement(key);
+      const entry = outboxArgument(ws, audit);
+      const outbox = names.auditOutbox(rerolled.keyId);
+      const [ticket, seqs] = await Promise.all([
+        this.unfinished.begin({ op: 'reroll', ws, oldKeyId: keyId, key: where, audit: entry }),
+        this.takeSequenceNumbers([key]),
+      ]);
+      if (typeof seqs === 'number') {
+        await this.unfinished.end(ticket);
+        return 'api_not_found';
       }
-      return outcome;
+      const prepared = await this.prepare(ws, key, seqs[0] as number, where);
+      if (prepared !== 'prepared') {
+        await this.unfinished.end(ticket);
+        return prepared;
+      }
+      this.step('rerollKey:prepared');
+      const outcome = updateKeyOutcome(
+        await this.redis.updateKeyV3(
+          names.key(keyId),
+          names.auditOutbox(keyId),
+          String(current.version),
+          names.invalidationChannel,
+          invalidation.key(ws, current.hash),
+          '',
+          '3',
+          'expires',
+          String(expires),
+          'updatedAt',
+          String(rerolled.createdAt),
+          'rerolledTo',
+          rerolled.keyId,
+        ),
+      );
+      if (outcome !== 'updated') {
+        await this.undoCreation(ws, where);
+        await this.unfinished.end(ticket);
+        if (outcome === 'not_found') return 'not_found';
+        continue;
+      }
+      this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
+      this.step('rerollKey:expired');
+      await this.commit(ws, rerolled.keyId, rerolled.hash, entry);
+      this.announce({ kind: 'key', workspaceId: ws, hash: rerolled.hash, created: true });
+      await this.finish(ticket, [outbox]);
+      return 'rerolled';
     }
     throw new Error(`rerollKey ${keyId}: version kept changing over ${MAX_CAS_ATTEMPTS} attempts`);
   }
 
-  /** Deletes the key and its index entries; false when it did not exist. */
+  /**
+   * One key's pending record, hash entry and listing entries, sent at once: a hash entry or a
+   * listing entry whose record is missing or pending reads as no key. When the hash is taken,
+   * whatever of the key was written is undone.
+   */
+  private async prepare(
+    ws: string,
+    key: NewKey,
+    seq: number,
+    where: KeyPlacement,
+  ): Promise<'prepared' | 'hash_exists'> {
+    const [written, claimed] = await Promise.all([
+      this.redis.putKeyV1(
+        names.key(key.keyId),
+        names.keyPermissions(key.keyId),
+        names.keyRoles(key.keyId),
+        key.permissionIds?.length ?? 0,
+        key.roleIds?.length ?? 0,
+        ...(key.permissionIds ?? []),
+        ...(key.roleIds ?? []),
+        ...recordFields(key, seq),
+        'pending',
+        '1',
+      ),
+      this.redis.set(names.keyByHash(ws, key.hash), key.keyId, 'NX'),
+      this.index(where, seq),
+    ]);
+    // Key ids are new: a record there means an id was reused, which must never pass.
+    if (putKeyOutcome(written) !== 'written') throw new Error(`key ${key.keyId} exists`);
+    if (claimed !== 'OK') {
+      await this.undoCreation(ws, where);
+      return 'hash_exists';
+    }
+    return 'prepared';
+  }
+
+  /**
+   * Deletes the key: the record first (a tombstone, with its sets and credits: from here it
+   * verifies nowhere, and every node hears of it), then its hash entry and listing entries.
+   * False when it did not exist.
+   */
   async delete(ws: string, keyId: string, audit: AuditEntry): Promise<boolean> {
+    const outbox = names.auditOutbox(keyId);
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const current = await this.get(ws, keyId);
       if (!current) return false;
-      const result = await this.redis.deleteKeyV2(
-        names.key(ws, keyId),
-        names.keyHashes(ws),
-        names.apiKeys(ws, current.apiId),
-        ownerIndexArgs(ws, current.apiId, current.ownerId),
-        names.audit(ws),
-        String(current.version),
-        names.invalidationChannel,
-        invalidation.key(ws, current.hash),
-        current.ownerId === undefined ? '0' : '1',
-        auditArgument(audit, this.auditMaxEntries),
+      const where = placement({ ...current, keyId, fields: { ownerId: current.ownerId ?? null } });
+      const ticket = await this.unfinished.begin({ op: 'deleteKey', ws, key: where });
+      const outcome = tombstoneOutcome(
+        await this.redis.tombstoneKeyV1(
+          names.key(keyId),
+          names.keyPermissions(keyId),
+          names.keyRoles(keyId),
+          names.credits(keyId),
+          outbox,
+          String(current.version),
+          names.invalidationChannel,
+          invalidation.key(ws, current.hash),
+          outboxArgument(ws, audit),
+          String(Date.now()),
+          String(TOMBSTONE_TTL_MS),
+        ),
       );
-      const outcome = deleteKeyOutcome(result);
-      if (outcome === 'not_found') return false;
-      if (outcome === 'deleted') {
-        this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
-        if (current.credits) await this.deleteCredits(keyId);
-        if (current.permissionIds || current.roleIds) {
-          await this.redis.del(names.keyPermissions(ws, keyId), names.keyRoles(ws, keyId));
-        }
-        return true;
+      if (outcome !== 'deleted') {
+        await this.unfinished.end(ticket);
+        if (outcome === 'not_found') return false;
+        continue;
       }
+      this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
+      this.step('deleteKey:tombstoned');
+      await this.unindexKey(ws, where);
+      await this.finish(ticket, [outbox]);
+      return true;
     }
     throw new Error(`deleteKey ${keyId}: version kept changing over ${MAX_CAS_ATTEMPTS} attempts`);
   }
 
-  /** One page of an API's keys in creation order, after `afterSeq`, with the exact total. */
+  /** One page of an API's keys in creation order, after `afterSeq`, with the total. */
   async list(
     ws: string,
     apiId: string,
     options: { limit: number; afterSeq?: number; ownerId?: string },
   ): Promise<KeyPage> {
-    const index =
-      options.ownerId === undefined
-        ? names.apiKeys(ws, apiId)
-        : names.ownerKeys(ws, apiId, options.ownerId);
-    const min = options.afterSeq === undefined ? '-inf' : `(${options.afterSeq}`;
-    const replies = await this.redis
-      .multi()
-      // One more than asked for, to tell whether another page follows.
-      .zrangebyscore(index, min, '+inf', 'WITHSCORES', 'LIMIT', 0, options.limit + 1)
-      .zcard(index)
-      .exec();
-    const [found, total] = execResults(replies) as [string[], number];
-    const more = found.length > 2 * options.limit;
-    const idsAndScores = more ? found.slice(0, 2 * options.limit) : found;
-    if (idsAndScores.length === 0) return { keys: [], total, more: false };
-    const pipeline = this.redis.pipeline();
-    for (let i = 0; i < idsAndScores.length; i += 2) {
-      pipeline.hgetall(names.key(ws, idsAndScores[i] as string));
+    const { ownerId } = options;
+    const indexes =
+      ownerId === undefined ? listingIndexes(apiId) : [names.ownerKeyIndex(apiId, ownerId)];
+    if (await this.legacy.mayRemain()) {
+      indexes.push(
+        ownerId === undefined ? legacy.apiKeys(ws, apiId) : legacy.ownerKeys(ws, apiId, ownerId),
+      );
     }
-    const keys: KeyRecord[] = [];
-    for (const hash of execResults(await pipeline.exec())) {
-      // A key deleted between the two reads is simply not on the page.
-      const record = keyFromHash(hash as Record<string, string>);
-      if (record) keys.push(record);
-    }
-    return {
-      keys,
-      total,
-      lastSeq: Number(idsAndScores[idsAndScores.length - 1]),
-      more,
-    };
+    const { ids, total, more } = await pageOfIndexes(this.redis, indexes, options);
+    if (ids.length === 0) return { keys: [], total, more: false };
+    const records = await Promise.all(ids.map(({ id }) => this.readForListing(ws, id)));
+    const keys = records.filter(
+      (record): record is KeyRecord =>
+        record !== undefined &&
+        record.apiId === apiId &&
+        (ownerId === undefined || record.ownerId === ownerId),
+    );
+    return { keys, total, lastSeq: (ids[ids.length - 1] as { seq: number }).seq, more };
   }
 
-  /** Removes an id from the API's index when its record is gone. */
+  /** A listed key's record (without its sets), wherever it lives; undefined unless live. */
+  private async readForListing(ws: string, keyId: string): Promise<KeyRecord | undefined> {
+    const hash = await this.redis.hgetall(names.key(keyId));
+    if (hash.id !== undefined) return liveKey(hash, ws);
+    // Only a key of the previous layout can be listed without a record under its own tag.
+    return keyFromHash(await this.redis.hgetall(legacy.key(ws, keyId)));
+  }
+
+  /** Removes an id from the API's listing when its record is gone. */
   async unindex(ws: string, apiId: string, keyId: string): Promise<void> {
-    await this.redis.zrem(names.apiKeys(ws, apiId), keyId);
+    await Promise.all([
+      this.redis.zrem(listingIndex(apiId, keyId), keyId),
+      this.redis.zrem(legacy.apiKeys(ws, apiId), keyId),
+    ]);
   }
 
-  /** Ids of up to `count` keys of an API, oldest first: the batches of an API purge. */
+  /** Ids of up to `count` keys of an API: the batches of an API purge. */
   async firstKeyIds(ws: string, apiId: string, count: number): Promise<string[]> {
-    return this.redis.zrange(names.apiKeys(ws, apiId), 0, count - 1);
+    const indexes = [...listingIndexes(apiId), legacy.apiKeys(ws, apiId)];
+    const found = await Promise.all(indexes.map((index) => this.redis.zrange(index, 0, count - 1)));
+    return [...new Set(found.flat())].slice(0, count);
+  }
+
+  /**
+   * Moves a key of the previous layout to the current one: its record and sets under its own
+   * tag (unless a record is there: moved before, or deleted since, whose tombstone wins), its
+   * hash entry and listing entries, then the legacy record and its entries go. Every step is
+   * idempotent, so a move run twice, or interrupted and run again, ends the same.
+   */
+  async moveLegacyKey(ws: string, keyId: string): Promise<'moved' | 'absent'> {
+    const [hash, permissionIds, roleIds] = execResults(
+      await this.redis
+        .pipeline()
+        .hgetall(legacy.key(ws, keyId))
+        .smembers(legacy.keyPermissions(ws, keyId))
+        .smembers(legacy.keyRoles(ws, keyId))
+        .exec(),
+    ) as [StoredHash, string[], string[]];
+    const record = keyFromHash(hash);
+    if (!record) return 'absent';
+    const fields: string[] = [];
+    for (const [field, value] of Object.entries(hash)) fields.push(field, value);
+    await this.redis.putKeyV1(
+      names.key(keyId),
+      names.keyPermissions(keyId),
+      names.keyRoles(keyId),
+      permissionIds.length,
+      roleIds.length,
+      ...permissionIds,
+      ...roleIds,
+      ...fields,
+    );
+    const current = await this.redis.hgetall(names.key(keyId));
+    const where = placement({ ...record, keyId, fields: { ownerId: record.ownerId ?? null } });
+    if (liveKey(current, ws)) {
+      await this.redis.set(names.keyByHash(ws, record.hash), keyId, 'NX');
+      await this.index(where, record.seq);
+    }
+    this.step('moveKey:copied');
+    await this.redis.dropLegacyKeyV1(
+      legacy.key(ws, keyId),
+      legacy.keyPermissions(ws, keyId),
+      legacy.keyRoles(ws, keyId),
+      legacy.keyHashes(ws),
+      legacy.apiKeys(ws, record.apiId),
+      legacy.ownerKeys(ws, record.apiId, record.ownerId ?? ''),
+      keyId,
+      record.hash,
+    );
+    return 'moved';
   }
 }

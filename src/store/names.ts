@@ -1,8 +1,11 @@
 /**
- * Every Redis key name keyward uses, in one place. Records of a workspace share the hash tag
- * `{ws_…}` so that each multi-key write (a key and its indexes) lands in one cluster slot.
- * Root keys and buckets are tagged by their own id instead: they are looked up without a
- * workspace, and buckets take the write load, which should spread over slots.
+ * Every Redis key name keyward uses, in one place. A record is tagged by its own identity, so
+ * that one workspace spreads over every master of a Redis Cluster: a key and what only it holds
+ * (its permission and role sets, credits, buckets, audit outbox) by its id, the entry that finds
+ * it from its hash by that hash, an API's listing by the API and a shard. Records that one write
+ * must change in one step share a tag; writes that span tags take the steps docs/redis.md lists.
+ * Some workspace records still carry the workspace's tag `{ws_…}` (see `legacy` for the names the
+ * previous release gave keys).
  */
 const PREFIX = 'keyward';
 
@@ -12,14 +15,28 @@ export const names = {
   workspace: (ws: string) => `${PREFIX}:{${ws}}:workspace`,
   apis: (ws: string) => `${PREFIX}:{${ws}}:apis`,
   api: (ws: string, apiId: string) => `${PREFIX}:{${ws}}:api:${apiId}`,
-  apiKeys: (ws: string, apiId: string) => `${PREFIX}:{${ws}}:api:${apiId}:keys`,
-  ownerKeys: (ws: string, apiId: string, ownerId: string) =>
-    `${PREFIX}:{${ws}}:api:${apiId}:owner:${ownerId}`,
-  key: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}`,
+  /** A key record, tagged by the key's id like everything only it holds. */
+  key: (keyId: string) => `${PREFIX}:key:{${keyId}}`,
   /** The ids of the permissions (roles) a key holds directly: sets beside its record. */
-  keyPermissions: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}:perms`,
-  keyRoles: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}:roles`,
-  keyHashes: (ws: string) => `${PREFIX}:{${ws}}:keyhashes`,
+  keyPermissions: (keyId: string) => `${PREFIX}:key:{${keyId}}:perms`,
+  keyRoles: (keyId: string) => `${PREFIX}:key:{${keyId}}:roles`,
+  /** The id of the key of a workspace with this hash: what a verification looks up first. */
+  keyByHash: (ws: string, hash: string) => `${PREFIX}:keyhash:{${hash}}:${ws}`,
+  /**
+   * One shard of an API's keys in creation order (zset: keyId scored by its sequence number). A
+   * key's shard follows from its id (src/store/keyListing.ts), so an API of many keys spreads.
+   */
+  apiKeyShard: (apiId: string, shard: number) => `${PREFIX}:apikeys:{${apiId}.${shard}}`,
+  /** An API's keys of one owner (zset, like a shard). API ids have no `.`: no two pairs collide. */
+  ownerKeyIndex: (apiId: string, ownerId: string) => `${PREFIX}:ownerkeys:{${apiId}.${ownerId}}`,
+  /**
+   * Writes that span slots and have not finished (zset: JSON of the write → when it began), in
+   * shards so that no one slot takes every management write. A repair finishes or undoes what a
+   * node that died left in them (src/store/unfinishedWrites.ts).
+   */
+  unfinished: (shard: number) => `${PREFIX}:unfinished:{${shard}}`,
+  /** Set once no record of the previous layout is left: nodes then stop looking for them. */
+  layoutMigrated: `${PREFIX}:layout:keys-by-id`,
   rootKeyIds: (ws: string) => `${PREFIX}:{${ws}}:rootkeys`,
   // Namespace names are free text (with `:`), so names and ids live under different fixed words:
   // no name can ever spell another namespace's keys.
@@ -78,6 +95,22 @@ export const names = {
     `${PREFIX}:{${ws}}:usage:rl:${namespaceId}:${granularity}:${start}`,
   /** The sequence number of a node's last flush that landed in this workspace. */
   usageFlushed: (ws: string, nodeId: string) => `${PREFIX}:{${ws}}:usage:flushed:${nodeId}`,
+} as const;
+
+/**
+ * The names the previous release gave a key and its indexes, all under the workspace's tag.
+ * Nodes read them while such records remain; `keyward migrate` moves them (docs/redis.md).
+ */
+export const legacy = {
+  key: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}`,
+  keyPermissions: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}:perms`,
+  keyRoles: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}:roles`,
+  keyHashes: (ws: string) => `${PREFIX}:{${ws}}:keyhashes`,
+  apiKeys: (ws: string, apiId: string) => `${PREFIX}:{${ws}}:api:${apiId}:keys`,
+  ownerKeys: (ws: string, apiId: string, ownerId: string) =>
+    `${PREFIX}:{${ws}}:api:${apiId}:owner:${ownerId}`,
+  /** Every legacy key record (and its sets, which the reader skips). */
+  keyPattern: `${PREFIX}:{ws_*}:key:*`,
 } as const;
 
 const STORABLE_ID = /^[A-Za-z0-9_]{1,64}$/;

@@ -4,6 +4,7 @@ import { execResults } from '../redis/results';
 import { resultDecoder } from '../redis/scriptTable';
 import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
 import { appendAudit, auditArgument } from './auditLog';
+import { appendToOutbox, AuditOutbox } from './auditOutbox';
 import { invalidation, isStorableId, names, type Announce } from './names';
 
 const createOutcome = resultDecoder('createRbacEntry');
@@ -68,7 +69,12 @@ export class RbacStore {
     private readonly announce: Announce,
     /** The cap of each workspace's audit log, which every write here appends to. */
     private readonly auditMaxEntries: number = DEFAULT_AUDIT_MAX_ENTRIES,
-  ) {}
+  ) {
+    this.outbox = new AuditOutbox(redis, auditMaxEntries);
+  }
+
+  /** A key's link changes are in the key's slot: their entries go through its outbox. */
+  private readonly outbox: AuditOutbox;
 
   createPermission(
     permission: PermissionRecord,
@@ -150,8 +156,9 @@ export class RbacStore {
   }
 
   /**
-   * Adds, removes or sets (replaces) what a key holds directly, atomically with the write's audit
-   * entry, and tells every node to read the key again.
+   * Adds, removes or sets (replaces) what a key holds directly, in one MULTI in the key's slot
+   * with the write's audit entry (through the key's outbox), and tells every node to read the
+   * key again. The caller read the key first, which moved a key of the previous layout.
    */
   async changeKeyLinks(
     ws: string,
@@ -161,8 +168,9 @@ export class RbacStore {
     ids: readonly string[],
     audit: AuditEntry,
   ): Promise<void> {
-    const set =
-      kind === 'permissions' ? names.keyPermissions(ws, key.id) : names.keyRoles(ws, key.id);
+    const set = kind === 'permissions' ? names.keyPermissions(key.id) : names.keyRoles(key.id);
+    const outbox = names.auditOutbox(key.id);
+    await this.outbox.register(outbox);
     const multi = this.redis.multi();
     if (op === 'set') multi.del(set);
     if (ids.length > 0) {
@@ -170,31 +178,9 @@ export class RbacStore {
       else multi.sadd(set, ...ids);
     }
     multi.publish(names.invalidationChannel, invalidation.key(ws, key.hash));
-    execResults(await appendAudit(multi, ws, audit, this.auditMaxEntries).exec());
+    execResults(await appendToOutbox(multi, outbox, ws, audit).exec());
     this.announce({ kind: 'key', workspaceId: ws, hash: key.hash, created: false });
-  }
-
-  /**
-   * What a key about to be created will hold. Written before the key: until its record exists
-   * nothing reads these sets, so the key appears with them or not at all. No entry of its own:
-   * the key's creation entry (written with the record) names what it holds.
-   */
-  async linkNewKey(
-    ws: string,
-    keyId: string,
-    links: { permissions: readonly string[]; roles: readonly string[] },
-  ): Promise<void> {
-    const multi = this.redis.multi();
-    multi.del(names.keyPermissions(ws, keyId), names.keyRoles(ws, keyId));
-    if (links.permissions.length > 0)
-      multi.sadd(names.keyPermissions(ws, keyId), ...links.permissions);
-    if (links.roles.length > 0) multi.sadd(names.keyRoles(ws, keyId), ...links.roles);
-    execResults(await multi.exec());
-  }
-
-  /** Undoes linkNewKey when the key could not be created after all. */
-  async unlinkNewKey(ws: string, keyId: string): Promise<void> {
-    await this.redis.del(names.keyPermissions(ws, keyId), names.keyRoles(ws, keyId));
+    await this.outbox.relayAfterWrite(outbox);
   }
 
   /**

@@ -1,3 +1,5 @@
+import { listingIndexes } from '../../src/store/keyListing';
+import { names } from '../../src/store/names';
 import { startTopology, type Topology } from '../support/topology';
 import { client, type ErrorBody, type Client } from '../support/rpc';
 
@@ -156,12 +158,11 @@ describe('apis.deleteApi', () => {
     await api.post('keys.createKey', { apiId });
     const Redis = (await import('ioredis')).default;
     const redis = new Redis(topology.primary.url);
-    const recordKey = `keyward:{${topology.workspaceId}}:key:${keyId}`;
-    const hash = (await redis.hget(recordKey, 'hash'))!;
-    await redis.del(recordKey);
-    await redis.hdel(`keyward:{${topology.workspaceId}}:keyhashes`, hash);
+    const hash = (await redis.hget(names.key(keyId), 'hash'))!;
+    await redis.del(names.key(keyId));
+    await redis.del(names.keyByHash(topology.workspaceId, hash));
     expect((await api.post('apis.deleteApi', { apiId })).status).toBe(200);
-    expect(await redis.exists(`keyward:{${topology.workspaceId}}:api:${apiId}:keys`)).toBe(0);
+    expect(await redis.exists(...listingIndexes(apiId))).toBe(0);
     await redis.quit();
   });
 
@@ -190,10 +191,11 @@ describe('apis.deleteApi', () => {
     // their retention ends (docs/decisions.md, "Usage analytics"): a flush may land any time.
     const Redis = (await import('ioredis')).default;
     const redis = new Redis(topology.primary.url);
-    const leftovers = (await redis.keys(`keyward:{${topology.workspaceId}}:*${apiId}*`)).filter(
+    const leftovers = (await redis.keys(`keyward:*${apiId}*`)).filter(
       (name) => !name.includes(':usage:'),
     );
-    const indexed = await redis.hvals(`keyward:{${topology.workspaceId}}:keyhashes`);
+    const hashEntries = await redis.keys(`keyward:keyhash:*:${topology.workspaceId}`);
+    const indexed = hashEntries.length > 0 ? ((await redis.mget(...hashEntries)) as string[]) : [];
     await redis.quit();
     expect(leftovers).toEqual([]);
     expect(indexed.length).toBeGreaterThan(0); // keys of other APIs remain

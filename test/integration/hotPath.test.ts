@@ -33,7 +33,11 @@ async function commandCounts(redis: Redis): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
     // Our own INFO and CONFIG RESETSTAT are not the node's.
-    if (!/^(info|config)/.test(match[1]!)) counts[match[1]!] = Number(match[2]);
+    // Nor are the sweeps it runs every 5 s on its own (audit outboxes, unfinished writes): no
+    // verification sends these.
+    if (!/^(info|config|zscan$|xrange$|zrangebyscore$)/.test(match[1]!)) {
+      counts[match[1]!] = Number(match[2]);
+    }
   }
   return counts;
 }
@@ -149,7 +153,7 @@ test('a key without a rate limit, and an unknown key, cost no Redis command once
 test('a cold verification reads the primary and then caches', async () => {
   const { key } = await newKey({});
   const cold = await countDuring(() => verifyTimes(key, 1));
-  expect(cold.primary.hget).toBe(1);
+  expect(cold.primary.get).toBe(1);
   expect(cold.primary.hgetall).toBeGreaterThanOrEqual(1);
   const warm = await countDuring(() => verifyTimes(key, 5));
   expect(warm.primary).toEqual({});
@@ -160,7 +164,7 @@ test('after the invalidation subscription drops, the node forgets what it cached
     await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId })
   ).body;
   await verifyTimes(key, 1);
-  const recordKey = `keyward:{${topology.workspaceId}}:key:${keyId}`;
+  const recordKey = `keyward:key:{${keyId}}`;
   // A change whose announcement the node can never hear: written without PUBLISH, while the
   // node's subscriber connection is being cut.
   await primary.client('KILL', 'TYPE', 'pubsub');

@@ -134,6 +134,18 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(await redis.pttl(`${t}:marker`)).toBeGreaterThan(0);
     return [appended, again];
   },
+  takeOutboxEntry: async (t) => {
+    const outbox = `${t}:outbox`;
+    const first = await redis.xadd(outbox, '*', 'a', '1');
+    const second = await redis.xadd(outbox, '*', 'b', '2');
+    const one = await redis.takeOutboxEntryV1(outbox, first!);
+    expect(await redis.exists(outbox)).toBe(1);
+    const none = await redis.takeOutboxEntryV1(outbox, second!);
+    // An empty outbox goes: Redis would keep an empty stream for good.
+    expect(await redis.exists(outbox)).toBe(0);
+    expect([one, none]).toEqual([1, 0]);
+    return [one];
+  },
   forgetAuditOutbox: async (t) => {
     const registry = `${t}:registry`;
     await redis.zincrby(registry, 1, 'outbox');
@@ -143,143 +155,136 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(await redis.exists(registry)).toBe(0);
     return [moved, removed, gone];
   },
-  createKey: async (t) => {
+  putKey: async (t) => {
+    const [record, perms, roles] = [`${t}:key`, `${t}:key:perms`, `${t}:key:roles`];
+    const put = (...fields: string[]) =>
+      redis.putKeyV1(record, perms, roles, 2, 1, 'p1', 'p2', 'r1', ...fields);
+    const written = await put('id', 'key_1', 'pending', '1');
+    // A record there (live, pending or a tombstone) is never overwritten.
+    const exists = await put('id', 'key_2');
+    expect(await redis.hgetall(record)).toEqual({ id: 'key_1', pending: '1' });
+    expect((await redis.smembers(perms)).sort()).toEqual(['p1', 'p2']);
+    expect(await redis.smembers(roles)).toEqual(['r1']);
+    return [written, exists];
+  },
+  commitKey: async (t) => {
+    const [record, outbox] = [`${t}:key`, `${t}:outbox`];
+    const commit = () => redis.commitKeyV1(record, outbox, `${t}:ch`, 'm', OUTBOX);
+    const gone = await commit();
+    await redis.hset(record, 'id', 'key_1', 'pending', '1');
+    // A malformed entry fails the script before it writes anything.
+    await expect(redis.commitKeyV1(record, outbox, `${t}:ch`, 'm', '{}')).rejects.toThrow('outbox');
+    expect(await redis.hget(record, 'pending')).toBe('1');
+    const committed = await commit();
+    const before = await commit();
+    expect(await redis.hexists(record, 'pending')).toBe(0);
+    expect(await redis.xlen(outbox)).toBe(1);
+    await redis.hset(record, 'deletedAt', '1');
+    expect(await commit()).toBe(-1);
+    return [gone, committed, before];
+  },
+  discardPendingKey: async (t) => {
+    const [record, perms, roles] = [`${t}:key`, `${t}:key:perms`, `${t}:key:roles`];
+    const discard = () => redis.discardPendingKeyV1(record, perms, roles);
+    const absent = await discard();
+    await redis.hset(record, 'id', 'key_1');
+    const kept = await discard();
+    await redis.hset(record, 'pending', '1');
+    await redis.sadd(perms, 'p1');
+    const discarded = await discard();
+    expect(await redis.exists(record, perms, roles)).toBe(0);
+    return [absent, kept, discarded];
+  },
+  nextKeySeq: async (t) => {
+    const api = `${t}:api`;
+    const noApi = await redis.nextKeySeqV1(api, 1);
+    await redis.hset(api, 'id', 'api_1', 'keySeq', '4');
+    const last = await redis.nextKeySeqV1(api, 3);
+    expect(last).toBe(7);
+    await redis.hset(api, 'deletedAt', '1');
+    expect(await redis.nextKeySeqV1(api, 1)).toBe(-1);
+    return [noApi, last];
+  },
+  updateKey: async (t) => {
+    const [record, outbox] = [`${t}:key`, `${t}:outbox`];
+    const update = (version: string, entry = OUTBOX) =>
+      redis.updateKeyV3(record, outbox, version, `${t}:ch`, 'm', entry, '1', 'name', 'n', 'meta');
+    const missing = await update('1');
+    await redis.hset(record, 'id', 'key_1', 'version', '1', 'meta', '{}', 'pending', '1');
+    // A pending record is no key yet.
+    expect(await update('1')).toBe(-1);
+    await redis.hdel(record, 'pending');
+    const moved = await update('2');
+    const updated = await update('1');
+    expect(await redis.hgetall(record)).toEqual({ id: 'key_1', version: '2', name: 'n' });
+    expect(await redis.xlen(outbox)).toBe(1);
+    // No entry: a reroll's old key, whose entry goes with the new key.
+    expect(await update('2', '')).toBe(1);
+    expect(await redis.xlen(outbox)).toBe(1);
+    return [missing, moved, updated];
+  },
+  tombstoneKey: async (t) => {
+    const keys = [`${t}:key`, `${t}:perms`, `${t}:roles`, `${t}:credits`, `${t}:outbox`] as const;
+    const remove = (version: string) =>
+      redis.tombstoneKeyV1(...keys, version, `${t}:ch`, 'm', OUTBOX, '1000', '60000');
+    const missing = await remove('1');
+    await redis.hset(
+      keys[0],
+      'id',
+      'key_1',
+      'hash',
+      'h1',
+      'apiId',
+      'api_1',
+      'version',
+      '1',
+      'name',
+      'n',
+    );
+    await redis.sadd(keys[1], 'p1');
+    await redis.hset(keys[3], 'remaining', '3');
+    const moved = await remove('2');
+    const deleted = await remove('1');
+    expect(await redis.hgetall(keys[0])).toEqual({
+      id: 'key_1',
+      hash: 'h1',
+      apiId: 'api_1',
+      deletedAt: '1000',
+    });
+    expect(await redis.pttl(keys[0])).toBeGreaterThan(0);
+    expect(await redis.exists(keys[1], keys[2], keys[3])).toBe(0);
+    // A tombstone is no key: deleting it again finds none.
+    expect(await remove('1')).toBe(-1);
+    expect(await redis.xlen(keys[4])).toBe(1);
+    return [missing, moved, deleted];
+  },
+  dropLegacyKey: async (t) => {
     const keys = [
-      `${t}:api`,
       `${t}:key`,
+      `${t}:perms`,
+      `${t}:roles`,
       `${t}:hashes`,
       `${t}:apikeys`,
       `${t}:owner`,
-      `${t}:audit`,
     ] as const;
-    const create = () =>
-      redis.createKeyV2(...keys, 'key_1', 'h1', `${t}:ch`, '0', 'm', AUDIT, 'id', 'k');
-    const noApi = await create();
-    await redis.hset(keys[0], 'id', 'api_1');
-    const created = await create();
-    const again = await create();
-    // A malformed entry fails the script before it writes anything.
-    await redis.del(keys[2]);
-    await expect(
-      redis.createKeyV2(...keys, 'key_1', 'h1', `${t}:ch`, '0', 'm', '{}', 'id', 'k'),
-    ).rejects.toThrow('audit entry');
-    expect(await redis.hlen(keys[2])).toBe(0);
-    expect(await auditLength(t)).toBe(1);
-    return [noApi, created, again];
+    await redis.hset(keys[0], 'id', 'key_1');
+    await redis.hset(keys[3], 'h1', 'key_1', 'h2', 'key_2');
+    await redis.zadd(keys[4], 1, 'key_1', 2, 'key_2');
+    await redis.zadd(keys[5], 1, 'key_1');
+    const dropped = await redis.dropLegacyKeyV1(...keys, 'key_1', 'h1');
+    expect(await redis.exists(keys[0], keys[5])).toBe(0);
+    expect(await redis.hgetall(keys[3])).toEqual({ h2: 'key_2' });
+    expect(await redis.zrange(keys[4], 0, -1)).toEqual(['key_2']);
+    // Again: nothing left to drop, and nothing of another key is touched.
+    expect(await redis.dropLegacyKeyV1(...keys, 'key_1', 'h2')).toBe(1);
+    expect(await redis.hgetall(keys[3])).toEqual({ h2: 'key_2' });
+    return [dropped];
   },
-  importKeys: async (t) => {
-    const hashes = `${t}:hashes`;
-    const item = (hash: string) => [`key_${hash}`, hash, '0', 'm', AUDIT, 1, 'id', `key_${hash}`];
-    const keysOf = (n: number) => [`${t}:api`, `${t}:key:${n}`, `${t}:apikeys`, `${t}:owner`];
-    const run = (hash: string) =>
-      redis.importKeysV2(6, hashes, `${t}:audit`, ...keysOf(1), `${t}:ch`, 1, ...item(hash));
-    const [noApi] = await run('h1');
-    await redis.hset(`${t}:api`, 'id', 'api_1');
-    const [imported] = await run('h1');
-    const [again] = await run('h1');
-    expect(await auditLength(t)).toBe(1);
-    return [noApi!, imported!, again!];
-  },
-  updateKey: async (t) => {
-    const update = (version: string) =>
-      redis.updateKeyV2(
-        `${t}:key`,
-        `${t}:o1`,
-        `${t}:o2`,
-        `${t}:audit`,
-        version,
-        `${t}:ch`,
-        'm',
-        '0',
-        '0',
-        AUDIT,
-        '0',
-      );
-    const missing = await update('1');
-    await redis.hset(`${t}:key`, 'id', 'key_1', 'version', '1');
-    const moved = await update('2');
-    const updated = await update('1');
-    expect(await auditLength(t)).toBe(1);
-    return [missing, moved, updated];
-  },
-  rerollKey: async (t) => {
-    const [api, old, hashes] = [`${t}:api`, `${t}:key_1`, `${t}:hashes`];
-    const sets = [`${t}:key_1:perms`, `${t}:key_1:roles`, `${t}:key_2:perms`, `${t}:key_2:roles`];
-    const reroll = (version: string, hash = 'h2') =>
-      redis.rerollKeyV2(
-        api,
-        old,
-        `${t}:key_2`,
-        hashes,
-        `${t}:apikeys`,
-        `${t}:owner`,
-        ...(sets as [string, string, string, string]),
-        `${t}:audit`,
-        version,
-        `${t}:ch`,
-        'old',
-        5000,
-        1000,
-        'key_2',
-        hash,
-        '1',
-        'new',
-        AUDIT,
-        'id',
-        'key_2',
-        'name',
-        'n',
-      );
-    const noApi = await reroll('1');
-    await redis.hset(api, 'id', 'api_1');
-    const missing = await reroll('1');
-    await redis.hset(old, 'id', 'key_1', 'hash', 'h1', 'version', '2', 'seq', '1', 'name', 'n');
-    await redis.hset(hashes, 'h1', 'key_1');
-    await redis.sadd(sets[0]!, 'perm_a', 'perm_b');
-    const taken = await reroll('2', 'h1');
-    const moved = await reroll('1');
-    // Nothing of the refused calls was written.
-    expect(await redis.exists(`${t}:key_2`, sets[2]!, sets[3]!, `${t}:apikeys`, `${t}:audit`)).toBe(
-      0,
-    );
-    expect(await redis.hget(old, 'version')).toBe('2');
-    const rerolled = await reroll('2');
-    expect(await redis.hgetall(old)).toMatchObject({ expires: '5000', updatedAt: '1000' });
-    expect(await redis.hget(old, 'version')).toBe('3');
-    expect(await redis.hgetall(`${t}:key_2`)).toEqual({
-      id: 'key_2',
-      name: 'n',
-      seq: '1',
-      version: '1',
-    });
-    expect(await redis.hgetall(hashes)).toEqual({ h1: 'key_1', h2: 'key_2' });
-    expect((await redis.smembers(sets[2]!)).sort()).toEqual(['perm_a', 'perm_b']);
-    // The old key has no roles: the new one gets no set at all.
-    expect(await redis.exists(sets[3]!)).toBe(0);
-    expect(await redis.zrange(`${t}:owner`, 0, -1)).toEqual(['key_2']);
-    expect(await auditLength(t)).toBe(1);
-    return [noApi, missing, taken, moved, rerolled];
-  },
-  deleteKey: async (t) => {
-    const remove = (version: string) =>
-      redis.deleteKeyV2(
-        `${t}:key`,
-        `${t}:h`,
-        `${t}:k`,
-        `${t}:o`,
-        `${t}:audit`,
-        version,
-        `${t}:ch`,
-        'm',
-        '0',
-        AUDIT,
-      );
-    const missing = await remove('1');
-    await redis.hset(`${t}:key`, 'id', 'key_1', 'hash', 'h1', 'version', '1');
-    const moved = await remove('2');
-    const deleted = await remove('1');
-    expect(await auditLength(t)).toBe(1);
-    return [missing, moved, deleted];
+  deleteIfEqual: async (t) => {
+    await redis.set(`${t}:s`, 'a');
+    const kept = await redis.deleteIfEqualV1(`${t}:s`, 'b');
+    const deleted = await redis.deleteIfEqualV1(`${t}:s`, 'a');
+    return [kept, deleted];
   },
   tombstoneApi: async (t) => {
     const tombstone = () =>

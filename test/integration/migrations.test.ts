@@ -22,7 +22,7 @@ type Verdict = { valid: boolean; code: string; keyId?: string; remaining?: numbe
 
 async function keyCount(): Promise<number> {
   const redis = new Redis(topology.primary.url);
-  const count = await redis.hlen(`keyward:{${topology.workspaceId}}:keyhashes`);
+  const count = (await redis.keys(`keyward:keyhash:{*}:${topology.workspaceId}`)).length;
   await redis.quit();
   return count;
 }

@@ -427,9 +427,7 @@ test('what is stored of a key is its hash and start, never its plaintext', async
   expect(stored).not.toContain(root.key);
   expect(stored).not.toContain(root.key.slice('kwroot_'.length));
   expect(stored).toContain(hash);
-  expect(await admin.hget(`keyward:{${root.workspaceId}}:key:${keyId}`, 'start')).toBe(
-    key.slice(0, 'sk_'.length + 4),
-  );
+  expect(await admin.hget(`keyward:key:{${keyId}}`, 'start')).toBe(key.slice(0, 'sk_'.length + 4));
 
   // The answers that describe the key show its start, not its hash.
   const got = await call('getKey', 'GET', `keys.getKey?keyId=${keyId}`, root.key);

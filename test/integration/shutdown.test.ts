@@ -140,8 +140,8 @@ test('SIGTERM with 50 requests in flight: all answered, new connections refused,
   // What was acknowledged was stored: each created key is in the primary.
   for (const answer of accepted.filter((a) => a.kind === 'createKey')) {
     const hash = createHash('sha256').update(String(answer.body.key)).digest('base64');
-    const keyIds = await redis.keys('keyward:{*}:keyhashes');
-    const found = await Promise.all(keyIds.map((name) => redis.hget(name, hash)));
+    const entries = await redis.keys(`keyward:keyhash:{${hash}}:*`);
+    const found = await Promise.all(entries.map((name) => redis.get(name)));
     expect(found.filter(Boolean)).toEqual([answer.body.keyId]);
   }
 

@@ -1,68 +1,113 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { allKeys } from './keyspace';
 
 /**
- * The consistency rules of one workspace's records in the primary (docs/redis.md), checked
- * directly in Redis. They hold after every write, whole or not started: a crash may lose a write
- * that was in flight, never leave half of one.
+ * The consistency rules of one workspace's records in the primary (docs/redis.md, "Writes
+ * across slots"), checked directly in Redis. Some hold at every instant, whatever step a crash
+ * interrupted: a live key (committed, not deleted) is found from its hash, listed in its API's
+ * shard, and its API exists. With `exact`, for a state where every write
+ * finished (or was repaired): every index entry also names a live key that agrees with it, and
+ * nothing pending is left.
  */
 export interface WorkspaceState {
   /** One line per broken rule; empty when the workspace is consistent. */
   violations: string[];
   /** API id → record. */
   apis: Map<string, Record<string, string>>;
-  /** Key id → record. */
+  /** Key id → record, live keys only. */
   keys: Map<string, Record<string, string>>;
-  /** API id → ids in its `…:keys` index. */
+  /** Key id → record of a creation that did not commit. */
+  pending: Map<string, Record<string, string>>;
+  /** API id → ids in its listing (every shard). */
   keyIndex: Map<string, Map<string, number>>;
   /** `<apiId> <ownerId>` → ids in that owner index. */
   ownerIndex: Map<string, Map<string, number>>;
 }
 
-async function zsetOf(redis: Redis, name: string): Promise<Map<string, number>> {
+async function zsetOf(redis: Redis | Cluster, name: string): Promise<Map<string, number>> {
   const flat = await redis.zrange(name, 0, -1, 'WITHSCORES');
   const members = new Map<string, number>();
   for (let i = 0; i < flat.length; i += 2) members.set(flat[i] as string, Number(flat[i + 1]));
   return members;
 }
 
-export async function inspectWorkspace(redis: Redis, ws: string): Promise<WorkspaceState> {
-  const prefix = `keyward:{${ws}}:`;
-  const names = await allKeys(redis, `keyward:{${ws}}:*`);
+export async function inspectWorkspace(
+  redis: Redis | Cluster,
+  ws: string,
+  options: { exact?: boolean } = {},
+): Promise<WorkspaceState> {
   const state: WorkspaceState = {
     violations: [],
     apis: new Map(),
     keys: new Map(),
+    pending: new Map(),
     keyIndex: new Map(),
     ownerIndex: new Map(),
   };
   const v = (line: string) => state.violations.push(line);
-  let hashIndex: Record<string, string> = {};
+  const hashIndex: Record<string, string> = {};
   let apiIndex = new Map<string, number>();
+  /** Every record under a key's own tag of this workspace, tombstones included. */
+  const records = new Map<string, Record<string, string>>();
 
-  for (const name of names) {
+  const prefix = `keyward:{${ws}}:`;
+  for (const name of await allKeys(redis, `${prefix}*`)) {
     const rest = name.slice(prefix.length);
     let match: RegExpExecArray | null;
-    if (rest === 'keyhashes') hashIndex = await redis.hgetall(name);
-    else if (rest === 'apis') apiIndex = await zsetOf(redis, name);
-    else if (rest === 'workspace' || rest === 'rootkeys') continue;
+    if (rest === 'apis') apiIndex = await zsetOf(redis, name);
     else if ((match = /^api:([^:]+)$/.exec(rest))) {
       state.apis.set(match[1] as string, await redis.hgetall(name));
-    } else if ((match = /^api:([^:]+):keys$/.exec(rest))) {
-      state.keyIndex.set(match[1] as string, await zsetOf(redis, name));
-    } else if ((match = /^api:([^:]+):owner:(.*)$/.exec(rest))) {
-      state.ownerIndex.set(`${match[1]} ${match[2]}`, await zsetOf(redis, name));
-    } else if ((match = /^key:(.+)$/.exec(rest))) {
-      state.keys.set(match[1] as string, await redis.hgetall(name));
+    } else if (/^(key:|keyhashes$|api:[^:]+:(keys|owner:))/.test(rest)) {
+      v(`${name}: a record of the previous layout`);
     }
-    // Other names (added by later features) are not covered by these rules.
+  }
+  for (const name of await allKeys(redis, 'keyward:key:{*}')) {
+    const record = await redis.hgetall(name);
+    if (record.workspaceId === ws) records.set(name.slice('keyward:key:{'.length, -1), record);
+  }
+  for (const name of await allKeys(redis, `keyward:keyhash:{*}:${ws}`)) {
+    const hash = name.slice('keyward:keyhash:{'.length, name.length - ws.length - 2);
+    hashIndex[hash] = (await redis.get(name)) ?? '';
+  }
+  for (const name of await allKeys(redis, 'keyward:apikeys:{*}')) {
+    const [apiId] = name.slice('keyward:apikeys:{'.length, -1).split('.');
+    const members = state.keyIndex.get(apiId as string) ?? new Map<string, number>();
+    for (const [id, seq] of await zsetOf(redis, name)) members.set(id, seq);
+    state.keyIndex.set(apiId as string, members);
+  }
+  for (const name of await allKeys(redis, 'keyward:ownerkeys:{*}')) {
+    const tag = name.slice('keyward:ownerkeys:{'.length, -1);
+    const dot = tag.indexOf('.');
+    state.ownerIndex.set(`${tag.slice(0, dot)} ${tag.slice(dot + 1)}`, await zsetOf(redis, name));
+  }
+  // Listings of other workspaces' APIs are not this workspace's business.
+  for (const apiId of [...state.keyIndex.keys()]) {
+    if (!state.apis.has(apiId) && ![...records.values()].some((r) => r.apiId === apiId)) {
+      state.keyIndex.delete(apiId);
+    }
+  }
+  for (const owner of [...state.ownerIndex.keys()]) {
+    const apiId = owner.slice(0, owner.indexOf(' '));
+    if (!state.apis.has(apiId) && ![...records.values()].some((r) => r.apiId === apiId)) {
+      state.ownerIndex.delete(owner);
+    }
+  }
+  for (const [keyId, record] of records) {
+    if (record.pending !== undefined) state.pending.set(keyId, record);
+    else if (record.deletedAt === undefined) state.keys.set(keyId, record);
+  }
+  if (options.exact && state.pending.size > 0) {
+    v(`pending keys left: ${[...state.pending.keys()].join(', ')}`);
   }
 
-  // Every hash in the index names a live record whose hash maps back.
+  // Every hash entry names a record (live, pending or deleted) whose hash maps back; with
+  // `exact`, a live one.
   for (const [hash, keyId] of Object.entries(hashIndex)) {
-    const record = state.keys.get(keyId);
-    if (!record) v(`keyhashes ${hash} → ${keyId}: no record`);
-    else if (record.hash !== hash) v(`keyhashes ${hash} → ${keyId}: record hash is ${record.hash}`);
+    const record = records.get(keyId);
+    if (!record) {
+      if (options.exact) v(`hash ${hash} → ${keyId}: no record`);
+    } else if (record.hash !== hash) v(`hash ${hash} → ${keyId}: record hash is ${record.hash}`);
+    else if (options.exact && !state.keys.has(keyId)) v(`hash ${hash} → ${keyId}: not live`);
   }
 
   const seqsByApi = new Map<string, Set<number>>();
@@ -81,30 +126,20 @@ export async function inspectWorkspace(redis: Redis, ws: string): Promise<Worksp
       if (record[field] === undefined) v(`key ${keyId}: no ${field}`);
     }
     if (record.id !== keyId) v(`key ${keyId}: id field is ${record.id}`);
-    if (record.workspaceId !== ws) v(`key ${keyId}: workspaceId is ${record.workspaceId}`);
     const apiId = record.apiId ?? '';
     const seq = Number(record.seq);
     if (hashIndex[record.hash ?? ''] !== keyId) v(`key ${keyId}: its hash is not indexed to it`);
     if (!state.apis.has(apiId)) v(`key ${keyId}: its API ${apiId} has no record`);
     if (state.keyIndex.get(apiId)?.get(keyId) !== seq) {
-      v(`key ${keyId}: not in ${apiId}'s key index with score ${seq}`);
+      v(`key ${keyId}: not in ${apiId}'s listing with score ${seq}`);
     }
-    for (const [owner, members] of state.ownerIndex) {
-      const [ownerApi, ownerId] = [
-        owner.slice(0, owner.indexOf(' ')),
-        owner.slice(owner.indexOf(' ') + 1),
-      ];
-      const belongs = ownerApi === apiId && record.ownerId === ownerId;
-      if (members.has(keyId) && !belongs)
-        v(`key ${keyId}: in owner index ${owner} it does not belong to`);
-      if (belongs && members.get(keyId) !== seq)
-        v(`key ${keyId}: owner index ${owner} score is not ${seq}`);
-    }
+    // An owner change moves the key between owner indexes after its record: only `exact`.
     if (
+      options.exact &&
       record.ownerId !== undefined &&
-      !state.ownerIndex.get(`${apiId} ${record.ownerId}`)?.has(keyId)
+      state.ownerIndex.get(`${apiId} ${record.ownerId}`)?.get(keyId) !== seq
     ) {
-      v(`key ${keyId}: not in the owner index of ${record.ownerId}`);
+      v(`key ${keyId}: not in the owner index of ${record.ownerId} with score ${seq}`);
     }
     const seqs = seqsByApi.get(apiId) ?? new Set<number>();
     if (seqs.has(seq)) v(`key ${keyId}: seq ${seq} is used twice in ${apiId}`);
@@ -112,18 +147,22 @@ export async function inspectWorkspace(redis: Redis, ws: string): Promise<Worksp
     seqsByApi.set(apiId, seqs);
   }
 
-  for (const [apiId, members] of state.keyIndex) {
-    if (!state.apis.has(apiId)) v(`key index of ${apiId}: no API record`);
-    for (const keyId of members.keys()) {
-      const record = state.keys.get(keyId);
-      if (!record) v(`key index of ${apiId}: ${keyId} has no record`);
-      else if (record.apiId !== apiId)
-        v(`key index of ${apiId}: ${keyId} belongs to ${record.apiId}`);
+  if (options.exact) {
+    for (const [apiId, members] of state.keyIndex) {
+      for (const keyId of members.keys()) {
+        const record = state.keys.get(keyId);
+        if (!record) v(`listing of ${apiId}: ${keyId} is no live key`);
+        else if (record.apiId !== apiId)
+          v(`listing of ${apiId}: ${keyId} belongs to ${record.apiId}`);
+      }
     }
-  }
-  for (const [owner, members] of state.ownerIndex) {
-    for (const keyId of members.keys()) {
-      if (!state.keys.has(keyId)) v(`owner index ${owner}: ${keyId} has no record`);
+    for (const [owner, members] of state.ownerIndex) {
+      for (const keyId of members.keys()) {
+        const record = state.keys.get(keyId);
+        if (!record || `${record.apiId} ${record.ownerId}` !== owner) {
+          v(`owner index ${owner}: ${keyId} does not belong`);
+        }
+      }
     }
   }
 
@@ -134,7 +173,10 @@ export async function inspectWorkspace(redis: Redis, ws: string): Promise<Worksp
       v(`api ${apiId}: live but not in the workspace's API index`);
     }
     if (deleted && apiIndex.has(apiId)) v(`api ${apiId}: marked deleted but still indexed`);
-    const maxSeq = Math.max(0, ...(seqsByApi.get(apiId) ?? []));
+    const maxSeq = Math.max(
+      0,
+      ...[...records.values()].filter((r) => r.apiId === apiId).map((r) => Number(r.seq ?? 0)),
+    );
     if (Number(record.keySeq) < maxSeq) v(`api ${apiId}: keySeq ${record.keySeq} < seq ${maxSeq}`);
   }
   for (const apiId of apiIndex.keys()) {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
 import { names } from '../../src/store/names';
 
@@ -14,15 +14,17 @@ export async function adminRedis(url: string): Promise<Redis> {
 
 export { closeRedis };
 
-/** Every key name of the database, sorted. SCAN, never KEYS. */
-export async function allKeys(redis: Redis, pattern = '*'): Promise<string[]> {
+/** Every key name of the database (of every master of a cluster), sorted. SCAN, never KEYS. */
+export async function allKeys(redis: Redis | Cluster, pattern = '*'): Promise<string[]> {
   const found = new Set<string>();
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    for (const name of batch) found.add(name);
-    cursor = next;
-  } while (cursor !== '0');
+  for (const server of redis instanceof Cluster ? redis.nodes('master') : [redis]) {
+    let cursor = '0';
+    do {
+      const [next, batch] = await server.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      for (const name of batch) found.add(name);
+      cursor = next;
+    } while (cursor !== '0');
+  }
   return [...found].sort();
 }
 

@@ -69,8 +69,11 @@ export async function keywardProcess(options: {
   logFile?: string;
   /** Keep stdout as a pipe for the test to read (or not read), instead of a log file. */
   stdout?: 'pipe';
+  /** Another build's cli.js (a previous release, test/support/previousRelease.ts). */
+  cli?: string;
 }): Promise<KeywardProcess> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+  const cli = options.cli ?? CLI;
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` first`);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const name = options.name ?? `node on ${port}`;
@@ -86,7 +89,7 @@ export async function keywardProcess(options: {
     async start() {
       if (child) throw new Error(`${name} is already running`);
       const log = options.logFile === undefined ? undefined : openSync(options.logFile, 'a');
-      const started = spawn(process.execPath, [CLI, 'serve'], {
+      const started = spawn(process.execPath, [cli, 'serve'], {
         env: {
           PATH: process.env.PATH ?? '',
           KEYWARD_PORT: String(port),

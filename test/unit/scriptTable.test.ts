@@ -19,11 +19,14 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   tokenBucket: '2fecdd73e35d1aae6b7328dc2f28c134fa252eaa',
   multiBucket: '44a2c96f80400187b1696270d666a5757a40af30',
   updateCredits: '527942d48e183abe25a13a210fa424848ff35315',
-  createKey: '2bb1b99310fcc4fd9db8c8a0d2787295eea1f63b',
-  importKeys: 'f95471f7e0a4159bb3422d29b03756903e205786',
-  updateKey: '362d169d931056e4ed196e2f15b3a90ff9200c1e',
-  rerollKey: 'ee034e465f6de2067bb904c69a1794e4fe39aab4',
-  deleteKey: '2b3ca0e5fdf70be71b204d19276a8083c7671cc7',
+  putKey: 'bd492ae34ea59724e47c75ea4c6d065ff2086039',
+  commitKey: 'd12c15698bfed11af12a1c18b862310233e81572',
+  discardPendingKey: '139cd11caddd656bc8edf6d7510003946e7509b1',
+  nextKeySeq: '6206b0968fbd94fc4710de01f6c47c1b599f7efd',
+  updateKey: 'dda31fc725eb1091f726ce4b3bd0edfa40e9375a',
+  tombstoneKey: '8caf3b169b49067cdee422575b0f5fdb46086100',
+  dropLegacyKey: 'c9898b9cb03dc52a858cc8f4d7f327344d3a1d96',
+  deleteIfEqual: 'e0b2c766f556bedfeb284723273b8b8513cc8b2e',
   tombstoneApi: '3b6aadfb46c87f3f820863b2aa5cd36f07c486a6',
   ensureNamespace: '253721fd84c089f96f30fd4721b599695a437d8e',
   setOverride: 'ba7e128f8984065ec3cfb91d471766858819cbdd',
@@ -35,6 +38,7 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   deleteIdentity: '6ec8d030fd29a55bd2174a5e9183f285d4f9d900',
   revokeRootKey: '94b8befffc55b5dd748bb7a2037f3c99849c099e',
   relayAudit: 'c61989cbb67c9bcf93453fe536af85fe6e3668ae',
+  takeOutboxEntry: '6a0d6013ec8958d544e4a46fb04c234d38f10344',
   forgetAuditOutbox: 'd4a2e42f52e52ca442733f868204dfcb23b0b1d5',
 };
 
@@ -79,26 +83,30 @@ describe('the script table', () => {
         .map(({ command, numberOfKeys }) => ({ command, numberOfKeys }))
         .sort((a, b) => a.command.localeCompare(b.command)),
     ).toEqual([
-      { command: 'createKeyV2', numberOfKeys: 6 },
+      { command: 'commitKeyV1', numberOfKeys: 2 },
       { command: 'createRbacEntryV2', numberOfKeys: 4 },
       { command: 'deleteIdentityV2', numberOfKeys: 4 },
-      { command: 'deleteKeyV2', numberOfKeys: 5 },
+      { command: 'deleteIfEqualV1', numberOfKeys: 1 },
       { command: 'deleteOverrideV1', numberOfKeys: 3 },
       { command: 'deleteRbacEntryV2', numberOfKeys: 4 },
+      { command: 'discardPendingKeyV1', numberOfKeys: 3 },
+      { command: 'dropLegacyKeyV1', numberOfKeys: 6 },
       { command: 'ensureIdentityV2', numberOfKeys: 4 },
       { command: 'ensureNamespaceV1', numberOfKeys: 2 },
       { command: 'forgetAuditOutboxV1', numberOfKeys: 1 },
-      { command: 'importKeysV2', numberOfKeys: undefined },
       { command: 'multiBucketV1', numberOfKeys: undefined },
+      { command: 'nextKeySeqV1', numberOfKeys: 1 },
+      { command: 'putKeyV1', numberOfKeys: 3 },
       { command: 'relayAuditV1', numberOfKeys: 2 },
-      { command: 'rerollKeyV2', numberOfKeys: 11 },
       { command: 'revokeRootKeyV1', numberOfKeys: 2 },
       { command: 'setOverrideV2', numberOfKeys: 4 },
+      { command: 'takeOutboxEntryV1', numberOfKeys: 1 },
       { command: 'tokenBucketV1', numberOfKeys: 2 },
       { command: 'tombstoneApiV2', numberOfKeys: 3 },
+      { command: 'tombstoneKeyV1', numberOfKeys: 5 },
       { command: 'updateCreditsV2', numberOfKeys: 2 },
       { command: 'updateIdentityV2', numberOfKeys: 2 },
-      { command: 'updateKeyV2', numberOfKeys: 4 },
+      { command: 'updateKeyV3', numberOfKeys: 2 },
     ]);
   });
 
@@ -118,21 +126,19 @@ describe('resultDecoder', () => {
   test('maps each code to its outcome', () => {
     const tokenBucket = resultDecoder('tokenBucket');
     expect([0, 1, 2].map(tokenBucket)).toEqual(['refused', 'admitted', 'out_of_credits']);
-    const deleteKey = resultDecoder('deleteKey');
-    expect([1, -1, -2].map(deleteKey)).toEqual(['deleted', 'not_found', 'version_moved']);
-    expect([1, -1, -2, -3, -4].map(resultDecoder('rerollKey'))).toEqual([
-      'rerolled',
-      'not_found',
-      'version_moved',
-      'api_not_found',
-      'hash_exists',
+    const tombstoneKey = resultDecoder('tombstoneKey');
+    expect([1, -1, -2].map(tombstoneKey)).toEqual(['deleted', 'not_found', 'version_moved']);
+    expect([1, 0, -1].map(resultDecoder('commitKey'))).toEqual([
+      'committed',
+      'committed_before',
+      'gone',
     ]);
     expect(resultDecoder('setOverride')('')).toBe('namespace_not_found');
   });
 
   test('a script that answers values: undefined for a value', () => {
-    expect(resultDecoder('createKey')(7)).toBeUndefined();
-    expect(resultDecoder('createKey')(-2)).toBe('hash_exists');
+    expect(resultDecoder('nextKeySeq')(7)).toBeUndefined();
+    expect(resultDecoder('nextKeySeq')(-1)).toBe('api_not_found');
     expect(resultDecoder('updateCredits')(0)).toBeUndefined();
     expect(resultDecoder('setOverride')('ovr_1')).toBeUndefined();
   });

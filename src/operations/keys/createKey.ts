@@ -84,14 +84,15 @@ export const createKey = defineOperation({
       await linkIdentity(deps, ws, fields, now, { create: audit });
     }
     let keyAudit = audit;
+    let links: { permissionIds?: string[]; roleIds?: string[] } = {};
     if (plans.length > 0) {
       const [permissions = [], roles = []] = await Promise.all(
         plans.map(async (plan) =>
           (await carryOut(deps, caller, plan, 'keys.createKey')).map((l) => l.id),
         ),
       );
-      await deps.rbac.linkNewKey(ws, keyId, { permissions, roles });
-      // The sets count only once the key exists: its creation entry names them.
+      // Written with the key's record, which it commits with them: its creation entry names them.
+      links = { permissionIds: permissions, roleIds: roles };
       keyAudit = {
         ...audit,
         summary: { ...audit.summary, permissionIds: permissions, roleIds: roles },
@@ -106,10 +107,10 @@ export const createKey = defineOperation({
         start: material.start,
         createdAt: now,
         fields,
+        ...links,
       },
       keyAudit,
     );
-    if (outcome !== 'created' && plans.length > 0) await deps.rbac.unlinkNewKey(ws, keyId);
     if (outcome === 'api_not_found') throw new NotFoundError(`api ${input.apiId} not found`);
     // 2^-128 for generated keys; reachable only by importing a known key.
     if (outcome === 'hash_exists') throw new ConflictError('a key with this hash exists already');

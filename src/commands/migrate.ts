@@ -1,0 +1,39 @@
+import { keysMigration } from '../store/migration/keys';
+import type { MigrationStep } from '../store/migration/step';
+import type { CommandSpec } from './framework';
+import { emit } from './output';
+import { operatorServices } from './services';
+
+/**
+ * `keyward migrate`: moves what the previous release stored under a workspace's tag to the
+ * layout of this one (docs/redis.md, "Upgrading the layout"), while nodes serve.
+ */
+const migrate: CommandSpec = {
+  path: ['migrate'],
+  brief: "move the previous release's Redis layout to this one's, while nodes serve",
+  summary:
+    "Moves every record the previous release kept under its workspace's hash tag (keys with their permission and role sets, hash entries and listings) to this release's layout, one record at a time, while nodes serve: nodes of this release read both layouts until the move is done. Idempotent and resumable: stopped at any point, run it again and it finishes what is left. Run it once every node runs this release.",
+  example: 'keyward migrate',
+  async run(invocation, runtime) {
+    const services = await operatorServices(runtime);
+    const primary = await runtime.redis('primary');
+    const steps: MigrationStep[] = [keysMigration(services.keys)];
+    const results: { step: string; moved: number }[] = [];
+    for (const step of steps) {
+      let last = 0;
+      const { moved } = await step.run(primary, (count) => {
+        if (!invocation.json && count - last >= 1000) {
+          last = count;
+          process.stderr.write(`${step.name}: ${count} moved\n`);
+        }
+      });
+      results.push({ step: step.name, moved });
+    }
+    emit(invocation, { steps: results }, () =>
+      results.map(({ step, moved }) => `${step}: ${moved} moved`),
+    );
+    return 0;
+  },
+};
+
+export const migrateCommands: readonly CommandSpec[] = [migrate];

@@ -1,0 +1,150 @@
+import type { RedisClient as Redis } from '../redis/clients';
+import type { KeyStore } from './keyStore';
+import { names } from './names';
+import { keyFromHash } from './records';
+import type { KeyPlacement, UnfinishedWrite } from './unfinishedWrites';
+
+/**
+ * A journal entry older than this belongs to a write that died: far longer than any write takes
+ * from its first step to its last (each step is bounded by the command timeout).
+ */
+export const REPAIR_AFTER_MS = 30_000;
+
+export interface RepairOptions {
+  /** How often a sweep runs; the first runs at start. */
+  intervalMs: number;
+  /** How old an entry must be to be taken for the leftover of a dead write. */
+  staleAfterMs: number;
+  /** Told of a sweep that failed; the next one tries again. */
+  failed?: (error: unknown) => void;
+  /** Wall-clock time in unix ms, as the journal's entries are stamped. */
+  now?: () => number;
+}
+
+export const REPAIR_DEFAULTS = { intervalMs: 5_000, staleAfterMs: REPAIR_AFTER_MS } as const;
+
+/**
+ * Finishes or undoes what writes across slots left half done (docs/redis.md, "Writes across
+ * slots"): every node sweeps the journal at start and then periodically. Each repair reads
+ * where the write got to and completes it from there; run twice (two nodes, or a repair that
+ * died itself), it changes nothing the second time.
+ */
+export class KeyRepair {
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<number> | undefined;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: KeyStore,
+    private readonly options: RepairOptions = REPAIR_DEFAULTS,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  start(): void {
+    void this.sweep();
+    this.timer ??= setInterval(() => void this.sweep(), this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.sweeping;
+  }
+
+  /** One sweep (a call while one runs joins it); answers how many writes it repaired. */
+  sweep(): Promise<number> {
+    this.sweeping ??= this.sweepOnce()
+      .catch((error: unknown) => {
+        this.options.failed?.(error);
+        return 0;
+      })
+      .finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<number> {
+    // Once per process, until it succeeds: whether records of the previous layout remain.
+    await this.keys.legacy.detect();
+    let repaired = 0;
+    let failure: { error: unknown } | undefined;
+    const olderThan = this.now() - this.options.staleAfterMs;
+    for await (const { ticket, write } of this.keys.unfinished.stale(olderThan)) {
+      try {
+        await this.repair(write);
+        await this.keys.unfinished.end(ticket);
+        repaired++;
+      } catch (error) {
+        // One slot may be away (a failover): the others are repaired, and told of once.
+        failure ??= { error };
+      }
+    }
+    if (failure) throw failure.error;
+    return repaired;
+  }
+
+  /**
+   * Brings one write to an end: finished where it had passed its point of no return, else
+   * undone; then what its keys' outboxes hold is relayed to the audit log (the journal entry
+   * stands in for their registration).
+   */
+  async repair(write: UnfinishedWrite): Promise<void> {
+    switch (write.op) {
+      case 'createKeys':
+        if (write.committing) {
+          await Promise.all(
+            write.keys.map((key, i) =>
+              this.keys.commit(write.ws, key.keyId, key.hash, write.audit?.[i] ?? ''),
+            ),
+          );
+        } else {
+          await Promise.all(write.keys.map((key) => this.keys.undoCreation(write.ws, key)));
+        }
+        await Promise.all(write.keys.map((key) => this.keys.relayAudit(key.keyId)));
+        return;
+      case 'reroll': {
+        const rerolledTo = await this.redis.hget(names.key(write.oldKeyId), 'rerolledTo');
+        if (rerolledTo === write.key.keyId) {
+          await this.keys.commit(write.ws, write.key.keyId, write.key.hash, write.audit);
+        } else {
+          await this.keys.undoCreation(write.ws, write.key);
+        }
+        await this.keys.relayAudit(write.key.keyId);
+        return;
+      }
+      case 'deleteKey':
+        if (!(await this.isLive(write.ws, write.key)))
+          await this.keys.unindexKey(write.ws, write.key);
+        await this.keys.relayAudit(write.key.keyId);
+        return;
+      case 'updateKey': {
+        if (write.owners.length > 0) {
+          const record = keyFromHash(await this.redis.hgetall(names.key(write.keyId)));
+          const live = record && (await this.isLive(write.ws, { keyId: record.id }));
+          await this.keys.placeInOwnerIndexes(
+            write.keyId,
+            write.apiId,
+            record?.seq ?? 0,
+            live ? record.ownerId : undefined,
+            write.owners,
+          );
+        }
+        await this.keys.relayAudit(write.keyId);
+        return;
+      }
+    }
+  }
+
+  /** Whether the key's record is live (not pending, not a tombstone, not gone). */
+  private async isLive(ws: string, key: Pick<KeyPlacement, 'keyId'>): Promise<boolean> {
+    const hash = await this.redis.hgetall(names.key(key.keyId));
+    return (
+      hash.id !== undefined &&
+      hash.pending === undefined &&
+      hash.deletedAt === undefined &&
+      hash.workspaceId === ws
+    );
+  }
+}

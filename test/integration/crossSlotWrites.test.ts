@@ -1,0 +1,214 @@
+import type { Cluster } from 'ioredis';
+import type { RunningNode } from '../../src/node';
+import { closeRedis, connectRedis, createCluster } from '../../src/redis/clients';
+import { KeyRepair } from '../../src/store/keyRepair';
+import { KeyStore } from '../../src/store/keyStore';
+import { eventually } from '../support/helpers';
+import { inspectWorkspace } from '../support/invariants';
+import { startRedisCluster, type TestCluster } from '../support/redisCluster';
+import { client, type Client } from '../support/rpc';
+import { createTestRootKey, startNodeProcess, startTestNode } from '../support/topology';
+
+/**
+ * Writes that span slots (docs/redis.md, "Writes across slots"), on a real Redis Cluster, with
+ * the node that makes them SIGKILLed between two of their steps (KEYWARD_FAULT_HALT_AT). At
+ * every such point: nothing half created verifies or is listed, a deleted key verifies nowhere,
+ * a listing answers only keys getKey reads; and the repair every node runs finishes or undoes
+ * what was left, after which the workspace is exactly consistent again.
+ */
+let cluster: TestCluster;
+let admin: Cluster;
+let healthy: RunningNode;
+let api: Client;
+let rootKey: string;
+let workspaceId: string;
+let apiId: string;
+
+beforeAll(async () => {
+  cluster = await startRedisCluster(3, 0);
+  admin = createCluster(cluster.nodes, { commandTimeoutMs: 5000, connectTimeoutMs: 5000 });
+  await connectRedis(admin);
+  ({ key: rootKey, workspaceId } = await createTestRootKey(admin));
+  healthy = await startTestNode({ clusterSeeds: cluster.seeds });
+  api = client(healthy.url, rootKey);
+  apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'killed' })).body.apiId;
+}, 60_000);
+
+afterAll(async () => {
+  await healthy?.close();
+  if (admin) await closeRedis(admin);
+  await cluster?.stop();
+});
+
+/** Sends one request through a node that kills itself at `point`; it must never answer. */
+async function halted(point: string, path: string, body: unknown): Promise<void> {
+  const node = await startNodeProcess({
+    clusterSeeds: cluster.seeds,
+    env: { KEYWARD_FAULT_HALT_AT: point },
+  });
+  try {
+    const answer = await client(node.url, rootKey)
+      .post(path, body)
+      .then(
+        (response) => `answered ${response.status}`,
+        () => 'no answer',
+      );
+    expect({ point, answer }).toEqual({ point, answer: 'no answer' });
+    // It killed itself: SIGKILL, never a clean exit.
+    await eventually(async () => !node.running(), { what: 'the node to die', timeoutMs: 5_000 });
+  } finally {
+    await node.dispose();
+  }
+}
+
+/** What any node's repair does, without waiting for a journal entry to age. */
+async function repair(): Promise<number> {
+  const keys = new KeyStore(admin, () => undefined);
+  return new KeyRepair(admin, keys, { intervalMs: 60_000, staleAfterMs: 0 }).sweep();
+}
+
+const verify = async (key: string) =>
+  (await api.post<{ code: string }>('keys.verifyKey', { key })).body.code;
+
+async function listed(ownerId?: string): Promise<string[]> {
+  const page = await api.get<{ keys: { id: string }[]; total: number }>('apis.listKeys', {
+    apiId,
+    limit: '100',
+    ...(ownerId === undefined ? {} : { ownerId }),
+  });
+  expect(page.status).toBe(200);
+  // Every listed key reads.
+  for (const { id } of page.body.keys) {
+    expect((await api.get('keys.getKey', { keyId: id })).status).toBe(200);
+  }
+  return page.body.keys.map((key) => key.id);
+}
+
+async function consistent(exact: boolean): Promise<void> {
+  expect((await inspectWorkspace(admin, workspaceId, { exact })).violations).toEqual([]);
+}
+
+let imported = 0;
+const plaintexts = (n: number) =>
+  Array.from({ length: n }, () => `sk_killed_${String(++imported).padStart(20, '0')}`);
+
+describe.each(['createKeys:journaled', 'createKeys:prepared'])(
+  'an import killed at %s',
+  (point) => {
+    test('verifies nowhere, is listed nowhere, and is undone by the repair', async () => {
+      const before = await listed();
+      const keys = plaintexts(3);
+      await halted(
+        point,
+        'migrations.createKeys',
+        keys.map((plaintext) => ({ apiId, plaintext, ownerId: 'importer' })),
+      );
+      for (const key of keys) expect(await verify(key)).toBe('NOT_FOUND');
+      expect(await listed()).toEqual(before);
+      expect(await listed('importer')).toEqual([]);
+      await consistent(false);
+
+      expect(await repair()).toBe(1);
+      await consistent(true);
+      for (const key of keys) expect(await verify(key)).toBe('NOT_FOUND');
+      // Nothing of the import is left to refuse it again.
+      const again = await api.post('migrations.createKeys', [{ apiId, plaintext: keys[0] }]);
+      expect(again.status).toBe(200);
+      expect(await verify(keys[0]!)).toBe('VALID');
+    });
+  },
+);
+
+test('an import killed once it began committing is committed whole by the repair', async () => {
+  const before = await listed();
+  const keys = plaintexts(3);
+  await halted(
+    'createKeys:committing',
+    'migrations.createKeys',
+    keys.map((plaintext) => ({ apiId, plaintext })),
+  );
+  for (const key of keys) expect(await verify(key)).toBe('NOT_FOUND');
+  expect(await listed()).toEqual(before);
+  await consistent(false);
+
+  expect(await repair()).toBe(1);
+  await consistent(true);
+  for (const key of keys) expect(await verify(key)).toBe('VALID');
+  expect((await listed()).length).toBe(before.length + 3);
+  // Each key has its creation entry, relayed from its outbox.
+  const entries = await api.get<{ entries: { operation: string }[] }>('auditLogs.list', {
+    operation: 'migrations.createKeys',
+    limit: '100',
+  });
+  expect(entries.body.entries.length).toBeGreaterThanOrEqual(3);
+});
+
+test('a deletion killed after its first step: the key verifies nowhere, and the repair clears its entries', async () => {
+  const created = await api.post<{ keyId: string; key: string }>('keys.createKey', {
+    apiId,
+    ownerId: 'doomed',
+  });
+  const { keyId, key } = created.body;
+  // Cached on the healthy node: only the invalidation can take it out.
+  expect(await verify(key)).toBe('VALID');
+  expect(await verify(key)).toBe('VALID');
+  await halted('deleteKey:tombstoned', 'keys.deleteKey', { keyId });
+  expect(await verify(key)).toBe('NOT_FOUND');
+  expect((await api.get('keys.getKey', { keyId })).status).toBe(404);
+  expect(await listed()).not.toContain(keyId);
+  expect(await listed('doomed')).toEqual([]);
+  await consistent(false);
+  expect(await repair()).toBe(1);
+  await consistent(true);
+  // The repair is idempotent: a second finds nothing, and changes nothing.
+  expect(await repair()).toBe(0);
+  await consistent(true);
+});
+
+test('an owner change killed before the indexes moved: listings by owner stay right', async () => {
+  const { keyId } = (
+    await api.post<{ keyId: string }>('keys.createKey', { apiId, ownerId: 'before' })
+  ).body;
+  await halted('updateKey:recorded', 'keys.updateKey', { keyId, ownerId: 'after' });
+  expect(await listed('before')).toEqual([]);
+  expect((await api.get<{ ownerId: string }>('keys.getKey', { keyId })).body.ownerId).toBe('after');
+  await consistent(false);
+  expect(await repair()).toBe(1);
+  await consistent(true);
+  expect(await listed('after')).toEqual([keyId]);
+});
+
+test('a reroll killed before the old key changed is undone: the old key stays as it was', async () => {
+  const { keyId, key } = (
+    await api.post<{ keyId: string; key: string }>('keys.createKey', { apiId })
+  ).body;
+  const before = await listed();
+  await halted('rerollKey:prepared', 'keys.rerollKey', { keyId, expiration: 1000 });
+  expect(await listed()).toEqual(before);
+  expect(await verify(key)).toBe('VALID');
+  expect((await api.get<{ expires?: number }>('keys.getKey', { keyId })).body.expires).toBe(
+    undefined,
+  );
+  expect(await repair()).toBe(1);
+  await consistent(true);
+  expect(await listed()).toEqual(before);
+});
+
+test('a reroll killed after the old key was given its expiry is finished: the new key exists', async () => {
+  const { keyId } = (await api.post<{ keyId: string }>('keys.createKey', { apiId, name: 'r' }))
+    .body;
+  const before = await listed();
+  await halted('rerollKey:expired', 'keys.rerollKey', { keyId, expiration: 60_000 });
+  expect(await listed()).toEqual(before);
+  expect(
+    (await api.get<{ expires?: number }>('keys.getKey', { keyId })).body.expires,
+  ).toBeGreaterThan(Date.now());
+  expect(await repair()).toBe(1);
+  await consistent(true);
+  const after = await listed();
+  const added = after.filter((id) => !before.includes(id));
+  expect(added).toHaveLength(1);
+  expect((await api.get<{ name: string }>('keys.getKey', { keyId: added[0]! })).body.name).toBe(
+    'r',
+  );
+});
