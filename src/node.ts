@@ -3,7 +3,8 @@ import { createServer, ServerResponse, type OutgoingHttpHeaders, type Server } f
 import type { AddressInfo } from 'node:net';
 import type { RedisClient as Redis } from './redis/clients';
 import type { Logger } from 'pino';
-import { InvalidationListener } from './cache/invalidationListener';
+import { Cluster } from 'ioredis';
+import { InvalidationListener, type Subscriber } from './cache/invalidationListener';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { createDataPlane } from './http/dataPlane';
@@ -17,6 +18,7 @@ import {
   withReplicaAcks,
 } from './redis/clients';
 import { RedisClock } from './redis/clock';
+import { ClusterSubscriber, MOVE_AFTER_MS, PROBE_INTERVAL_MS } from './redis/clusterSubscriber';
 import { AuditOutbox } from './store/auditOutbox';
 import { AUDIT_SWEEP_DEFAULTS, AuditSweeper } from './store/auditSweeper';
 import { KeyRepair, REPAIR_DEFAULTS } from './store/keyRepair';
@@ -84,11 +86,31 @@ export async function startNode(
   // The bookkeeping of writes across slots never waits for replicas: the write's own step does.
   const bookkeeping = config.durability.mode === 'replicated' ? createPrimary(config) : primary;
   // Subscriber connections wait for their commands across reconnects: SUBSCRIBE is idempotent.
-  const subscriber = createPrimary(config, {
+  const subscriberOptions = {
     enableOfflineQueue: true,
     commandTimeout: undefined,
     enableAutoPipelining: false,
-  });
+  };
+  // On a cluster, a plain connection to one node: the cluster client's own subscription moves
+  // between nodes without a 'close', so the listener could not tell when messages were missed.
+  const clusterSubscriber =
+    primary instanceof Cluster
+      ? new ClusterSubscriber({
+          cluster: primary,
+          seeds: config.redisClusterNodes ?? [],
+          // It subscribes again itself on every 'ready': ioredis's own resubscription leaves an
+          // unhandled rejection behind when the connection drops again before it is confirmed.
+          connect: ({ host, port }) =>
+            createRedis(`redis://${host}:${port}`, redisOptions, {
+              ...subscriberOptions,
+              autoResubscribe: false,
+            }),
+          probeIntervalMs: PROBE_INTERVAL_MS,
+          moveAfterMs: MOVE_AFTER_MS,
+        })
+      : undefined;
+  const redisSubscriber = clusterSubscriber ? undefined : createPrimary(config, subscriberOptions);
+  const subscriber: Subscriber = clusterSubscriber ?? redisSubscriber!;
   // Usage counts travel on a connection of their own, never queued behind (or ahead of) a
   // verification's command: the primary's unless KEYWARD_ANALYTICS_REDIS_URL names another Redis.
   // Longer deadline than a bucket's: a flush is a batch, and nobody waits for it. A node that
@@ -99,7 +121,8 @@ export async function startNode(
     : config.analytics.enabled
       ? createPrimary(config, analyticsOptions)
       : undefined;
-  const clients = [...new Set([primary, local, subscriber, bookkeeping])];
+  const clients = [...new Set([primary, local, bookkeeping])];
+  if (redisSubscriber) clients.push(redisSubscriber);
   if (analytics) clients.push(analytics);
   // Audit entries that a node which died mid-write left in outboxes reach their streams from here.
   const auditSweeper = new AuditSweeper(new AuditOutbox(primary, config.auditMaxEntries), {
@@ -169,7 +192,10 @@ export async function startNode(
           healthy &&= state.status === 'ok';
         }
         if (localIsPrimary) services.local = { status: 'shared', with: 'primary' };
-        services.invalidation = { status: listener.isSubscribed ? 'subscribed' : 'unsubscribed' };
+        services.invalidation = {
+          status: listener.isSubscribed ? 'subscribed' : 'unsubscribed',
+          ...(clusterSubscriber?.node === undefined ? {} : { node: clusterSubscriber.node }),
+        };
         return {
           healthy,
           body: { status: healthy ? 'ok' : 'degraded', region: config.region, services },
@@ -232,6 +258,7 @@ export async function startNode(
         if (unwritten > 0) {
           logger.warn({ counters: unwritten }, 'usage counts not written before exit');
         }
+        await clusterSubscriber?.close();
         await Promise.all(clients.map(closeRedis));
       })();
       return closing;
@@ -240,6 +267,7 @@ export async function startNode(
   } catch (error) {
     await auditSweeper.stop();
     await keyRepair?.stop();
+    await clusterSubscriber?.close();
     await Promise.all(clients.map(closeRedis));
     throw error;
   }

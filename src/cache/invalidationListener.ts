@@ -1,5 +1,17 @@
-import type { RedisClient as Redis } from '../redis/clients';
 import { names, parseInvalidation, type Invalidation } from '../store/names';
+
+/**
+ * The connection the listener watches: an ioredis client of a single Redis or of the Sentinels'
+ * master, or on a Redis Cluster a `ClusterSubscriber`. 'close' says messages may be missed from
+ * now on, 'ready' that a SUBSCRIBE would be heard again.
+ */
+export interface Subscriber {
+  readonly status: string;
+  connect(): Promise<void>;
+  subscribe(channel: string): Promise<unknown>;
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  on(event: 'close' | 'ready', listener: () => void): unknown;
+}
 
 export interface InvalidationTarget {
   apply(message: Invalidation): void;
@@ -16,7 +28,7 @@ export class InvalidationListener {
   private subscribed = false;
 
   constructor(
-    private readonly subscriber: Redis,
+    private readonly subscriber: Subscriber,
     private readonly target: InvalidationTarget,
   ) {}
 

@@ -11,6 +11,8 @@ const PREFIX = 'keyward';
 
 export const names = {
   invalidationChannel: `${PREFIX}:invalidate`,
+  /** A subscriber's own channel for the probes that show its cluster node still hears PUBLISH. */
+  invalidationProbe: (subscriberId: string) => `${PREFIX}:invalidate:probe:${subscriberId}`,
 
   workspace: (ws: string) => `${PREFIX}:{${ws}}:workspace`,
   apis: (ws: string) => `${PREFIX}:{${ws}}:apis`,
