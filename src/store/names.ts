@@ -2,9 +2,39 @@
  * Every Redis key name keyward uses, in one place. Records of a workspace share the hash tag
  * `{ws_…}` so that each multi-key write (a key and its indexes) lands in one cluster slot.
  * Root keys and buckets are tagged by their own id instead: they are looked up without a
- * workspace, and buckets take the write load, which should spread over slots.
+ * workspace, and buckets take the write load, which should spread over slots. Usage counts are
+ * tagged by an owner's shard (usageTag).
  */
 const PREFIX = 'keyward';
+
+/**
+ * The text of each usage shard in its tag: the shard's hex digit and two letters chosen so that
+ * the 16 tags of one owner fall in 16 different sixteenths of the slot range, whatever the owner
+ * (a CRC-16 of text ending in these is the owner's part XOR theirs: test/unit/usageShards.test.ts
+ * proves it). Masters that hold even contiguous ranges get even shares: on three, 5, 5 and 6.
+ * Never change them: counts already written would no longer be found.
+ */
+const USAGE_SHARD_TAGS = [
+  '0aa',
+  '1ab',
+  '2bb',
+  '3ba',
+  '4db',
+  '5da',
+  '6fb',
+  '7fa',
+  '8fd',
+  '9fc',
+  'aaa',
+  'bdc',
+  'cbc',
+  'dbc',
+  'edb',
+  'fad',
+] as const;
+
+const usageTag = (ws: string, scope: 'v' | 'rl', owner: string, shard: number) =>
+  `${ws}:${scope}:${owner}:${USAGE_SHARD_TAGS[shard]!}`;
 
 export const names = {
   invalidationChannel: `${PREFIX}:invalidate`,
@@ -68,16 +98,44 @@ export const names = {
   /** A key's usage credits: tagged like its bucket, so one script can decide both. */
   credits: (keyId: string) => `${PREFIX}:credits:{${keyId}}`,
   /**
-   * Usage analytics (docs/redis.md): a hash per API (or namespace), granularity and bucket start
-   * (Unix ms), fields src/domain/usage.ts names. Tagged by workspace: one flush per workspace
-   * is one MULTI in one slot, with the marker that says it landed.
+   * Usage analytics (docs/redis.md, "Usage analytics"): a hash per API (or namespace), shard,
+   * granularity and bucket start (Unix ms), fields src/domain/usage.ts names. A shard's hashes
+   * and its flush markers share the tag names.usageTag gives: one part of a flush is one MULTI in
+   * one slot, with the marker that says it landed; the shards of one API are in 16 slots.
    */
-  usageVerifications: (ws: string, apiId: string, granularity: string, start: number) =>
-    `${PREFIX}:{${ws}}:usage:v:${apiId}:${granularity}:${start}`,
-  usageLimits: (ws: string, namespaceId: string, granularity: string, start: number) =>
-    `${PREFIX}:{${ws}}:usage:rl:${namespaceId}:${granularity}:${start}`,
-  /** The sequence number of a node's last flush that landed in this workspace. */
-  usageFlushed: (ws: string, nodeId: string) => `${PREFIX}:{${ws}}:usage:flushed:${nodeId}`,
+  usageTag,
+  usageVerifications: (ws: string, apiId: string, shard: number, g: string, start: number) =>
+    `${PREFIX}:usage:{${usageTag(ws, 'v', apiId, shard)}}:${g}:${start}`,
+  usageLimits: (ws: string, namespaceId: string, shard: number, g: string, start: number) =>
+    `${PREFIX}:usage:{${usageTag(ws, 'rl', namespaceId, shard)}}:${g}:${start}`,
+  /** The sequence number of a node's last flush that landed in this shard (`tag`: usageTag). */
+  usageFlushed: (tag: string, nodeId: string) => `${PREFIX}:usage:{${tag}}:flushed:${nodeId}`,
+  /**
+   * That the old hash of the move `token` was added into this shard (src/store/migration/
+   * usageCounts.ts): a move run again after an interruption adds nothing twice.
+   */
+  usageMoved: (tag: string, token: string) => `${PREFIX}:usage:{${tag}}:moved:${token}`,
+  /**
+   * The previous release's usage counts, a hash per API (namespace) and bucket, tagged by
+   * workspace: read beside the shards until `keyward migrate` has moved them.
+   */
+  legacyUsageVerifications: (ws: string, apiId: string, g: string, start: number) =>
+    `${PREFIX}:{${ws}}:usage:v:${apiId}:${g}:${start}`,
+  legacyUsageLimits: (ws: string, namespaceId: string, g: string, start: number) =>
+    `${PREFIX}:{${ws}}:usage:rl:${namespaceId}:${g}:${start}`,
+  /**
+   * An old hash being moved, renamed in its own slot under a fresh `token` first: a node of the
+   * previous release that still counts into the old name starts a new hash, moved later, rather
+   * than adding to one that is about to be deleted.
+   */
+  legacyUsageMoving: (
+    ws: string,
+    token: string,
+    scope: 'v' | 'rl',
+    owner: string,
+    g: string,
+    start: number,
+  ) => `${PREFIX}:{${ws}}:usage:moving:${token}:${scope}:${owner}:${g}:${start}`,
 } as const;
 
 const STORABLE_ID = /^[A-Za-z0-9_]{1,64}$/;
