@@ -44,7 +44,8 @@ const CONCURRENCY = 16;
  * the renamed hashes and adds only into shards without the token's marker, so nothing is counted
  * twice; a node of the previous release that counts into the old name meanwhile starts a new
  * hash, which the run (or the next) moves in turn. Readers sum the old names in until then, and
- * miss a hash only while it is renamed and not yet added (milliseconds).
+ * miss a hash only while it is renamed and not yet added (milliseconds). Two runs at once may
+ * both finish one interrupted hash (each checks the marker, then adds): one run at a time.
  */
 export const usageCounts: MigrationStep = {
   name: 'usage',
