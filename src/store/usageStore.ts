@@ -48,6 +48,12 @@ export function partTag(part: UsagePart): string {
 /** Every shard: what a reader of a whole API or namespace reads. */
 export const ALL_SHARDS: readonly number[] = Array.from({ length: USAGE_SHARDS }, (_, i) => i);
 
+/**
+ * Buckets read at once: a command's deadline runs from when it is sent, so one pipeline of a
+ * whole range (48 h of minutes over 17 slots is 48,977 HGETALL) timed out behind itself.
+ */
+const READ_WINDOW = 120;
+
 /** How long a node's flush marker lives: far longer than any flush stays unsure. */
 const MARKER_TTL_SECONDS = 86_400;
 
@@ -113,7 +119,7 @@ export class UsageStore {
   /**
    * The counters of each bucket, in the order of `starts`, summed over the shards `shards` and
    * the previous release's hash (until `keyward migrate` moves it). One pipeline per slot, all
-   * at once: a cluster client cannot pipeline across slots.
+   * at once (a cluster client cannot pipeline across slots), READ_WINDOW buckets at a time.
    */
   async read(
     ws: string,
@@ -124,25 +130,27 @@ export class UsageStore {
     shards: readonly number[] = ALL_SHARDS,
   ): Promise<Map<string, number>[]> {
     const sums = starts.map(() => new Map<string, number>());
-    if (starts.length === 0) return sums;
-    const slots = shards.map((shard) =>
-      starts.map((start) => keyOf({ ws, scope, owner, shard }, granularity, start)),
+    const slots: ((start: number) => string)[] = shards.map(
+      (shard) => (start) => keyOf({ ws, scope, owner, shard }, granularity, start),
     );
-    slots.push(starts.map((start) => legacyKeyOf(ws, scope, owner, granularity, start)));
-    await Promise.all(
-      slots.map(async (keys) => {
-        const pipeline = this.redis.pipeline();
-        for (const key of keys) pipeline.hgetall(key);
-        const replies = (await pipeline.exec()) ?? [];
-        replies.forEach(([error, value], i) => {
-          if (error) throw error;
-          const sum = sums[i]!;
-          for (const [field, count] of Object.entries(value as Record<string, string>)) {
-            sum.set(field, (sum.get(field) ?? 0) + Number(count));
-          }
-        });
-      }),
-    );
+    slots.push((start) => legacyKeyOf(ws, scope, owner, granularity, start));
+    for (let from = 0; from < starts.length; from += READ_WINDOW) {
+      const window = starts.slice(from, from + READ_WINDOW);
+      await Promise.all(
+        slots.map(async (nameOf) => {
+          const pipeline = this.redis.pipeline();
+          for (const start of window) pipeline.hgetall(nameOf(start));
+          const replies = (await pipeline.exec()) ?? [];
+          replies.forEach(([error, value], i) => {
+            if (error) throw error;
+            const sum = sums[from + i]!;
+            for (const [field, count] of Object.entries(value as Record<string, string>)) {
+              sum.set(field, (sum.get(field) ?? 0) + Number(count));
+            }
+          });
+        }),
+      );
+    }
     return sums;
   }
 }
