@@ -58,8 +58,8 @@ interface Unsure {
  * flushed on a timer in one MULTI per part (an API's or namespace's shard, one slot). A part
  * that fails leaves its counts unsure until the node's marker in that part says whether they
  * landed: they are merged back if not, so a Redis that is away delays counts and neither loses
- * nor doubles them. Memory is bounded by `maxPending`
- * distinct counters; what does not fit is dropped and counted.
+ * nor doubles them. Memory is bounded by `maxPending` distinct counters; what does not fit is
+ * dropped and counted.
  */
 export class UsageRecorder {
   private pending = new Map<string, Pending>();

@@ -48,6 +48,12 @@ export function partTag(part: UsagePart): string {
 /** Every shard: what a reader of a whole API or namespace reads. */
 export const ALL_SHARDS: readonly number[] = Array.from({ length: USAGE_SHARDS }, (_, i) => i);
 
+/** A name of one slot a reader reads: a shard's, or the previous release's hash. */
+type NameOf = (granularity: Granularity, start: number) => string;
+
+/** The bucket each minute (hour) is counted in beside it. */
+const COARSER: Partial<Record<Granularity, Granularity>> = { minute: 'hour', hour: 'day' };
+
 /**
  * Buckets read at once: a command's deadline runs from when it is sent, so one pipeline of a
  * whole range (48 h of minutes over 17 slots is 48,977 HGETALL) timed out behind itself.
@@ -130,20 +136,21 @@ export class UsageStore {
     shards: readonly number[] = ALL_SHARDS,
   ): Promise<Map<string, number>[]> {
     const sums = starts.map(() => new Map<string, number>());
-    const slots: ((start: number) => string)[] = shards.map(
-      (shard) => (start) => keyOf({ ws, scope, owner, shard }, granularity, start),
+    const slots: NameOf[] = shards.map(
+      (shard) => (g, start) => keyOf({ ws, scope, owner, shard }, g, start),
     );
-    slots.push((start) => legacyKeyOf(ws, scope, owner, granularity, start));
-    for (let from = 0; from < starts.length; from += READ_WINDOW) {
-      const window = starts.slice(from, from + READ_WINDOW);
+    slots.push((g, start) => legacyKeyOf(ws, scope, owner, g, start));
+    const read = await this.worthReading(slots, granularity, starts);
+    for (let from = 0; from < read.length; from += READ_WINDOW) {
+      const window = read.slice(from, from + READ_WINDOW);
       await Promise.all(
         slots.map(async (nameOf) => {
           const pipeline = this.redis.pipeline();
-          for (const start of window) pipeline.hgetall(nameOf(start));
+          for (const i of window) pipeline.hgetall(nameOf(granularity, starts[i]!));
           const replies = (await pipeline.exec()) ?? [];
-          replies.forEach(([error, value], i) => {
+          replies.forEach(([error, value], j) => {
             if (error) throw error;
-            const sum = sums[from + i]!;
+            const sum = sums[window[j]!]!;
             for (const [field, count] of Object.entries(value as Record<string, string>)) {
               sum.set(field, (sum.get(field) ?? 0) + Number(count));
             }
@@ -152,5 +159,35 @@ export class UsageStore {
       );
     }
     return sums;
+  }
+
+  /**
+   * The indexes of the `starts` that may hold counts: a minute is written in the MULTI that
+   * writes its hour, and the hour is kept at least as long (when retention says so), so the
+   * minutes of an hour that no slot holds are not read; the hours of a day likewise. Any slot,
+   * not the bucket's own: `keyward migrate` moves an old minute and its hour one at a time.
+   */
+  private async worthReading(
+    slots: readonly NameOf[],
+    granularity: Granularity,
+    starts: readonly number[],
+  ): Promise<number[]> {
+    const every = starts.map((_, i) => i);
+    const coarser = COARSER[granularity];
+    if (!coarser || this.retention[coarser] < this.retention[granularity]) return every;
+    const outer = [...new Set(starts.map((start) => bucketStart(coarser, start)))];
+    const held = new Set<number>();
+    await Promise.all(
+      slots.map(async (nameOf) => {
+        const pipeline = this.redis.pipeline();
+        for (const start of outer) pipeline.exists(nameOf(coarser, start));
+        const replies = (await pipeline.exec()) ?? [];
+        replies.forEach(([error, found], j) => {
+          if (error) throw error;
+          if (found === 1) held.add(outer[j]!);
+        });
+      }),
+    );
+    return every.filter((i) => held.has(bucketStart(coarser, starts[i]!)));
   }
 }

@@ -8,6 +8,7 @@ import type Redis from 'ioredis';
 import {
   GRANULARITIES,
   bucketStart,
+  bucketStarts,
   expiresAt,
   usageShard,
   verificationField,
@@ -410,6 +411,33 @@ describe('buckets and retention in Redis', () => {
       [fieldOf('key_b')]: 2,
       [fieldOf('key_old')]: 1,
     });
+  });
+
+  test('a read of minutes reads only the hours something was counted in', async () => {
+    const store = new UsageStore(admin, RETENTION);
+    const now = Date.now();
+    const minute = bucketStart('minute', now);
+    for (const keyId of ['key_b', 'key_c']) {
+      const field = verificationField({ keyId, identityId: '', outcome: 'VALID', tags: [] });
+      await store.write(
+        usagePart('ws_p', 'v', 'api_p', keyId),
+        [{ minute, field, count: 1 }],
+        'n',
+        1,
+      );
+    }
+    const starts = bucketStarts('minute', now - 48 * hour, now, now, RETENTION);
+    await admin.config('RESETSTAT');
+    const sums = await store.read('ws_p', 'v', 'api_p', 'minute', starts);
+    expect(sums[starts.indexOf(minute)]!.size).toBe(2);
+    expect(sums.reduce((n, sum) => n + sum.size, 0)).toBe(2);
+    const calls = (command: string) =>
+      admin
+        .info('commandstats')
+        .then((info) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0));
+    // The hour's minutes in 17 slots (16 shards and the old hash), not 2,881 minutes in each.
+    expect(await calls('hgetall')).toBeLessThanOrEqual(60 * 17);
+    expect(await calls('exists')).toBeLessThanOrEqual(50 * 17);
   });
 });
 
