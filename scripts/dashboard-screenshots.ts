@@ -18,7 +18,13 @@ import type { Page } from 'playwright-core';
 import { BUCKET_MS, bucketStart, limitField, verificationField } from '../src/domain/usage';
 import { closeRedis, connectRedis, createRedis } from '../src/redis/clients';
 import { names } from '../src/store/names';
-import { UsageStore, type UsageIncrement } from '../src/store/usageStore';
+import {
+  partTag,
+  usagePart,
+  UsageStore,
+  type UsageIncrement,
+  type UsagePart,
+} from '../src/store/usageStore';
 import { launchChromium } from '../test/support/chromium';
 import { createKey, eventually } from '../test/support/helpers';
 import { client } from '../test/support/rpc';
@@ -125,12 +131,16 @@ test('photographs the usage and audit pages into docs/images', async () => {
     const store = new UsageStore(history, RETENTION);
     const next = random(16);
     const now = Date.now();
-    const increments: UsageIncrement[] = [];
+    // Grouped as a node's flush groups them: a part (an owner's shard) per MULTI.
+    const parts = new Map<string, { part: UsagePart; increments: UsageIncrement[] }>();
+    const push = (part: UsagePart, increment: UsageIncrement) => {
+      const tag = partTag(part);
+      if (!parts.has(tag)) parts.set(tag, { part, increments: [] });
+      parts.get(tag)!.increments.push(increment);
+    };
     const add = (at: number, keyId: string, identityId: string, outcome: string, n: number) => {
       if (n <= 0) return;
-      increments.push({
-        scope: 'v',
-        owner: apiId,
+      push(usagePart(topology.workspaceId, 'v', apiId, keyId), {
         minute: bucketStart('minute', at),
         field: verificationField({ keyId, identityId, outcome, tags: [] }),
         count: n,
@@ -140,9 +150,7 @@ test('photographs the usage and audit pages into docs/images', async () => {
     const namespaceId = await history.hget(names.namespace(topology.workspaceId, NAMESPACE), 'id');
     const limit = (at: number, identifier: string, passed: boolean, n: number) => {
       if (n <= 0) return;
-      increments.push({
-        scope: 'rl',
-        owner: namespaceId!,
+      push(usagePart(topology.workspaceId, 'rl', namespaceId!, identifier), {
         minute: bucketStart('minute', at),
         field: limitField(identifier, passed),
         count: n,
@@ -172,7 +180,9 @@ test('photographs the usage and audit pages into docs/images', async () => {
         limit(at, identifier, false, calls - 10);
       }
     }
-    await store.write(topology.workspaceId, increments, 'screenshots', 1);
+    for (const { part, increments } of parts.values()) {
+      await store.write(part, increments, 'screenshots', 1);
+    }
 
     await eventually(
       async () =>

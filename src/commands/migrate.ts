@@ -1,4 +1,6 @@
+import type { RedisClient } from '../redis/clients';
 import { keysMigration } from '../store/migration/keys';
+import { usageCounts } from '../store/migration/usageCounts';
 import type { MigrationStep } from '../store/migration/step';
 import type { CommandSpec } from './framework';
 import { emit } from './output';
@@ -12,16 +14,20 @@ const migrate: CommandSpec = {
   path: ['migrate'],
   brief: "move the previous release's Redis layout to this one's, while nodes serve",
   summary:
-    "Moves every record the previous release kept under its workspace's hash tag (keys with their permission and role sets, hash entries and listings) to this release's layout, one record at a time, while nodes serve: nodes of this release read both layouts until the move is done. Idempotent and resumable: stopped at any point, run it again and it finishes what is left. Run it once every node runs this release.",
+    "Moves every record the previous release kept under its workspace's hash tag to this release's layout, one record at a time, while nodes serve: keys (with their permission and role sets, hash entries and listings) on the primary, then usage counts where the nodes count them (KEYWARD_ANALYTICS_REDIS_URL, or the primary). Nodes of this release read both layouts until the move is done. Idempotent and resumable: stopped at any point, run it again and it finishes what is left.",
+  notes:
+    'Run it once every node runs this release (a node of the previous release does not read the new layout), and one run at a time: two runs at once may count the usage hash they both finish twice.',
   example: 'keyward migrate',
   async run(invocation, runtime) {
     const services = await operatorServices(runtime);
-    const primary = await runtime.redis('primary');
-    const steps: MigrationStep[] = [keysMigration(services.keys)];
+    const steps: [MigrationStep, () => Promise<RedisClient>][] = [
+      [keysMigration(services.keys), () => runtime.redis('primary')],
+      [usageCounts, () => runtime.redis('analytics')],
+    ];
     const results: { step: string; moved: number }[] = [];
-    for (const step of steps) {
+    for (const [step, redis] of steps) {
       let last = 0;
-      const { moved } = await step.run(primary, (count) => {
+      const { moved } = await step.run(await redis(), (count) => {
         if (!invocation.json && count - last >= 1000) {
           last = count;
           process.stderr.write(`${step.name}: ${count} moved\n`);

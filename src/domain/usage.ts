@@ -4,6 +4,8 @@
  * src/store/usageStore.ts (docs/redis.md, "Usage analytics").
  */
 
+import { crc32 } from '../keys/crc32';
+
 export type Granularity = 'minute' | 'hour' | 'day';
 
 export const GRANULARITIES: readonly Granularity[] = ['minute', 'hour', 'day'];
@@ -124,6 +126,21 @@ export function parseLimitField(
     return undefined;
   if (parsed[1] !== 'passed' && parsed[1] !== 'blocked') return undefined;
   return { identifier: parsed[0], passed: parsed[1] === 'passed' };
+}
+
+/**
+ * How many shards an API's (or a namespace's) counters are spread over, each in a cluster slot
+ * of its own (docs/decisions.md, "Usage analytics": why 16).
+ */
+export const USAGE_SHARDS = 16;
+
+/**
+ * The shard of a key's counters (`subject` its key id, empty for a key not found) or of a
+ * namespace identifier's. Part of the layout: another function would look for a key's counters
+ * in a shard they were never written to.
+ */
+export function usageShard(subject: string): number {
+  return crc32(subject) % USAGE_SHARDS;
 }
 
 /** The tags of a verification as they are counted: sorted, each once. */

@@ -6,7 +6,13 @@ import {
   normalTags,
   verificationField,
 } from '../domain/usage';
-import type { UsageIncrement, UsageStore } from '../store/usageStore';
+import {
+  partTag,
+  usagePart,
+  type UsageIncrement,
+  type UsagePart,
+  type UsageStore,
+} from '../store/usageStore';
 
 /** What a node counts of one verification, once its verdict is known. */
 export interface CountedVerification {
@@ -36,22 +42,24 @@ export interface UsageOptions {
 }
 
 interface Pending extends UsageIncrement {
-  ws: string;
+  part: UsagePart;
   kind: 'verification' | 'credits' | 'limit';
 }
 
-/** A flush whose answer never came: it landed or not, its marker will tell. */
+/** A part of a flush whose answer never came: it landed or not, its marker will tell. */
 interface Unsure {
+  part: UsagePart;
   seq: number;
   entries: Pending[];
 }
 
 /**
  * Usage analytics of one node: counts in memory on the request's path (a Map lookup, no I/O),
- * flushed on a timer in one MULTI per workspace. A flush that fails leaves its counts unsure
- * until the node's marker says whether they landed: they are merged back if not, so a Redis that
- * is away delays counts and neither loses nor doubles them. Memory is bounded by `maxPending`
- * distinct counters; what does not fit is dropped and counted.
+ * flushed on a timer in one MULTI per part (an API's or namespace's shard, one slot). A part
+ * that fails leaves its counts unsure until the node's marker in that part says whether they
+ * landed: they are merged back if not, so a Redis that is away delays counts and neither loses
+ * nor doubles them. Memory is bounded by `maxPending` distinct counters; what does not fit is
+ * dropped and counted.
  */
 export class UsageRecorder {
   private pending = new Map<string, Pending>();
@@ -81,21 +89,18 @@ export class UsageRecorder {
     const base = `${ws} ${apiId} ${minute} ${keyId} ${identityId}`;
     const suffix = tags.length === 0 ? '' : ` ${JSON.stringify(tags)}`;
     const counter = { keyId, identityId, tags };
+    const part = usagePart(ws, 'v', apiId, keyId);
     this.add(`${base} ${v.code}${suffix}`, 1, () => ({
-      ws,
+      part,
       kind: 'verification',
-      scope: 'v',
-      owner: apiId,
       minute,
       field: verificationField({ ...counter, outcome: v.code }),
       count: 0,
     }));
     if (v.credits > 0) {
       this.add(`${base} ${CREDITS}${suffix}`, v.credits, () => ({
-        ws,
+        part,
         kind: 'credits',
-        scope: 'v',
-        owner: apiId,
         minute,
         field: verificationField({ ...counter, outcome: CREDITS }),
         count: 0,
@@ -107,10 +112,8 @@ export class UsageRecorder {
     if (!this.options.enabled) return;
     const minute = bucketStart('minute', at);
     this.add(`${ws} rl ${namespaceId} ${minute} ${passed ? 1 : 0} ${identifier}`, 1, () => ({
-      ws,
+      part: usagePart(ws, 'rl', namespaceId, identifier),
       kind: 'limit',
-      scope: 'rl',
-      owner: namespaceId,
       minute,
       field: limitField(identifier, passed),
       count: 0,
@@ -163,35 +166,53 @@ export class UsageRecorder {
   }
 
   private async flushOnce(): Promise<boolean> {
-    for (const [ws, unsure] of this.unsure) {
-      let landed: boolean;
-      try {
-        landed = await this.store.landed(ws, this.options.nodeId, unsure.seq);
-      } catch {
-        return false;
+    // Each unsure part is settled by its own marker: one that landed is never written again,
+    // one that did not goes back to pending, one whose marker cannot be read yet stays unsure.
+    const checks = await Promise.all(
+      [...this.unsure].map(async ([tag, unsure]) => {
+        try {
+          return {
+            tag,
+            unsure,
+            landed: await this.store.landed(unsure.part, this.options.nodeId, unsure.seq),
+          };
+        } catch {
+          return { tag, unsure, landed: undefined };
+        }
+      }),
+    );
+    let settled = true;
+    for (const { tag, unsure, landed } of checks) {
+      if (landed === undefined) {
+        settled = false;
+        continue;
       }
-      this.unsure.delete(ws);
+      this.unsure.delete(tag);
       this.unsureCount -= unsure.entries.length;
       if (!landed) for (const entry of unsure.entries) this.mergeBack(entry);
     }
+    // A write now could set the marker of a part still unsure before anyone read it.
+    if (!settled) return false;
     if (this.pending.size === 0) return true;
     const batch = this.pending;
     this.pending = new Map();
     const seq = ++this.seq;
-    const byWorkspace = new Map<string, Pending[]>();
+    const byPart = new Map<string, Pending[]>();
     for (const entry of batch.values()) {
-      let list = byWorkspace.get(entry.ws);
-      if (!list) byWorkspace.set(entry.ws, (list = []));
+      const tag = partTag(entry.part);
+      let list = byPart.get(tag);
+      if (!list) byPart.set(tag, (list = []));
       list.push(entry);
     }
     let ok = true;
     await Promise.all(
-      [...byWorkspace].map(async ([ws, entries]) => {
+      [...byPart].map(async ([tag, entries]) => {
+        const part = entries[0]!.part;
         try {
-          await this.store.write(ws, entries, this.options.nodeId, seq);
+          await this.store.write(part, entries, this.options.nodeId, seq);
         } catch {
           ok = false;
-          this.unsure.set(ws, { seq, entries });
+          this.unsure.set(tag, { part, seq, entries });
           this.unsureCount += entries.length;
         }
       }),
@@ -202,7 +223,7 @@ export class UsageRecorder {
 
   /** A count whose flush did not land goes back to pending, beside what came since. */
   private mergeBack(entry: Pending): void {
-    const id = `${entry.ws} ${entry.scope} ${entry.owner} ${entry.minute} ${entry.field}`;
+    const id = `${partTag(entry.part)} ${entry.minute} ${entry.field}`;
     this.add(id, entry.count, () => ({ ...entry, count: 0 }));
   }
 }

@@ -2,12 +2,42 @@
  * Every Redis key name keyward uses, in one place. A record is tagged by its own identity, so
  * that one workspace spreads over every master of a Redis Cluster: a key and what only it holds
  * (its permission and role sets, credits, buckets, audit outbox) by its id, the entry that finds
- * it from its hash by that hash, an API's listing by the API and a shard. Records that one write
- * must change in one step share a tag; writes that span tags take the steps docs/redis.md lists.
- * Some workspace records still carry the workspace's tag `{ws_…}` (see `legacy` for the names the
- * previous release gave keys).
+ * it from its hash by that hash, an API's listing and usage counts by the API and a shard.
+ * Records that one write must change in one step share a tag; writes that span tags take the
+ * steps docs/redis.md lists. Some workspace records still carry the workspace's tag `{ws_…}`
+ * (see `legacy` for the names the previous release gave keys).
  */
 const PREFIX = 'keyward';
+
+/**
+ * The text that ends the tag of each of 16 shards (usage counts, an API's key listing, the
+ * journal): the shard's hex digit and two letters chosen so that the 16 tags of one owner fall
+ * in 16 different sixteenths of the slot range, whatever the owner (a CRC-16 of text ending in
+ * these is the owner's part XOR theirs: test/unit/usageShards.test.ts proves it). Masters that
+ * hold even contiguous ranges get even shares: on three, 5, 5 and 6. Never change them: what is
+ * already written would no longer be found.
+ */
+const SHARD_TAGS = [
+  '0aa',
+  '1ab',
+  '2bb',
+  '3ba',
+  '4db',
+  '5da',
+  '6fb',
+  '7fa',
+  '8fd',
+  '9fc',
+  'aaa',
+  'bdc',
+  'cbc',
+  'dbc',
+  'edb',
+  'fad',
+] as const;
+
+const usageTag = (ws: string, scope: 'v' | 'rl', owner: string, shard: number) =>
+  `${ws}:${scope}:${owner}:${SHARD_TAGS[shard]!}`;
 
 export const names = {
   invalidationChannel: `${PREFIX}:invalidate`,
@@ -28,7 +58,8 @@ export const names = {
    * One shard of an API's keys in creation order (zset: keyId scored by its sequence number). A
    * key's shard follows from its id (src/store/keyListing.ts), so an API of many keys spreads.
    */
-  apiKeyShard: (apiId: string, shard: number) => `${PREFIX}:apikeys:{${apiId}.${shard}}`,
+  apiKeyShard: (apiId: string, shard: number) =>
+    `${PREFIX}:apikeys:{${apiId}.${SHARD_TAGS[shard]!}}`,
   /** An API's keys of one owner (zset, like a shard). API ids have no `.`: no two pairs collide. */
   ownerKeyIndex: (apiId: string, ownerId: string) => `${PREFIX}:ownerkeys:{${apiId}.${ownerId}}`,
   /**
@@ -36,7 +67,7 @@ export const names = {
    * shards so that no one slot takes every management write. A repair finishes or undoes what a
    * node that died left in them (src/store/unfinishedWrites.ts).
    */
-  unfinished: (shard: number) => `${PREFIX}:unfinished:{${shard}}`,
+  unfinished: (shard: number) => `${PREFIX}:unfinished:{${SHARD_TAGS[shard]!}}`,
   /** Set once no record of the previous layout is left: nodes then stop looking for them. */
   layoutMigrated: `${PREFIX}:layout:keys-by-id`,
   rootKeyIds: (ws: string) => `${PREFIX}:{${ws}}:rootkeys`,
@@ -87,16 +118,44 @@ export const names = {
   /** A key's usage credits: tagged like its bucket, so one script can decide both. */
   credits: (keyId: string) => `${PREFIX}:credits:{${keyId}}`,
   /**
-   * Usage analytics (docs/redis.md): a hash per API (or namespace), granularity and bucket start
-   * (Unix ms), fields src/domain/usage.ts names. Tagged by workspace: one flush per workspace
-   * is one MULTI in one slot, with the marker that says it landed.
+   * Usage analytics (docs/redis.md, "Usage analytics"): a hash per API (or namespace), shard,
+   * granularity and bucket start (Unix ms), fields src/domain/usage.ts names. A shard's hashes
+   * and its flush markers share the tag names.usageTag gives: one part of a flush is one MULTI in
+   * one slot, with the marker that says it landed; the shards of one API are in 16 slots.
    */
-  usageVerifications: (ws: string, apiId: string, granularity: string, start: number) =>
-    `${PREFIX}:{${ws}}:usage:v:${apiId}:${granularity}:${start}`,
-  usageLimits: (ws: string, namespaceId: string, granularity: string, start: number) =>
-    `${PREFIX}:{${ws}}:usage:rl:${namespaceId}:${granularity}:${start}`,
-  /** The sequence number of a node's last flush that landed in this workspace. */
-  usageFlushed: (ws: string, nodeId: string) => `${PREFIX}:{${ws}}:usage:flushed:${nodeId}`,
+  usageTag,
+  usageVerifications: (ws: string, apiId: string, shard: number, g: string, start: number) =>
+    `${PREFIX}:usage:{${usageTag(ws, 'v', apiId, shard)}}:${g}:${start}`,
+  usageLimits: (ws: string, namespaceId: string, shard: number, g: string, start: number) =>
+    `${PREFIX}:usage:{${usageTag(ws, 'rl', namespaceId, shard)}}:${g}:${start}`,
+  /** The sequence number of a node's last flush that landed in this shard (`tag`: usageTag). */
+  usageFlushed: (tag: string, nodeId: string) => `${PREFIX}:usage:{${tag}}:flushed:${nodeId}`,
+  /**
+   * That the old hash of the move `token` was added into this shard (src/store/migration/
+   * usageCounts.ts): a move run again after an interruption adds nothing twice.
+   */
+  usageMoved: (tag: string, token: string) => `${PREFIX}:usage:{${tag}}:moved:${token}`,
+  /**
+   * The previous release's usage counts, a hash per API (namespace) and bucket, tagged by
+   * workspace: read beside the shards until `keyward migrate` has moved them.
+   */
+  legacyUsageVerifications: (ws: string, apiId: string, g: string, start: number) =>
+    `${PREFIX}:{${ws}}:usage:v:${apiId}:${g}:${start}`,
+  legacyUsageLimits: (ws: string, namespaceId: string, g: string, start: number) =>
+    `${PREFIX}:{${ws}}:usage:rl:${namespaceId}:${g}:${start}`,
+  /**
+   * An old hash being moved, renamed in its own slot under a fresh `token` first: a node of the
+   * previous release that still counts into the old name starts a new hash, moved later, rather
+   * than adding to one that is about to be deleted.
+   */
+  legacyUsageMoving: (
+    ws: string,
+    token: string,
+    scope: 'v' | 'rl',
+    owner: string,
+    g: string,
+    start: number,
+  ) => `${PREFIX}:{${ws}}:usage:moving:${token}:${scope}:${owner}:${g}:${start}`,
 } as const;
 
 /**

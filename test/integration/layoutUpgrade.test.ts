@@ -144,10 +144,18 @@ test('keys written by the previous release verify, list and read the same throug
     const finished = await runCli(['migrate', '--json'], env);
     expect(finished.code).toBe(0);
     expect(JSON.parse(finished.stdout)).toEqual({
-      steps: [{ step: 'keys', moved: expect.any(Number) }],
+      steps: [
+        { step: 'keys', moved: expect.any(Number) },
+        { step: 'usage', moved: expect.any(Number) },
+      ],
     });
     const again = await runCli(['migrate', '--json'], env);
-    expect(JSON.parse(again.stdout)).toEqual({ steps: [{ step: 'keys', moved: 0 }] });
+    expect(JSON.parse(again.stdout)).toEqual({
+      steps: [
+        { step: 'keys', moved: 0 },
+        { step: 'usage', moved: 0 },
+      ],
+    });
 
     expect(await allKeys(admin, legacy.keyPattern)).toEqual([]);
     expect(await admin.exists(names.layoutMigrated)).toBe(1);

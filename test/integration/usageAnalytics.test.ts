@@ -5,9 +5,17 @@
  */
 import { Unkey } from '@unkey/api';
 import type Redis from 'ioredis';
-import { GRANULARITIES, bucketStart, expiresAt, verificationField } from '../../src/domain/usage';
+import {
+  GRANULARITIES,
+  bucketStart,
+  bucketStarts,
+  expiresAt,
+  usageShard,
+  verificationField,
+} from '../../src/domain/usage';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
-import { UsageStore } from '../../src/store/usageStore';
+import { names } from '../../src/store/names';
+import { UsageStore, usagePart } from '../../src/store/usageStore';
 import { createKey, eventually, hour } from '../support/helpers';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { client, type Client } from '../support/rpc';
@@ -25,7 +33,7 @@ const FAST_FLUSH = { KEYWARD_ANALYTICS_FLUSH_MS: '100' };
 type Verdict = { valid: boolean; code: string };
 type Daily = { time: number; success: number; rateLimited: number; usageExceeded: number };
 
-/** Every counter of an API's buckets of one granularity, summed by field. */
+/** Every counter of an API's buckets of one granularity, summed by field over its shards. */
 async function counters(
   redis: Redis,
   ws: string,
@@ -33,7 +41,7 @@ async function counters(
   g: string,
 ): Promise<Record<string, number>> {
   const sums: Record<string, number> = {};
-  for (const key of await redis.keys(`keyward:{${ws}}:usage:v:${apiId}:${g}:*`)) {
+  for (const key of await redis.keys(`keyward:usage:{${ws}:v:${apiId}:*}:${g}:*`)) {
     for (const [field, value] of Object.entries(await redis.hgetall(key))) {
       sums[field] = (sums[field] ?? 0) + Number(value);
     }
@@ -189,7 +197,7 @@ describe('counts across two nodes', () => {
     ]);
     const sums = async () => {
       const found: Record<string, number> = {};
-      for (const key of await admin.keys(`keyward:{${topology.workspaceId}}:usage:rl:*:day:*`)) {
+      for (const key of await admin.keys(`keyward:usage:{${topology.workspaceId}:rl:*}:day:*`)) {
         for (const [field, n] of Object.entries(await admin.hgetall(key))) {
           found[field] = (found[field] ?? 0) + Number(n);
         }
@@ -340,29 +348,96 @@ describe('buckets and retention in Redis', () => {
     // 23:59 of a day, counted at an injected time: the three buckets start at different times.
     const minute = bucketStart('day', Date.now()) - 60_000;
     const field = '["key_1","","VALID"]';
-    await store.write('ws_t', [{ scope: 'v', owner: 'api_t', minute, field, count: 4 }], 'n', 1);
+    const part = usagePart('ws_t', 'v', 'api_t', 'key_1');
+    await store.write(part, [{ minute, field, count: 4 }], 'n', 1);
+    // key_1 is in shard 14, whose tag ends in edb (src/store/names.ts).
+    expect(part.shard).toBe(14);
     for (const g of GRANULARITIES) {
       const start = bucketStart(g, minute);
-      const key = `keyward:{ws_t}:usage:v:api_t:${g}:${start}`;
+      const key = `keyward:usage:{ws_t:v:api_t:edb}:${g}:${start}`;
       expect(await admin.hget(key, field)).toBe('4');
       expect(await admin.call('EXPIRETIME', key)).toBe(expiresAt(g, start, RETENTION));
     }
-    expect(await store.landed('ws_t', 'n', 1)).toBe(true);
-    expect(await store.landed('ws_t', 'n', 2)).toBe(false);
+    expect(await store.landed(part, 'n', 1)).toBe(true);
+    expect(await store.landed(part, 'n', 2)).toBe(false);
+    // Each part has a marker of its own: another shard of the API has not seen flush 1.
+    expect(await store.landed(usagePart('ws_t', 'v', 'api_t', 'key_3'), 'n', 1)).toBe(false);
   });
 
   test('a bucket already past its retention is not kept', async () => {
     const store = new UsageStore(admin, RETENTION);
     const minute = bucketStart('minute', Date.now() - 3 * DAY);
-    await store.write(
-      'ws_r',
-      [{ scope: 'v', owner: 'api_r', minute, field: '["k","","VALID"]', count: 1 }],
-      'n',
-      1,
-    );
-    expect(await admin.exists(`keyward:{ws_r}:usage:v:api_r:minute:${minute}`)).toBe(0);
+    const part = usagePart('ws_r', 'v', 'api_r', 'k');
+    await store.write(part, [{ minute, field: '["k","","VALID"]', count: 1 }], 'n', 1);
+    expect(
+      await admin.exists(names.usageVerifications('ws_r', 'api_r', part.shard, 'minute', minute)),
+    ).toBe(0);
     const hourStart = bucketStart('hour', minute);
-    expect(await admin.exists(`keyward:{ws_r}:usage:v:api_r:hour:${hourStart}`)).toBe(1);
+    expect(
+      await admin.exists(names.usageVerifications('ws_r', 'api_r', part.shard, 'hour', hourStart)),
+    ).toBe(1);
+  });
+
+  test('a read sums the shards and the previous release’s hash; a key’s read, its shard alone', async () => {
+    const store = new UsageStore(admin, RETENTION);
+    const day = bucketStart('day', Date.now());
+    const fieldOf = (keyId: string) =>
+      verificationField({ keyId, identityId: '', outcome: 'VALID', tags: [] });
+    const keys = ['key_a', 'key_b', 'key_c', 'key_d'];
+    expect(new Set(keys.map(usageShard)).size).toBeGreaterThan(1);
+    for (const keyId of keys) {
+      await store.write(
+        usagePart('ws_s', 'v', 'api_s', keyId),
+        [{ minute: day, field: fieldOf(keyId), count: 2 }],
+        'n',
+        1,
+      );
+    }
+    // Written by the previous release: one hash of the workspace's tag.
+    const legacy = `keyward:{ws_s}:usage:v:api_s:day:${day}`;
+    await admin.hset(legacy, fieldOf('key_a'), '5', fieldOf('key_old'), '1');
+    const [all] = await store.read('ws_s', 'v', 'api_s', 'day', [day]);
+    expect(Object.fromEntries(all!)).toEqual({
+      [fieldOf('key_a')]: 7,
+      [fieldOf('key_b')]: 2,
+      [fieldOf('key_c')]: 2,
+      [fieldOf('key_d')]: 2,
+      [fieldOf('key_old')]: 1,
+    });
+    const [one] = await store.read('ws_s', 'v', 'api_s', 'day', [day], [usageShard('key_b')]);
+    // key_b's shard (0), and the old hash, which holds every key: key_a's 2 are in shard 10.
+    expect(Object.fromEntries(one!)).toEqual({
+      [fieldOf('key_a')]: 5,
+      [fieldOf('key_b')]: 2,
+      [fieldOf('key_old')]: 1,
+    });
+  });
+
+  test('a read of minutes reads only the hours something was counted in', async () => {
+    const store = new UsageStore(admin, RETENTION);
+    const now = Date.now();
+    const minute = bucketStart('minute', now);
+    for (const keyId of ['key_b', 'key_c']) {
+      const field = verificationField({ keyId, identityId: '', outcome: 'VALID', tags: [] });
+      await store.write(
+        usagePart('ws_p', 'v', 'api_p', keyId),
+        [{ minute, field, count: 1 }],
+        'n',
+        1,
+      );
+    }
+    const starts = bucketStarts('minute', now - 48 * hour, now, now, RETENTION);
+    await admin.config('RESETSTAT');
+    const sums = await store.read('ws_p', 'v', 'api_p', 'minute', starts);
+    expect(sums[starts.indexOf(minute)]!.size).toBe(2);
+    expect(sums.reduce((n, sum) => n + sum.size, 0)).toBe(2);
+    const calls = (command: string) =>
+      admin
+        .info('commandstats')
+        .then((info) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0));
+    // The hour's minutes in 17 slots (16 shards and the old hash), not 2,881 minutes in each.
+    expect(await calls('hgetall')).toBeLessThanOrEqual(60 * 17);
+    expect(await calls('exists')).toBeLessThanOrEqual(50 * 17);
   });
 });
 
@@ -453,8 +528,8 @@ describe('a node that counts nothing, with an analytics Redis of its own', () =>
       const redis = createRedis(url, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
       await connectRedis(redis);
       try {
-        const increment = { scope: 'v' as const, owner: apiId, minute, field, count };
-        await new UsageStore(redis, RETENTION).write(topology.workspaceId, [increment], 'n', 1);
+        const part = usagePart(topology.workspaceId, 'v', apiId, keyId);
+        await new UsageStore(redis, RETENTION).write(part, [{ minute, field, count }], 'n', 1);
       } finally {
         await closeRedis(redis);
       }

@@ -29,14 +29,15 @@ export async function allKeys(redis: Redis | Cluster, pattern = '*'): Promise<st
 }
 
 /**
- * Usage analytics (`keyward:{ws}:usage:…`) are written by a node's flush timer, a moment after
- * the verifications they count: a comparison of two dumps around a request leaves them out.
+ * Usage analytics (`keyward:usage:{…}:…`, and the previous release's `keyward:{ws}:usage:…`) are
+ * written by a node's flush timer, a moment after the verifications they count: a comparison of
+ * two dumps around a request leaves them out.
  * test/integration/usageAnalytics.test.ts checks them instead. So is the registry of audit
  * outboxes, which a node's sweep tidies on a timer (test/integration/auditOutbox.test.ts).
  */
 const written = async (redis: Redis) =>
   (await allKeys(redis)).filter(
-    (name) => !/^keyward:\{[^}]*\}:usage:/.test(name) && name !== names.auditOutboxes,
+    (name) => !/^keyward:(usage:|\{[^}]*\}:usage:)/.test(name) && name !== names.auditOutboxes,
   );
 
 /** Marks, in a dump, a key with a TTL: it may vanish on its own between two dumps. */

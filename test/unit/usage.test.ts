@@ -9,7 +9,12 @@ import {
   verificationField,
 } from '../../src/domain/usage';
 import { UsageRecorder } from '../../src/observability/usage';
-import type { UsageIncrement, UsageStore } from '../../src/store/usageStore';
+import {
+  partTag,
+  type UsageIncrement,
+  type UsagePart,
+  type UsageStore,
+} from '../../src/store/usageStore';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
@@ -91,29 +96,46 @@ describe('fields', () => {
   });
 });
 
-/** A store whose writes fail on demand, and whose "landed" answer the test chooses. */
+/**
+ * A store whose writes fail on demand (every part, or the parts `failOnly` names), and whose
+ * "landed" answer follows each part's marker.
+ */
 class FakeStore {
-  written: { ws: string; increments: UsageIncrement[]; seq: number }[] = [];
+  written: { part: UsagePart; increments: UsageIncrement[]; seq: number }[] = [];
   failWrites = false;
+  failOnly: ((part: UsagePart) => boolean) | undefined;
   applyDespiteFailure = false;
   failLanded = false;
   private marker = new Map<string, number>();
 
-  async write(ws: string, increments: readonly UsageIncrement[], _node: string, seq: number) {
-    if (!this.failWrites || this.applyDespiteFailure) {
-      this.written.push({ ws, increments: increments.map((i) => ({ ...i })), seq });
-      this.marker.set(ws, seq);
+  async write(part: UsagePart, increments: readonly UsageIncrement[], _node: string, seq: number) {
+    const fails = this.failWrites && (this.failOnly?.(part) ?? true);
+    if (!fails || this.applyDespiteFailure) {
+      this.written.push({ part, increments: increments.map((i) => ({ ...i })), seq });
+      this.marker.set(partTag(part), seq);
     }
-    if (this.failWrites) throw new Error('connection lost');
+    if (fails) throw new Error('connection lost');
   }
 
-  async landed(ws: string, _node: string, seq: number) {
+  async landed(part: UsagePart, _node: string, seq: number) {
     if (this.failLanded) throw new Error('still away');
-    return this.marker.get(ws) === seq;
+    return this.marker.get(partTag(part)) === seq;
   }
 
   total(): number {
     return this.written.flatMap((w) => w.increments).reduce((sum, i) => sum + i.count, 0);
+  }
+
+  /** Counts written per key id (verifications of api_1 only). */
+  byKey(): Record<string, number> {
+    const sums: Record<string, number> = {};
+    for (const { increments } of this.written) {
+      for (const { field, count } of increments) {
+        const keyId = (JSON.parse(field) as string[])[0]!;
+        sums[keyId] = (sums[keyId] ?? 0) + count;
+      }
+    }
+    return sums;
   }
 }
 
@@ -149,7 +171,7 @@ describe('UsageRecorder', () => {
     usage.limit('ws_1', T0, 'rlns_1', 'user', false);
     expect(await usage.flush()).toBe(true);
     const fields = Object.fromEntries(
-      store.written.flatMap((w) => w.increments.map((i) => [`${w.ws} ${i.field}`, i.count])),
+      store.written.flatMap((w) => w.increments.map((i) => [`${w.part.ws} ${i.field}`, i.count])),
     );
     expect(fields).toEqual({
       'ws_1 ["key_1","","VALID"]': 6,
@@ -184,6 +206,35 @@ describe('UsageRecorder', () => {
     store.applyDespiteFailure = false;
     expect(await usage.flush()).toBe(true);
     expect(store.total()).toBe(1);
+  });
+
+  test('one flush writes a part per shard; a part that landed is not written again, one that did not is', async () => {
+    const store = new FakeStore();
+    const { usage } = recorder(store);
+    // key_b and key_c are in different shards (0 and 6): two parts, two markers.
+    usage.verification('ws_1', T0, verification('VALID', 'key_b'));
+    usage.verification('ws_1', T0, verification('VALID', 'key_c'));
+    store.failWrites = true;
+    store.applyDespiteFailure = true;
+    store.failOnly = (part) => part.shard === 6;
+    // key_b's part landed; key_c's landed too but its answer was lost.
+    expect(await usage.flush()).toBe(false);
+    expect(new Set(store.written.map((w) => w.part.shard))).toEqual(new Set([0, 6]));
+    store.failWrites = false;
+    usage.verification('ws_1', T0, verification('VALID', 'key_c'));
+    expect(await usage.flush()).toBe(true);
+    expect(store.byKey()).toEqual({ key_b: 1, key_c: 2 });
+
+    // Now key_c's part fails before landing, key_b's lands: only key_c's is written again.
+    usage.verification('ws_1', T0, verification('VALID', 'key_b'));
+    usage.verification('ws_1', T0, verification('VALID', 'key_c'));
+    store.failWrites = true;
+    store.applyDespiteFailure = false;
+    expect(await usage.flush()).toBe(false);
+    store.failWrites = false;
+    expect(await usage.flush()).toBe(true);
+    expect(store.byKey()).toEqual({ key_b: 2, key_c: 3 });
+    expect(usage.held).toBe(0);
   });
 
   test('while Redis is away counts wait, bounded; what does not fit is dropped and counted', async () => {

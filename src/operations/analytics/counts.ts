@@ -4,11 +4,12 @@ import {
   bucketStarts,
   parseLimitField,
   parseVerificationField,
+  usageShard,
   type Granularity,
   type VerificationCounter,
 } from '../../domain/usage';
 import { BadRequestError } from '../../errors';
-import type { UsageStore } from '../../store/usageStore';
+import { ALL_SHARDS, type UsageStore } from '../../store/usageStore';
 
 /** The most buckets one call reads: the default retention of minutes (48 h) or hours (90 days). */
 export const MAX_BUCKETS = 3000;
@@ -57,21 +58,27 @@ type Counted<Counter> = Counter & {
   count: number;
 };
 
-/** Every counter of the buckets `starts`, parsed; fields that do not parse are skipped. */
+/**
+ * Every counter of the buckets `starts`, parsed; fields that do not parse are skipped. `subjects`
+ * (key ids, identifiers): only their shards are read, as no other holds their counters; the
+ * caller keeps their rows.
+ */
 async function readCounters<Counter extends object>(
   store: UsageStore,
   ws: string,
   owner: { scope: 'v' | 'rl'; id: string },
   granularity: Granularity,
   starts: readonly number[],
+  subjects: Iterable<string> | undefined,
   parse: (field: string) => Counter | undefined,
 ): Promise<Counted<Counter>[]> {
-  const buckets = await store.read(ws, owner.scope, owner.id, granularity, starts);
+  const shards = subjects ? [...new Set([...subjects].map(usageShard))] : ALL_SHARDS;
+  const buckets = await store.read(ws, owner.scope, owner.id, granularity, starts, shards);
   const rows: Counted<Counter>[] = [];
   buckets.forEach((hash, i) => {
-    for (const [field, value] of Object.entries(hash)) {
+    for (const [field, count] of hash) {
       const counter = parse(field);
-      if (counter) rows.push({ ...counter, time: starts[i]!, count: Number(value) });
+      if (counter) rows.push({ ...counter, time: starts[i]!, count });
     }
   });
   return rows;
@@ -82,7 +89,8 @@ export type CountRow = Counted<VerificationCounter>;
 
 /**
  * Every verification counter of an API from `start` to `end`, bucket by bucket (buckets past
- * their retention are not read: they hold nothing). One pipelined HGETALL per bucket.
+ * their retention are not read: they hold nothing): one HGETALL per bucket and shard, pipelined
+ * per shard. With `keyIds`, the shards of those keys only, and rows of other keys may remain.
  */
 export function readVerificationCounts(
   store: UsageStore,
@@ -90,9 +98,10 @@ export function readVerificationCounts(
   apiId: string,
   granularity: Granularity,
   range: ReadRange,
+  keyIds?: Iterable<string>,
 ): Promise<CountRow[]> {
   const starts = bucketStarts(granularity, range.start, range.end, range.now, store.retention);
-  return readCounters(store, ws, { scope: 'v', id: apiId }, granularity, starts, (field) =>
+  return readCounters(store, ws, { scope: 'v', id: apiId }, granularity, starts, keyIds, (field) =>
     parseVerificationField(field),
   );
 }
@@ -100,16 +109,27 @@ export function readVerificationCounts(
 /** One standalone limit counter of one bucket: an identifier's limits that passed, or not. */
 export type LimitRow = Counted<{ identifier: string; passed: boolean }>;
 
-/** Every standalone limit counter of a namespace from `start` to `end`, bucket by bucket. */
+/**
+ * Every standalone limit counter of a namespace from `start` to `end`, bucket by bucket; with
+ * `identifier`, its shard only (rows of other identifiers may remain).
+ */
 export function readLimitCounts(
   store: UsageStore,
   ws: string,
   namespaceId: string,
   granularity: Granularity,
   range: ReadRange,
+  identifier?: string,
 ): Promise<LimitRow[]> {
   const starts = bucketStarts(granularity, range.start, range.end, range.now, store.retention);
-  return readCounters(store, ws, { scope: 'rl', id: namespaceId }, granularity, starts, (field) =>
-    parseLimitField(field),
+  const subjects = identifier === undefined ? undefined : [identifier];
+  return readCounters(
+    store,
+    ws,
+    { scope: 'rl', id: namespaceId },
+    granularity,
+    starts,
+    subjects,
+    (field) => parseLimitField(field),
   );
 }

@@ -117,7 +117,7 @@ export const getAnalyticsVerifications = defineOperation({
     const keyIds = input.keyId && input.keyId.length > 0 ? new Set(input.keyId) : undefined;
     const tags = input.tag ?? [];
     const rows = (
-      await readVerificationCounts(deps.usageStore, ws, input.apiId, granularity, range)
+      await readVerificationCounts(deps.usageStore, ws, input.apiId, granularity, range, keyIds)
     ).filter(
       (row) =>
         OUTCOME_NAMES[row.outcome] !== undefined &&

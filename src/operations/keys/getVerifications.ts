@@ -89,7 +89,8 @@ export const getVerifications = defineOperation({
     }
     const days = new Map<number, DailyVerifications>();
     for (const [apiId, ids] of byApi) {
-      for (const row of await readVerificationCounts(deps.usageStore, ws, apiId, 'day', range)) {
+      const rows = await readVerificationCounts(deps.usageStore, ws, apiId, 'day', range, ids);
+      for (const row of rows) {
         if (!ids.has(row.keyId)) continue;
         let day = days.get(row.time);
         if (!day) {

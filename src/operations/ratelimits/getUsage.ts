@@ -88,6 +88,7 @@ export const getUsage = defineOperation({
         namespace.id,
         granularity,
         range,
+        input.identifier,
       )
     ).filter((row) => input.identifier === undefined || row.identifier === input.identifier);
 
