@@ -22,10 +22,12 @@ import { names } from './names';
 /** An outbox expires a week after its last entry: empty by then unless no node ran all week. */
 export const OUTBOX_TTL_MS = 7 * 24 * 3_600_000;
 /**
- * A relayed entry's marker lives a day: the entry is deleted from its outbox one round trip after
- * its relay, or by the next sweep (seconds) when its node died in between.
+ * A relayed entry's marker lives ten minutes: the entry is deleted from its outbox one round trip
+ * after its relay, or by the next sweep or repair (seconds) when its node died in between; only a
+ * relay that read the entry before then could append it again. Every key write relays one, so a
+ * day's markers would weigh on the workspace's slot (an import of 100,000 keys: 100,000 markers).
  */
-const MARKER_TTL_MS = 24 * 3_600_000;
+const MARKER_TTL_MS = 10 * 60_000;
 const RELAY_BATCH = 100;
 
 const relayOutcome = resultDecoder('relayAudit');

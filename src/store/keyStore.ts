@@ -40,9 +40,9 @@ const FIRST_VERSION = '1';
 
 /**
  * A deleted key's tombstone outlives any write that read the key before its deletion (a
- * migration's move, a repair): none of them can bring the key back.
+ * migration's move, a repair, each bounded by its command timeouts): none can bring it back.
  */
-const TOMBSTONE_TTL_MS = 24 * 3_600_000;
+const TOMBSTONE_TTL_MS = 3_600_000;
 
 export type CreateKeyOutcome = 'created' | 'api_not_found' | 'hash_exists';
 
@@ -285,13 +285,20 @@ export class KeyStore {
   }
 
   /**
-   * The last steps of a key write: its audit entries relayed from the keys' outboxes to the
-   * workspace's log, then its journal entry removed. The journal entry stands in for the
+   * The last steps of a key write, once it took effect: what is left of its own steps, its
+   * audit entries relayed from the keys' outboxes to the workspace's log, then its journal
+   * entry removed. The journal entry stands in for the
    * outboxes' registration: should the relay fail, or the node die, it stays, and the repair
    * relays them. The write itself is done either way, so a failure here is no error to answer.
    */
-  private async finish(ticket: Ticket, outboxes: readonly string[]): Promise<void> {
+  private async finish(
+    ticket: Ticket,
+    outboxes: readonly string[],
+    /** Steps of the write's own that are left once it took effect (index entries). */
+    cleanup: () => Promise<void> = async () => undefined,
+  ): Promise<void> {
     try {
+      await cleanup();
       await Promise.all(outboxes.map((outbox) => this.outbox.relay(outbox)));
       await this.unfinished.end(ticket);
     } catch {
@@ -488,11 +495,12 @@ export class KeyStore {
         continue;
       }
       this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
-      if (moving) {
-        this.step('updateKey:recorded');
-        await this.placeInOwnerIndexes(keyId, current.apiId, current.seq, newOwner, owners);
-      }
-      await this.finish(ticket, [outbox]);
+      if (moving) this.step('updateKey:recorded');
+      await this.finish(ticket, [outbox], async () => {
+        if (moving) {
+          await this.placeInOwnerIndexes(keyId, current.apiId, current.seq, newOwner, owners);
+        }
+      });
       return this.get(ws, keyId);
     }
     throw new Error(`updateKey ${keyId}: version kept changing over ${MAX_CAS_ATTEMPTS} attempts`);
@@ -667,8 +675,9 @@ export class KeyStore {
       }
       this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
       this.step('deleteKey:tombstoned');
-      await this.unindexKey(ws, where);
-      await this.finish(ticket, [outbox]);
+      // The key is deleted from here: what follows is cleanup, which the repair finishes should
+      // it fail, never a reason to answer the deletion with an error (a retry would be a 404).
+      await this.finish(ticket, [outbox], () => this.unindexKey(ws, where));
       return true;
     }
     throw new Error(`deleteKey ${keyId}: version kept changing over ${MAX_CAS_ATTEMPTS} attempts`);
