@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { redisTimeMsExact } from '../redis/clock';
 import { loadScripts } from '../redis/scripts';
+import { legacy, names } from '../store/names';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -166,6 +167,32 @@ async function clockCheck(redis: Redis): Promise<{ status: CheckStatus; detail: 
 }
 
 /**
+ * Whether keys of the previous release's layout remain (docs/redis.md, "Upgrading the layout"):
+ * nodes read them, at one more round trip for an unknown key, until `keyward migrate` moves them.
+ */
+async function layoutCheck(redis: Redis): Promise<{ status: CheckStatus; detail: string }> {
+  // On a cluster master the marker may live in another master's slot (MOVED): look instead.
+  if ((await redis.exists(names.layoutMigrated).catch(() => 0)) === 1) {
+    return {
+      status: 'ok',
+      detail: `keys placed by their own ids (${names.layoutMigrated} is set)`,
+    };
+  }
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', legacy.keyPattern, 'COUNT', 1000);
+    if (found.length > 0) {
+      return {
+        status: 'warn',
+        detail: `keys of the previous layout remain (${found[0]} …): run keyward migrate`,
+      };
+    }
+    cursor = next;
+  } while (cursor !== '0');
+  return { status: 'ok', detail: 'no key of the previous layout' };
+}
+
+/**
  * Everything but reachability, on one connected server (a standalone Redis or one master of a
  * cluster). Each check stands alone: one that fails does not hide the others.
  */
@@ -188,6 +215,7 @@ export async function checkServer(
   }
   // Usage counts are written with MULTI, never by a script.
   if (holds !== 'counts') await attempt(results, target, 'scripts', () => scriptsCheck(redis));
+  if (holds === 'records') await attempt(results, target, 'layout', () => layoutCheck(redis));
   await attempt(results, target, 'clock', () => clockCheck(redis));
   return results;
 }
