@@ -709,6 +709,15 @@ async function main(): Promise<void> {
       });
     const plain = await create();
     const fast = await create({ type: 'fast', ...HUGE });
+    // The old build verifies a key it created itself, the same as `fast`: a build of the previous
+    // layout (keys under their workspace's tag) does not find a key of this tree's layout.
+    const baseFast = baseNode
+      ? await rpc<{ keyId: string; key: string }>(baseNode.url, root.key, 'keys.createKey', {
+          apiId,
+          prefix: 'bench',
+          ratelimit: { type: 'fast', ...HUGE },
+        })
+      : undefined;
     const consistent = await create({ type: 'consistent', ...HUGE });
     const invalidKey = `bench_${randomBytes(16).toString('hex')}`;
     // An issued key with its last character changed: the shape of a key, the checksum wrong.
@@ -880,7 +889,7 @@ async function main(): Promise<void> {
               label: `keyward verify, fast rate limit, old build (${base.ref}, ${base.commit})`,
               group: 'base' as const,
               server: baseNode,
-              key: fast.key,
+              key: baseFast?.key ?? fast.key,
               rootKey: root.key,
               check: limited,
               besideOf: 'fast',
