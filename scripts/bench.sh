@@ -14,7 +14,7 @@
 # .run/profile). `make layout-figures` with the argument `layout` (bench/layout.ts: one workspace
 # on Redis Clusters of this tree and of the previous layout; figures in .run/bench/layout.json,
 # its logs and pids in .run/layout): its old build is c62d6b0 unless BENCH_BASE is set, and it is
-# killed after BENCH_TIMEOUT seconds (900).
+# killed after BENCH_TIMEOUT seconds (1200).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -70,7 +70,7 @@ BASE_ENV=()
 # "Upgrading the layout"; test/support/previousRelease.ts).
 DEFAULT_BASE=HEAD~1
 DEFAULT_TIMEOUT=300
-if [ "$DRIVER_NAME" = layout ]; then DEFAULT_BASE=c62d6b0 DEFAULT_TIMEOUT=900; fi
+if [ "$DRIVER_NAME" = layout ]; then DEFAULT_BASE=c62d6b0 DEFAULT_TIMEOUT=1200; fi
 BASE_REF="${BENCH_BASE:-$DEFAULT_BASE}"
 if [ "$DRIVER_NAME" != profile ] && [ "$BASE_REF" != none ]; then
   BASE_COMMIT="$(git rev-parse --verify --quiet "$BASE_REF^{commit}")" || {
