@@ -20,7 +20,15 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
@@ -625,6 +633,17 @@ function runMemory(): BenchReport['memory'] {
   return JSON.parse(run.stdout.trim()) as BenchReport['memory'];
 }
 
+/**
+ * Sections of results.md that other drivers' runs wrote (`make layout-figures`: "Layout (issue
+ * 22)"), kept from the file this run replaces: from their heading to the end of the file.
+ */
+function keptSections(file: string): string {
+  if (!existsSync(file)) return '';
+  const text = readFileSync(file, 'utf8');
+  const at = text.indexOf('\n## Layout (issue 22)');
+  return at < 0 ? '' : text.slice(at);
+}
+
 // ---------------------------------------------------------------------------------- main
 
 async function main(): Promise<void> {
@@ -1115,7 +1134,10 @@ async function main(): Promise<void> {
     };
     writeFileSync(join(RESULTS, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(RESULTS, 'results.svg'), renderSvg(report));
-    writeFileSync(join(RESULTS, 'results.md'), renderMarkdown(report));
+    writeFileSync(
+      join(RESULTS, 'results.md'),
+      renderMarkdown(report) + keptSections(join(RESULTS, 'results.md')),
+    );
     log(`done in ${report.totalSeconds.toFixed(0)} s: ${join(RESULTS, 'results.md')}, results.svg`);
   } finally {
     await stopAll();
