@@ -775,7 +775,7 @@ function markdown(report: {
     const w = l.withoutRelayMarkers;
     if (w.markers > 0) {
       lines.push(
-        `- ${l.layout}, without the ${int(w.markers)} markers of relayed audit entries ` +
+        `- ${l.layout}, without the ${int(w.markers)} marker${w.markers === 1 ? '' : 's'} of relayed audit entries ` +
           `(\`keyward:{ws}:audit-relayed:…\`, 24 h each): busiest by keys ` +
           `${pct(w.busiestKeyShare)}, by memory ${pct(w.busiestMemoryShare)}: ` +
           `${w.meetsCriterion ? 'met' : '**not met**'} (per master: ` +
