@@ -5,7 +5,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps redis chromium build run test test-containers lint fmt typecheck unit integration bench profile screenshots cluster cluster-stop clean
+.PHONY: help deps redis chromium build run test test-containers lint fmt typecheck unit integration bench profile layout-figures screenshots cluster cluster-stop clean
 
 help:
 	@echo "make run    start Redis and a keyward node; prints the base URL and a root key"
@@ -13,6 +13,8 @@ help:
 	@echo "make cluster | cluster-stop   two regions of local processes behind HAProxy"
 	@echo "make test-containers   integration tests with Redis in containers (root; local dockerd, no pulls)"
 	@echo "make screenshots   the dashboard's usage and audit pages as PNGs in docs/images/"
+	@echo "make layout-figures   one workspace of 100,000 keys on 3-master Redis Clusters, this layout"
+	@echo "                      vs the previous release's (c62d6b0): keys, memory, listKeys latency"
 	@echo "make lint | fmt | build | bench | profile | clean"
 
 $(NPM_STAMP): package.json package-lock.json
@@ -66,6 +68,11 @@ bench: deps redis build
 
 profile: deps redis build
 	@scripts/bench.sh profile
+
+# Issue 22: how one workspace spreads over a cluster's masters, this tree against BENCH_BASE
+# (c62d6b0, the previous layout). Figures in .run/bench/layout.json, a table on stdout.
+layout-figures: deps redis build
+	@scripts/bench.sh layout
 
 # The README's pictures of the dashboard: a node on Redis servers of its own, data, chromium.
 # jest runs the script for its TypeScript and the tests' fixtures; `make test` does not run it.

@@ -513,7 +513,8 @@ export function renderMarkdown(report: BenchReport): string {
           ? `could not be measured: ${base.error}.`
           : `${base.nodeModules === 'shared' ? 'sharing node_modules (same package-lock.json)' : 'with its own npm install (its package-lock.json differs)'}; ` +
             'its node runs at `LOG_LEVEL=warn` beside the new one on the same two Redis servers and ' +
-            'verifies the same fast key. Its slices alternate with the new build’s fast case: next ' +
+            'verifies a fast key of the same limit that it created itself (a build of the previous ' +
+            'layout does not read keys of this one). Its slices alternate with the new build’s fast case: next ' +
             'to each other in every round, the old one first in every other round.'),
     );
   }

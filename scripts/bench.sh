@@ -11,7 +11,10 @@
 # failure and Ctrl-C too. A base that cannot be built is reported by the driver, not fatal.
 #
 # `make profile` runs the same way with the argument `profile` (bench/profile.ts, output in
-# .run/profile).
+# .run/profile). `make layout-figures` with the argument `layout` (bench/layout.ts: one workspace
+# on Redis Clusters of this tree and of the previous layout; figures in .run/bench/layout.json,
+# its logs and pids in .run/layout): its old build is c62d6b0 unless BENCH_BASE is set, and it is
+# killed after BENCH_TIMEOUT seconds (1200).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -19,7 +22,8 @@ DRIVER_NAME="${1:-run}"
 case "$DRIVER_NAME" in
   run) OUT="$ROOT/.run/bench" ;;
   profile) OUT="$ROOT/.run/profile" ;;
-  *) echo "bench: unknown driver $DRIVER_NAME (run or profile)" >&2; exit 2 ;;
+  layout) OUT="$ROOT/.run/layout" ;;
+  *) echo "bench: unknown driver $DRIVER_NAME (run, profile or layout)" >&2; exit 2 ;;
 esac
 PIDS="$OUT/pids"
 mkdir -p "$OUT"
@@ -62,8 +66,13 @@ rm -rf .run/bench-build
 npx tsc -p bench/tsconfig.json
 
 BASE_ENV=()
-BASE_REF="${BENCH_BASE:-HEAD~1}"
-if [ "$DRIVER_NAME" = run ] && [ "$BASE_REF" != none ]; then
+# The layout figures compare with the last release of the previous layout (docs/redis.md,
+# "Upgrading the layout"; test/support/previousRelease.ts).
+DEFAULT_BASE=HEAD~1
+DEFAULT_TIMEOUT=300
+if [ "$DRIVER_NAME" = layout ]; then DEFAULT_BASE=c62d6b0 DEFAULT_TIMEOUT=1200; fi
+BASE_REF="${BENCH_BASE:-$DEFAULT_BASE}"
+if [ "$DRIVER_NAME" != profile ] && [ "$BASE_REF" != none ]; then
   BASE_COMMIT="$(git rev-parse --verify --quiet "$BASE_REF^{commit}")" || {
     echo "bench: BENCH_BASE=$BASE_REF is not a commit here (BENCH_BASE=none to skip the old build)" >&2
     exit 2
@@ -74,7 +83,7 @@ if [ "$DRIVER_NAME" = run ] && [ "$BASE_REF" != none ]; then
   base_error=""
   modules=shared
   if ! git worktree add --detach --quiet "$SCRATCH/app" "$BASE_COMMIT" >"$OUT/base-build.log" 2>&1; then
-    base_error="git worktree add failed (see .run/bench/base-build.log)"
+    base_error="git worktree add failed (see ${OUT#"$ROOT"/}/base-build.log)"
   elif cmp -s "$SCRATCH/app/package-lock.json" package-lock.json && [ -d node_modules ]; then
     # Same lock file, same packages: this checkout's node_modules serve both builds.
     ln -s "$(readlink -f node_modules)" "$SCRATCH/app/node_modules"
@@ -82,11 +91,11 @@ if [ "$DRIVER_NAME" = run ] && [ "$BASE_REF" != none ]; then
     modules=installed
     echo "bench: old build: its package-lock.json differs, npm install in the scratch worktree" >&2
     (cd "$SCRATCH/app" && timeout 300 npm install --no-audit --no-fund) >>"$OUT/base-build.log" 2>&1 ||
-      base_error="npm install failed (see .run/bench/base-build.log)"
+      base_error="npm install failed (see ${OUT#"$ROOT"/}/base-build.log)"
   fi
   if [ -z "$base_error" ]; then
     (cd "$SCRATCH/app" && timeout 180 npm run --silent build) >>"$OUT/base-build.log" 2>&1 ||
-      base_error="its build failed (see .run/bench/base-build.log)"
+      base_error="its build failed (see ${OUT#"$ROOT"/}/base-build.log)"
   fi
   [ -z "$base_error" ] || echo "bench: old build: $base_error" >&2
   echo "bench: old build ready in $((SECONDS - started)) s" >&2
@@ -101,7 +110,7 @@ fi
 
 # The driver handles SIGINT/SIGTERM by stopping every process it started; timeout sends SIGTERM
 # and, 10 s later, SIGKILL.
-env KEYWARD_ROOT="$ROOT" "${BASE_ENV[@]}" timeout --kill-after=10 "${BENCH_TIMEOUT:-300}" \
+env KEYWARD_ROOT="$ROOT" "${BASE_ENV[@]}" timeout --kill-after=10 "${BENCH_TIMEOUT:-$DEFAULT_TIMEOUT}" \
   node ".run/bench-build/bench/$DRIVER_NAME.js" &
 DRIVER=$!
 trap 'kill -TERM $DRIVER 2>/dev/null || true' INT TERM
@@ -109,5 +118,5 @@ status=0
 wait "$DRIVER" || status=$?
 # A signal interrupts the first wait; wait again for the driver's own clean-up to finish.
 if kill -0 "$DRIVER" 2>/dev/null; then wait "$DRIVER" || status=$?; fi
-if [ "$status" -eq 124 ]; then echo "bench: timed out after ${BENCH_TIMEOUT:-300} s" >&2; fi
+if [ "$status" -eq 124 ]; then echo "bench: timed out after ${BENCH_TIMEOUT:-$DEFAULT_TIMEOUT} s" >&2; fi
 exit "$status"
