@@ -1,8 +1,7 @@
 import type { RedisClient as Redis } from '../redis/clients';
 import type { KeyStore } from './keyStore';
 import { names } from './names';
-import { keyFromHash } from './records';
-import type { KeyPlacement, UnfinishedWrite } from './unfinishedWrites';
+import type { UnfinishedWrite } from './unfinishedWrites';
 
 /**
  * A journal entry older than this belongs to a write that died: far longer than any write takes
@@ -115,19 +114,19 @@ export class KeyRepair {
         return;
       }
       case 'deleteKey':
-        if (!(await this.isLive(write.ws, write.key)))
+        if (!(await this.keys.liveRecord(write.ws, write.key.keyId))) {
           await this.keys.unindexKey(write.ws, write.key);
+        }
         await this.keys.relayAudit(write.key.keyId);
         return;
       case 'updateKey': {
         if (write.owners.length > 0) {
-          const record = keyFromHash(await this.redis.hgetall(names.key(write.keyId)));
-          const live = record && (await this.isLive(write.ws, { keyId: record.id }));
+          const record = await this.keys.liveRecord(write.ws, write.keyId);
           await this.keys.placeInOwnerIndexes(
             write.keyId,
             write.apiId,
             record?.seq ?? 0,
-            live ? record.ownerId : undefined,
+            record?.ownerId,
             write.owners,
           );
         }
@@ -135,16 +134,5 @@ export class KeyRepair {
         return;
       }
     }
-  }
-
-  /** Whether the key's record is live (not pending, not a tombstone, not gone). */
-  private async isLive(ws: string, key: Pick<KeyPlacement, 'keyId'>): Promise<boolean> {
-    const hash = await this.redis.hgetall(names.key(key.keyId));
-    return (
-      hash.id !== undefined &&
-      hash.pending === undefined &&
-      hash.deletedAt === undefined &&
-      hash.workspaceId === ws
-    );
   }
 }

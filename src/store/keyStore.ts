@@ -709,6 +709,14 @@ export class KeyStore {
     return { keys, total, lastSeq: (ids[ids.length - 1] as { seq: number }).seq, more };
   }
 
+  /**
+   * The record under the key's own tag (without its sets) when it is live: committed, not
+   * deleted, of this workspace. What a listing and the repair read.
+   */
+  async liveRecord(ws: string, keyId: string): Promise<KeyRecord | undefined> {
+    return liveKey(await this.redis.hgetall(names.key(keyId)), ws);
+  }
+
   /** A listed key's record (without its sets), wherever it lives; undefined unless live. */
   private async readForListing(ws: string, keyId: string): Promise<KeyRecord | undefined> {
     const hash = await this.redis.hgetall(names.key(keyId));
