@@ -177,12 +177,12 @@ export class KeyStore {
 
   /**
    * The steps of a creation, in four round trips (docs/redis.md, "Writes across slots"):
-   *   1. the journal entry, the outboxes' registration and the sequence numbers from each API;
+   *   1. the journal entry, and the sequence numbers from each API;
    *   2. pending records (with their sets), hash entries (SET NX: the uniqueness check) and
    *      listing entries, all at once: none of them makes a key read as existing;
    *   3. (a batch: the journal says "committing", then) the commits: from here a key verifies,
    *      every node hears of it, and its audit entry is in its outbox;
-   *   4. the journal entry removed, and the audit entries relayed.
+   *   4. the audit entries relayed, then the journal entry removed.
    * Before the commits a failure undoes everything; a repair does the same for a node that died.
    */
   private async createKeys(
@@ -287,9 +287,9 @@ export class KeyStore {
   /**
    * The last steps of a key write, once it took effect: what is left of its own steps, its
    * audit entries relayed from the keys' outboxes to the workspace's log, then its journal
-   * entry removed. The journal entry stands in for the
-   * outboxes' registration: should the relay fail, or the node die, it stays, and the repair
-   * relays them. The write itself is done either way, so a failure here is no error to answer.
+   * entry removed. The journal entry stands in for the outboxes' registration: should a step
+   * fail, or the node die, it stays, and the repair does what is left. The write itself is done
+   * either way, so a failure here is no error to answer.
    */
   private async finish(
     ticket: Ticket,
