@@ -38,7 +38,7 @@ import Redis from 'ioredis';
 import { percentile } from './load';
 import { freePorts, installCleanup, isRunning, setPidFile, start, stop, stopAll } from './procs';
 import type { Child } from './procs';
-import { envNumber, HOST, provenance, sleep } from './setup';
+import { envNumber, HOST, provenance, sleep, startRedis } from './setup';
 
 const run = promisify(execFile);
 const ROOT = resolve(process.env.KEYWARD_ROOT ?? process.cwd());
@@ -87,53 +87,18 @@ async function startCluster(name: string): Promise<Cluster> {
   const ports = await freePorts(MASTERS);
   const masters: Master[] = [];
   for (const port of ports) {
-    const dir = join(WORK, name, String(port));
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    const child = start(
-      `${name}-redis-${port}`,
-      'redis-server',
-      [
-        '--port',
-        String(port),
-        '--bind',
-        HOST,
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--daemonize',
-        'no',
-        '--dir',
-        dir,
+    // A stale nodes.conf of an earlier run would keep the node out of the new cluster.
+    rmSync(join(WORK, name, `redis-${port}`), { recursive: true, force: true });
+    masters.push(
+      await startRedis(join(WORK, name), `redis-${port}`, port, [
         '--cluster-enabled',
         'yes',
         '--cluster-config-file',
         'nodes.conf',
         '--cluster-node-timeout',
         '5000',
-        '--loglevel',
-        'warning',
-      ],
-      { logFile: join(WORK, `${name}-redis-${port}.log`) },
+      ]),
     );
-    const client = new Redis({ host: HOST, port, maxRetriesPerRequest: 1, lazyConnect: true });
-    client.on('error', () => undefined);
-    masters.push({ port, child, client });
-  }
-  for (const master of masters) {
-    for (let attempt = 0; ; attempt++) {
-      if (!isRunning(master.child)) throw new Error(`${master.child.name} exited`);
-      try {
-        await master.client.connect();
-        await master.client.ping();
-        break;
-      } catch {
-        if (attempt > 200) throw new Error(`${master.child.name}: not listening after 10 s`);
-        master.client.disconnect();
-        await sleep(50);
-      }
-    }
   }
   await run(
     'redis-cli',
