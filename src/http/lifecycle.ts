@@ -115,7 +115,11 @@ export function defaultSteps(logger: Logger, metrics: Metrics): LifecycleStep[] 
   return [
     { headers: SECURITY_HEADERS },
     {
+      enter() {
+        metrics.requestsInFlight++;
+      },
       finish(exchange) {
+        metrics.requestsInFlight--;
         recordRequest(accessLog, metrics, exchange.state, exchange);
       },
     },

@@ -26,6 +26,8 @@ export class Metrics {
   private readonly limiterFailures: Counter<'role'>;
   private readonly analyticsDropped: Counter<'kind'>;
   private readonly analyticsFlushes: Counter<'result'>;
+  /** Requests a node has read and not yet answered, through either door. */
+  requestsInFlight = 0;
 
   /** `caches`: the node's caches by the name they are reported under. */
   constructor(caches?: Readonly<Record<string, CacheStats>>) {
@@ -74,6 +76,12 @@ export class Metrics {
       help: 'Usage analytics flushes by result: ok, or failed (the counts wait for the next one)',
       labelNames: ['result'],
       registers,
+    });
+    const inFlight: Gauge = new Gauge({
+      name: 'keyward_http_requests_in_flight',
+      help: 'Requests read and not yet answered: what a draining node still owes its clients',
+      registers,
+      collect: () => inFlight.set(this.requestsInFlight),
     });
     if (caches) {
       new Gauge({

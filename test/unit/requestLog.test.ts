@@ -182,6 +182,24 @@ describe('recordRequest', () => {
     expect(summaries(lines)[0]).toMatchObject({ count: 10, unlogged: 9 });
   });
 
+  test('a request counts as in flight from its start to its answer', async () => {
+    const { logger } = capture('warn');
+    const metrics = new Metrics();
+    const lifecycle = new Lifecycle(defaultSteps(logger, metrics), {
+      docsUrl: 'https://example.test/errors',
+      logger,
+    });
+    const inFlight = async () =>
+      /^keyward_http_requests_in_flight (\d+)$/m.exec(await metrics.registry.metrics())?.[1];
+    const first = lifecycle.begin('POST', '/v1/keys.verifyKey', 'keys.verifyKey');
+    const second = lifecycle.begin('GET', '/v1/apis.getApi');
+    expect(await inFlight()).toBe('2');
+    lifecycle.finish(first, 200);
+    expect(await inFlight()).toBe('1');
+    lifecycle.finish(second, 500);
+    expect(await inFlight()).toBe('0');
+  });
+
   test('above info nothing is written or scheduled, and the metric still counts', async () => {
     const { logger, lines } = capture('warn');
     const accessLog = accessLogger(logger);
