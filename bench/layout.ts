@@ -593,8 +593,9 @@ interface LayoutFigures {
   busiest: { byKeys: number; keyShare: number; byMemory: number; memoryShare: number };
   meetsCriterion: boolean;
   /**
-   * The same without the markers of relayed audit entries (`…:audit-relayed:…`, one per entry,
-   * under the workspace's tag, for 24 h): what the masters hold a day after the fill. Their
+   * The same without the markers of relayed audit entries (`keyward:audit:{ws.shard}:relayed:…`,
+   * one per entry, for ten minutes; `…{ws}:audit-relayed:…` in c62d6b0, for 24 h): what the
+   * masters hold once they expired. Their
    * memory is the MEMORY USAGE estimate, taken off used_memory's growth.
    */
   withoutRelayMarkers: {
@@ -640,7 +641,7 @@ function figuresOf(filled: Filled): LayoutFigures {
   const byMemory = [...masters].sort((a, b) => b.memoryShare - a.memoryShare)[0]!;
   const markersOn = (port: number) =>
     (filled.classes[port] ?? [])
-      .filter((row) => row.class.includes(':audit-relayed:'))
+      .filter((row) => /:audit-relayed:|:relayed:aud_/.test(row.class))
       .reduce(
         (sum, row) => ({ keys: sum.keys + row.keys, bytes: sum.bytes + row.estimatedBytes }),
         {
@@ -741,7 +742,7 @@ function markdown(report: {
     if (w.markers > 0) {
       lines.push(
         `- ${l.layout}, without the ${int(w.markers)} marker${w.markers === 1 ? '' : 's'} of relayed audit entries ` +
-          `(\`keyward:{ws}:audit-relayed:…\`, 24 h each): busiest by keys ` +
+          `(\`keyward:audit:{ws.shard}:relayed:…\`, ten minutes each): busiest by keys ` +
           `${pct(w.busiestKeyShare)}, by memory ${pct(w.busiestMemoryShare)}: ` +
           `${w.meetsCriterion ? 'met' : '**not met**'} (per master: ` +
           `${w.masters.map((m) => `${int(m.keys)} keys, ${mb(m.memoryBytes)} MiB`).join('; ')})`,

@@ -1,10 +1,11 @@
 --[[
-  Relay one entry of an audit outbox (lua/includes/outbox.lua) to its workspace's stream, once:
-  the marker, set in the same step, says it was relayed, so a relay run again (by a node that died
-  before deleting the entry from the outbox, or by two nodes at once) appends nothing.
+  Relay one entry of an audit outbox (lua/includes/outbox.lua) to its shard of the workspace's
+  audit log, once: the marker, set in the same step, says it was relayed, so a relay run again (by
+  a node that died before deleting the entry from the outbox, or by two nodes at once) appends
+  nothing.
 
-  KEYS[1]  the workspace's audit log (stream)
-  KEYS[2]  the marker of the outbox entry, keyward:{<ws>}:audit-relayed:<token>
+  KEYS[1]  the shard of the workspace's audit log, keyward:audit:{<ws>.<tag>} (stream)
+  KEYS[2]  the marker of the outbox entry, keyward:audit:{<ws>.<tag>}:relayed:<token>
   ARGV[1]  how long the marker lives (ms): far longer than a relayed entry stays in its outbox
   ARGV[2]  the audit entry (lua/includes/audit.lua), the outbox entry's fields and its time
 

@@ -3,7 +3,7 @@ import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
 import { newId } from '../keys/ids';
 import type { RedisClient as Redis } from '../redis/clients';
 import { resultDecoder } from '../redis/scriptTable';
-import { auditFields } from './auditLog';
+import { auditFields, auditShard, auditShardCap } from './auditLog';
 import { names } from './names';
 
 /**
@@ -13,8 +13,9 @@ import { names } from './names';
  *   1. register: the outbox's name goes into a registry that the sweep reads (a name there whose
  *      outbox is empty costs one XRANGE a sweep, nothing more);
  *   2. the write's own script or MULTI appends the entry to the outbox under the write's tag;
- *   3. relay: each entry goes to its workspace's stream, at most once (a marker per entry, set in
- *      the same step as the append), and is then deleted from the outbox.
+ *   3. relay: each entry goes to one of its workspace's 16 audit shards (by its token), at most
+ *      once (a marker per entry in the shard's slot, set in the same step as the append), and is
+ *      then deleted from the outbox.
  * A node that dies after step 2 leaves the entry in the outbox; the next write to the same outbox,
  * or a node's sweep (src/store/auditSweeper.ts), relays it.
  */
@@ -79,7 +80,7 @@ function relayed(
 export class AuditOutbox {
   constructor(
     private readonly redis: Redis,
-    /** The cap of each workspace's stream, as the writes that append to it directly trim it. */
+    /** The cap of a workspace's log: each of its shards keeps a sixteenth (auditShardCap). */
     private readonly maxEntries: number = DEFAULT_AUDIT_MAX_ENTRIES,
   ) {}
 
@@ -122,10 +123,14 @@ export class AuditOutbox {
   async relayEntry(id: string, values: readonly string[]): Promise<boolean> {
     const entry = relayed(id, values);
     if (!entry) return false;
-    const argument = JSON.stringify({ max: String(this.maxEntries), fields: entry.fields });
+    const shard = auditShard(entry.token);
+    const argument = JSON.stringify({
+      max: String(auditShardCap(this.maxEntries)),
+      fields: entry.fields,
+    });
     const result = await this.redis.relayAuditV1(
-      names.audit(entry.ws),
-      names.auditRelayed(entry.ws, entry.token),
+      names.auditShard(entry.ws, shard),
+      names.auditRelayed(entry.ws, shard, entry.token),
       MARKER_TTL_MS,
       argument,
     );

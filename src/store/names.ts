@@ -94,13 +94,25 @@ export const names = {
   identity: (ws: string, id: string) => `${PREFIX}:{${ws}}:identity:${id}`,
   identityNames: (ws: string) => `${PREFIX}:{${ws}}:identitynames`,
   identities: (ws: string) => `${PREFIX}:{${ws}}:identities`,
-  /** The workspace's audit log (stream): one entry per management write, written with it. */
+  /**
+   * The workspace's own audit stream: the entries of writes to records under the workspace's tag
+   * (APIs, identities, permissions and roles, namespaces), appended in the write's own step, and
+   * what the previous release relayed. Entries of other writes go to the shards below.
+   */
   audit: (ws: string) => `${PREFIX}:{${ws}}:audit`,
   /**
-   * The marker of an outbox entry relayed to the workspace's stream (lua/relay-audit-2.lua),
-   * named by the entry's token; it expires by itself.
+   * One of 16 shards of the workspace's audit log (stream): where the relay (lua/relay-audit-2.lua)
+   * appends the outbox entries of key and root key writes, the shard chosen by the entry's token,
+   * so that a busy workspace's log spreads over the masters. A reader merges the shards and the
+   * workspace's own stream by entry id (src/store/auditLog.ts).
    */
-  auditRelayed: (ws: string, token: string) => `${PREFIX}:{${ws}}:audit-relayed:${token}`,
+  auditShard: (ws: string, shard: number) => `${PREFIX}:audit:{${ws}.${SHARD_TAGS[shard]!}}`,
+  /**
+   * The marker of an outbox entry relayed to a shard, named by the entry's token, in the shard's
+   * slot (the relay sets it in the same step as the append); it expires by itself.
+   */
+  auditRelayed: (ws: string, shard: number, token: string) =>
+    `${PREFIX}:audit:{${ws}.${SHARD_TAGS[shard]!}}:relayed:${token}`,
   /**
    * The audit outbox of a hash tag (a key id, for its credits; a root key's hash, for its record):
    * entries of writes in that slot, waiting to be relayed to their workspace's stream.

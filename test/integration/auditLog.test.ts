@@ -9,6 +9,7 @@ import { KeyStore } from '../../src/store/keyStore';
 import { adminRedis } from '../support/keyspace';
 import { client, type Client, type RpcResponse } from '../support/rpc';
 import { startProcessTopology, startTopology, type Topology } from '../support/topology';
+import { auditLength, auditRaw } from '../support/auditStreams';
 
 /**
  * The audit log (issue 16): every management write appends one entry to its workspace's stream
@@ -45,7 +46,7 @@ async function workspace(permissions?: string[]) {
     ...root,
     rootKeyId,
     api: client(topology.nodes[0]!.url, root.key),
-    length: () => primary.xlen(names.audit(root.workspaceId)),
+    length: () => auditLength(primary, root.workspaceId),
   };
 }
 
@@ -173,7 +174,7 @@ test('every key, API and identity write leaves exactly one entry: who, what, tar
   expect(purge[4]!.target).toEqual({ type: 'api', id: apiId });
 
   // No secret anywhere in the stream: neither key's plaintext nor its hash, nor the root key's.
-  const raw = JSON.stringify(await primary.xrange(names.audit(ws.workspaceId), '-', '+'));
+  const raw = JSON.stringify(await auditRaw(primary, ws.workspaceId));
   for (const secret of [plaintext, newKey, ws.key, 'sk_imported_audit_1']) {
     expect(raw).not.toContain(secret);
     expect(raw).not.toContain(hashKey(secret));
@@ -498,7 +499,7 @@ test('a node killed amid writes leaves every written key with its entry, and eve
     await new AuditSweeper(new AuditOutbox(admin), { intervalMs: 60_000, graceMs: 60_000 }).sweep();
     const keyIds = (await keys.list(ws, apiId, { limit: 1000 })).keys.map((key) => key.id);
     expect(keyIds.length).toBeGreaterThan(0);
-    const stream = await admin.xrange(names.audit(ws), '-', '+');
+    const stream = await auditRaw(admin, ws);
     const byKey = new Map<string, string[]>();
     for (const [, values] of stream) {
       const fields = Object.fromEntries(

@@ -19,6 +19,7 @@ import {
   startTopology,
   type Topology,
 } from '../support/topology';
+import { auditLength, auditRaw } from '../support/auditStreams';
 
 /**
  * The audit log of writes outside their workspace's slot (issue 16; docs/decisions.md, "Audit
@@ -66,7 +67,7 @@ describe('through a node', () => {
       rootKeyId,
       api,
       apiId,
-      length: () => primary.xlen(names.audit(root.workspaceId)),
+      length: () => auditLength(primary, root.workspaceId),
     };
   }
 
@@ -212,7 +213,7 @@ describe('through a node', () => {
     for (const entry of entries) expect(entry.requestId).toMatch(/^req_/);
     expect(new Set(entries.map((e) => e.requestId)).size).toBe(3);
 
-    const raw = JSON.stringify(await primary.xrange(names.audit(ws), '-', '+'));
+    const raw = JSON.stringify(await auditRaw(primary, ws));
     for (const secret of [ops.key, ci.key]) {
       expect(raw).not.toContain(secret);
       expect(raw).not.toContain(hashKey(secret));

@@ -7,6 +7,7 @@ import { eventually, testAudit } from '../support/helpers';
 import { adminRedis, closeRedis } from '../support/keyspace';
 import { client, type Client, type ErrorBody } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
+import { auditLength } from '../support/auditStreams';
 
 /**
  * Permissions and roles as a catalogue (`permissions.*`), driven by the published v1 SDK
@@ -543,7 +544,7 @@ test('the store leaves no permission set, and no audit entry, under a role that 
   try {
     const store = new RbacStore(redis, () => undefined);
     const gone = 'role_1ChFjUG4o6VLuzbLGABNDC';
-    const entries = () => redis.xlen(names.audit(topology.workspaceId));
+    const entries = () => auditLength(redis, topology.workspaceId);
     const before = await entries();
     expect(
       await store.setRolePermissions(topology.workspaceId, gone, ['perm_x'], testAudit(gone)),

@@ -287,11 +287,22 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
       ['limit', '10'],
       ['operation', 'keys.createKey'],
     ],
-    // Both have patterns: a stream entry id, and `service.method`.
+    // Both have patterns: an entry id (a stream id, then a shard 0–15 or nothing), and
+    // `service.method`.
     breakers: () => ({
       cursor: fc.oneof(
         badQueryString(41),
-        fc.constantFrom('1', '1-', '-1', 'a-1', '1-1-1', '1 -1', `${'9'.repeat(21)}-0`),
+        fc.constantFrom(
+          '1',
+          '1-',
+          '-1',
+          'a-1',
+          '1-1-16',
+          '1-1-01',
+          '1-1-1-1',
+          '1 -1',
+          `${'9'.repeat(21)}-0`,
+        ),
       ),
       operation: fc.oneof(
         badQueryString(65),

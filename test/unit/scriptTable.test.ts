@@ -37,7 +37,7 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   updateIdentity: '9153b745d9d3b67daaa6d8750f05e016a0ed2a4e',
   deleteIdentity: '6ec8d030fd29a55bd2174a5e9183f285d4f9d900',
   revokeRootKey: '94b8befffc55b5dd748bb7a2037f3c99849c099e',
-  relayAudit: 'c61989cbb67c9bcf93453fe536af85fe6e3668ae',
+  relayAudit: '92c58e9c60f99311e56ecdf9ac343c5cd2e9896f',
   takeOutboxEntry: '6a0d6013ec8958d544e4a46fb04c234d38f10344',
   forgetAuditOutbox: 'd4a2e42f52e52ca442733f868204dfcb23b0b1d5',
 };

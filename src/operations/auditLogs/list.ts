@@ -45,7 +45,8 @@ function auditLogView(record: AuditRecord): AuditLogView {
 }
 
 /**
- * keyward's own: the workspace's audit log, newest first. The cursor is an entry id; a filtered
+ * keyward's own: the workspace's audit log, newest first. The cursor is an entry id (a stream id,
+ * with `-<shard>` after it for an entry relayed to a shard of the log); a filtered
  * page may come back short (or empty) with a cursor when the entries it read did not match.
  */
 export const listAuditLogs = defineOperation({
@@ -57,7 +58,7 @@ export const listAuditLogs = defineOperation({
   permission: { resource: 'audit', action: 'read', scope: 'any' },
   input: object({
     limit: pageLimit,
-    cursor: { type: 'string', pattern: '^[0-9]{1,20}-[0-9]{1,20}$' },
+    cursor: { type: 'string', pattern: '^[0-9]{1,20}-[0-9]{1,20}(-(1[0-5]|[0-9]))?$' },
     targetId: id,
     operation: { type: 'string', pattern: '^[A-Za-z]{1,32}\\.[A-Za-z]{1,32}$' },
   }),
