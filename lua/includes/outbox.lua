@@ -21,6 +21,7 @@ local function outboxEntry(arg)
 end
 
 local function appendOutbox(outbox, entry)
-  redis.call('XADD', outbox, '*', unpack(entry.fields))
+  local id = redis.call('XADD', outbox, '*', unpack(entry.fields))
   redis.call('PEXPIRE', outbox, tostring(entry.ttl))
+  return id
 end

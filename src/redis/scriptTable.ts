@@ -102,8 +102,9 @@ export const SCRIPTS = {
     command: 'commitKeyV1',
     keys: ['record', 'auditOutbox'],
     argv: ['channel', 'message', 'outboxEntry'],
-    reply: 'integer',
-    codes: { 1: 'committed', 0: 'committed_before', [-1]: 'gone' },
+    reply: 'string',
+    codes: { '0': 'committed_before', '-1': 'gone' },
+    value: "the id of the creation's entry in the key's outbox: committed",
   },
   discardPendingKey: {
     file: 'discard-pending-key-3.lua',

@@ -44,7 +44,12 @@ export function outboxFields(ws: string, entry: AuditEntry): string[] {
 
 /** The outbox argument of a write script (lua/includes/outbox.lua). */
 export function outboxArgument(ws: string, entry: AuditEntry): string {
-  return JSON.stringify({ ttl: String(OUTBOX_TTL_MS), fields: outboxFields(ws, entry) });
+  return outboxArgumentOf(outboxFields(ws, entry));
+}
+
+/** The same, of an entry's fields as outboxFields made them. */
+export function outboxArgumentOf(fields: readonly string[]): string {
+  return JSON.stringify({ ttl: String(OUTBOX_TTL_MS), fields });
 }
 
 /** The same entry appended inside a MULTI, for the writes that are not scripts. */
@@ -113,6 +118,15 @@ export class AuditOutbox {
       found += entries.length;
       if (entries.length < RELAY_BATCH) return found;
     }
+  }
+
+  /**
+   * Relays one entry whose id and fields the write already knows (its script answered the id),
+   * then takes it from the outbox: the relay of a fresh outbox without reading it first.
+   */
+  async relayKnown(outbox: string, id: string, fields: readonly string[]): Promise<void> {
+    await this.relayEntry(id, fields);
+    await this.redis.takeOutboxEntryV1(outbox, id);
   }
 
   /**

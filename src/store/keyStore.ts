@@ -4,7 +4,7 @@ import type { CreditReset } from '../domain/credits';
 import type { KeyFields, KeyRecord } from '../domain/key';
 import { resultDecoder } from '../redis/scriptTable';
 import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
-import { AuditOutbox, outboxArgument } from './auditOutbox';
+import { AuditOutbox, outboxArgument, outboxArgumentOf, outboxFields } from './auditOutbox';
 import { noSteps, type StepHook } from './faults';
 import { listingIndex, listingIndexes, pageOfIndexes } from './keyListing';
 import { LegacyLayout } from './legacyLayout';
@@ -124,6 +124,23 @@ function liveKey(hash: StoredHash, ws: string): KeyRecord | undefined {
   return record?.workspaceId === ws ? record : undefined;
 }
 
+/** What a creation's commit did, and the id of its audit entry in the key's outbox when it did. */
+export interface Commit {
+  outcome: 'committed' | 'committed_before' | 'gone';
+  entryId: string;
+}
+
+/**
+ * An outbox a write's last steps relay: its name (read it all), or the one entry the write's
+ * commit appended to a key's fresh outbox, relayed without reading the outbox first.
+ */
+type OutboxRelay = string | { outbox: string; id: string; fields: readonly string[] };
+
+function relayOf(keyId: string, commit: Commit, fields: readonly string[]): OutboxRelay {
+  const outbox = names.auditOutbox(keyId);
+  return commit.outcome === 'committed' ? { outbox, id: commit.entryId, fields } : outbox;
+}
+
 /**
  * Key records and their indexes on the primary. A key lives under its own id's tag
  * (names.key), found from its hash through an entry under the hash's tag and listed in a shard
@@ -195,8 +212,8 @@ export class KeyStore {
     const legacyTaken = await this.firstLegacyHash(ws, keys);
     if (legacyTaken >= 0) return { failure: 'hash_exists', index: legacyTaken };
     const placements = keys.map(placement);
-    const outboxes = keys.map((key) => names.auditOutbox(key.keyId));
-    const entries = keys.map((key) => outboxArgument(ws, audit(key)));
+    const fields = keys.map((key) => outboxFields(ws, audit(key)));
+    const entries = fields.map(outboxArgumentOf);
     const [journaled, seqs] = await Promise.all([
       this.unfinished.begin({ op: 'createKeys', ws, keys: placements }),
       this.takeSequenceNumbers(keys),
@@ -231,7 +248,7 @@ export class KeyStore {
     const commits = await Promise.all(
       keys.map((key, i) => this.commit(ws, key.keyId, key.hash, entries[i] as string)),
     );
-    if (commits.some((outcome) => outcome === 'gone')) {
+    if (commits.some((committed) => committed.outcome === 'gone')) {
       // Only a repair that took this write for dead undoes a creation under way.
       throw new Error('key creation: undone by a repair before it could commit');
     }
@@ -239,7 +256,10 @@ export class KeyStore {
     for (const key of keys) {
       this.announce({ kind: 'key', workspaceId: ws, hash: key.hash, created: true });
     }
-    await this.finish(ticket, outboxes);
+    await this.finish(
+      ticket,
+      keys.map((key, i) => relayOf(key.keyId, commits[i]!, fields[i]!)),
+    );
     return 'created';
   }
 
@@ -293,13 +313,19 @@ export class KeyStore {
    */
   private async finish(
     ticket: Ticket,
-    outboxes: readonly string[],
+    relays: readonly OutboxRelay[],
     /** Steps of the write's own that are left once it took effect (index entries). */
     cleanup: () => Promise<void> = async () => undefined,
   ): Promise<void> {
     try {
       await cleanup();
-      await Promise.all(outboxes.map((outbox) => this.outbox.relay(outbox)));
+      await Promise.all(
+        relays.map((relay) =>
+          typeof relay === 'string'
+            ? this.outbox.relay(relay)
+            : this.outbox.relayKnown(relay.outbox, relay.id, relay.fields),
+        ),
+      );
       await this.unfinished.end(ticket);
     } catch {
       // Left to the repair, which finds the journal entry.
@@ -307,21 +333,15 @@ export class KeyStore {
   }
 
   /** Commits a pending key: from here it verifies. */
-  async commit(
-    ws: string,
-    keyId: string,
-    hash: string,
-    outboxEntry: string,
-  ): Promise<'committed' | 'committed_before' | 'gone'> {
-    return commitKeyOutcome(
-      await this.redis.commitKeyV1(
-        names.key(keyId),
-        names.auditOutbox(keyId),
-        names.invalidationChannel,
-        invalidation.keyCreated(ws, hash),
-        outboxEntry,
-      ),
+  async commit(ws: string, keyId: string, hash: string, outboxEntry: string): Promise<Commit> {
+    const result = await this.redis.commitKeyV1(
+      names.key(keyId),
+      names.auditOutbox(keyId),
+      names.invalidationChannel,
+      invalidation.keyCreated(ws, hash),
+      outboxEntry,
     );
+    return { outcome: commitKeyOutcome(result) ?? 'committed', entryId: result };
   }
 
   /** Relays what a key's outbox holds to its workspace's audit log (a repair's commit). */
@@ -556,8 +576,8 @@ export class KeyStore {
       };
       if ((await this.firstLegacyHash(ws, [key])) === 0) return 'hash_exists';
       const where = placement(key);
-      const entry = outboxArgument(ws, audit);
-      const outbox = names.auditOutbox(rerolled.keyId);
+      const entryFields = outboxFields(ws, audit);
+      const entry = outboxArgumentOf(entryFields);
       const [ticket, seqs] = await Promise.all([
         this.unfinished.begin({ op: 'reroll', ws, oldKeyId: keyId, key: where, audit: entry }),
         this.takeSequenceNumbers([key]),
@@ -597,9 +617,9 @@ export class KeyStore {
       }
       this.announce({ kind: 'key', workspaceId: ws, hash: current.hash, created: false });
       this.step('rerollKey:expired');
-      await this.commit(ws, rerolled.keyId, rerolled.hash, entry);
+      const committed = await this.commit(ws, rerolled.keyId, rerolled.hash, entry);
       this.announce({ kind: 'key', workspaceId: ws, hash: rerolled.hash, created: true });
-      await this.finish(ticket, [outbox]);
+      await this.finish(ticket, [relayOf(rerolled.keyId, committed, entryFields)]);
       return 'rerolled';
     }
     throw new Error(`rerollKey ${keyId}: version kept changing over ${MAX_CAS_ATTEMPTS} attempts`);

@@ -178,9 +178,10 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     const committed = await commit();
     const before = await commit();
     expect(await redis.hexists(record, 'pending')).toBe(0);
-    expect(await redis.xlen(outbox)).toBe(1);
+    // The value it answers is the id of the one entry it appended.
+    expect((await redis.xrange(outbox, '-', '+')).map(([id]) => id)).toEqual([committed]);
     await redis.hset(record, 'deletedAt', '1');
-    expect(await commit()).toBe(-1);
+    expect(await commit()).toBe('-1');
     return [gone, committed, before];
   },
   discardPendingKey: async (t) => {

@@ -18,13 +18,13 @@ import {
 const PINNED_SHA1: Record<ScriptName, string> = {
   tokenBucket: '2fecdd73e35d1aae6b7328dc2f28c134fa252eaa',
   multiBucket: '44a2c96f80400187b1696270d666a5757a40af30',
-  updateCredits: '527942d48e183abe25a13a210fa424848ff35315',
+  updateCredits: '9f16b6f7be6b13a965bd6d6674d848a1515b8731',
   putKey: 'bd492ae34ea59724e47c75ea4c6d065ff2086039',
-  commitKey: 'd12c15698bfed11af12a1c18b862310233e81572',
+  commitKey: '4e2029188cce337277fbe98a3ad6264e572af06d',
   discardPendingKey: '139cd11caddd656bc8edf6d7510003946e7509b1',
   nextKeySeq: '6206b0968fbd94fc4710de01f6c47c1b599f7efd',
-  updateKey: 'dda31fc725eb1091f726ce4b3bd0edfa40e9375a',
-  tombstoneKey: '8caf3b169b49067cdee422575b0f5fdb46086100',
+  updateKey: '287e441737838532e43d10b56fa9e9408b44fc6f',
+  tombstoneKey: '0c1876ada18edeb939048d3a89e5d0f5210640db',
   dropLegacyKey: 'c9898b9cb03dc52a858cc8f4d7f327344d3a1d96',
   deleteIfEqual: 'e0b2c766f556bedfeb284723273b8b8513cc8b2e',
   tombstoneApi: '3b6aadfb46c87f3f820863b2aa5cd36f07c486a6',
@@ -36,7 +36,7 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   ensureIdentity: '3d914576cca79d7e1597f0be1d538a9cb27f0433',
   updateIdentity: '9153b745d9d3b67daaa6d8750f05e016a0ed2a4e',
   deleteIdentity: '6ec8d030fd29a55bd2174a5e9183f285d4f9d900',
-  revokeRootKey: '94b8befffc55b5dd748bb7a2037f3c99849c099e',
+  revokeRootKey: '924aeea4960dd72077cb660b7c021a25d715993b',
   relayAudit: '92c58e9c60f99311e56ecdf9ac343c5cd2e9896f',
   takeOutboxEntry: '6a0d6013ec8958d544e4a46fb04c234d38f10344',
   forgetAuditOutbox: 'd4a2e42f52e52ca442733f868204dfcb23b0b1d5',
@@ -128,10 +128,10 @@ describe('resultDecoder', () => {
     expect([0, 1, 2].map(tokenBucket)).toEqual(['refused', 'admitted', 'out_of_credits']);
     const tombstoneKey = resultDecoder('tombstoneKey');
     expect([1, -1, -2].map(tombstoneKey)).toEqual(['deleted', 'not_found', 'version_moved']);
-    expect([1, 0, -1].map(resultDecoder('commitKey'))).toEqual([
-      'committed',
+    expect(['0', '-1', '1795253180542-0'].map(resultDecoder('commitKey'))).toEqual([
       'committed_before',
       'gone',
+      undefined,
     ]);
     expect(resultDecoder('setOverride')('')).toBe('namespace_not_found');
   });
