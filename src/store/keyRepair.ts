@@ -1,4 +1,5 @@
 import type { RedisClient as Redis } from '../redis/clients';
+import { IdentityStore } from './identityStore';
 import type { KeyStore } from './keyStore';
 import { names } from './names';
 import type { UnfinishedWrite } from './unfinishedWrites';
@@ -37,6 +38,8 @@ export class KeyRepair {
     private readonly redis: Redis,
     private readonly keys: KeyStore,
     private readonly options: RepairOptions = REPAIR_DEFAULTS,
+    /** Identity writes share the journal: a node's own store, or one that announces nothing. */
+    private readonly identities: IdentityStore = new IdentityStore(redis, () => undefined),
   ) {
     this.now = options.now ?? Date.now;
   }
@@ -66,7 +69,7 @@ export class KeyRepair {
 
   private async sweepOnce(): Promise<number> {
     // Once per process, until it succeeds: whether records of the previous layout remain.
-    await this.keys.legacy.detect();
+    await Promise.all([this.keys.legacy.detect(), this.identities.legacy.detect()]);
     let repaired = 0;
     let failure: { error: unknown } | undefined;
     const olderThan = this.now() - this.options.staleAfterMs;
@@ -118,6 +121,10 @@ export class KeyRepair {
           await this.keys.unindexKey(write.ws, write.key);
         }
         await this.keys.relayAudit(write.key.keyId);
+        return;
+      case 'createIdentity':
+      case 'deleteIdentity':
+        await this.identities.repair(write);
         return;
       case 'updateKey': {
         if (write.owners.length > 0) {
