@@ -559,6 +559,23 @@ describe('the store', () => {
     });
   });
 
+  test("ids are not tagged by workspace: another workspace's calls neither read nor write one", async () => {
+    const store = new IdentityStore(primary, () => undefined);
+    const now = Date.now();
+    const mine = await store.upsertByExternalId('ws_mine', 'user_same', now, testAudit());
+    const record = await primary.hgetall(names.identity(mine.id));
+    expect(await store.byId('ws_theirs', mine.id)).toBeUndefined();
+    expect(
+      await store.update('ws_theirs', mine.id, { meta: { a: 1 } }, now + 1, testAudit()),
+    ).toBeUndefined();
+    expect(await store.delete('ws_theirs', mine.id, testAudit())).toBe(false);
+    expect(await primary.hgetall(names.identity(mine.id))).toEqual(record);
+    // The same externalId is another identity there.
+    const theirs = await store.upsertByExternalId('ws_theirs', 'user_same', now, testAudit());
+    expect(theirs.id).not.toBe(mine.id);
+    expect((await store.byExternalId('ws_mine', 'user_same'))?.id).toBe(mine.id);
+  });
+
   test('the layout is readable with redis-cli: flat fields, JSON for meta and limits', async () => {
     const { identityId } = await ok(
       unkey.identities.create({
