@@ -147,7 +147,8 @@ export class IdentityStore {
     identity: IdentityRecord,
     audit: AuditEntry,
   ): Promise<'created' | 'external_id_taken'> {
-    return (await this.ensure(identity, audit)) === identity.id ? 'created' : 'external_id_taken';
+    const found = await this.ensure(identity, audit);
+    return found === identity.id ? 'created' : 'external_id_taken';
   }
 
   /**
@@ -169,15 +170,16 @@ export class IdentityStore {
       createdAt: now,
     };
     for (let attempt = 0; attempt < MAX_UPSERT_ATTEMPTS; attempt++) {
-      const id = await this.ensure(fresh, {
+      const found = await this.ensure(fresh, {
         ...audit,
         targetType: 'identity',
         targetId: fresh.id,
         summary: { externalId },
       });
-      if (id === fresh.id) return fresh;
-      const found = await this.byId(ws, id);
-      if (found) return found;
+      if (found === fresh.id) return fresh;
+      // The one a lookup found is answered as read; one that won a race is read now.
+      const identity = typeof found === 'string' ? await this.byId(ws, found) : found;
+      if (identity) return identity;
     }
     throw new Error(
       `upsertByExternalId: the identity was deleted before it could be read, ${MAX_UPSERT_ATTEMPTS} times`,
@@ -321,8 +323,9 @@ export class IdentityStore {
   }
 
   /**
-   * The id of the identity with this externalId: this one's when this call created it
-   * (docs/redis.md, "Creating an identity"):
+   * The identity with this externalId as its lookup read it, or its id when a creation that lost
+   * the race found it: this one's id when this call created it (docs/redis.md, "Creating an
+   * identity"):
    *   1. the journal entry;
    *   2. the pending record (its audit entry in it) and its listing entry, at once;
    *   3. the externalId entry claimed with SET NX: the point of no return, and what decides
@@ -331,12 +334,15 @@ export class IdentityStore {
    *   5. the audit entry relayed, the journal entry removed.
    * A creation that loses the claim undoes its own step 2 and answers the winner.
    */
-  private async ensure(identity: IdentityRecord, audit: AuditEntry): Promise<string> {
+  private async ensure(
+    identity: IdentityRecord,
+    audit: AuditEntry,
+  ): Promise<string | IdentityRecord> {
     const { workspaceId: ws, id, externalId } = identity;
     // The common case of a key linked to an existing identity reads, and writes nothing. One of
     // the previous layout is moved by this read, so that the claim below finds it.
     const existing = await this.byExternalId(ws, externalId);
-    if (existing) return existing.id;
+    if (existing) return existing;
     const ticket = await this.unfinished.begin({
       op: 'createIdentity',
       ws,
