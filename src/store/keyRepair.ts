@@ -27,7 +27,8 @@ export const REPAIR_DEFAULTS = { intervalMs: 5_000, staleAfterMs: REPAIR_AFTER_M
  * Finishes or undoes what writes across slots left half done (docs/redis.md, "Writes across
  * slots"): every node sweeps the journal at start and then periodically. Each repair reads
  * where the write got to and completes it from there; run twice (two nodes, or a repair that
- * died itself), it changes nothing the second time.
+ * died itself), it changes nothing the second time. Key writes and identity writes share the
+ * journal, so one sweep repairs both (an identity's steps are IdentityStore.repair's).
  */
 export class KeyRepair {
   private timer: NodeJS.Timeout | undefined;
@@ -89,8 +90,8 @@ export class KeyRepair {
 
   /**
    * Brings one write to an end: finished where it had passed its point of no return, else
-   * undone; then what its keys' outboxes hold is relayed to the audit log (the journal entry
-   * stands in for their registration).
+   * undone; then what its keys' (identity's) outboxes hold is relayed to the audit log (the
+   * journal entry stands in for their registration).
    */
   async repair(write: UnfinishedWrite): Promise<void> {
     switch (write.op) {
