@@ -157,11 +157,16 @@ export async function startNode(
     services.usage.start();
     auditSweeper.start();
     // What a node that died left half done in a write across slots is finished or undone here.
-    keyRepair = new KeyRepair(primary, services.keys, {
-      ...REPAIR_DEFAULTS,
-      failed: (error) =>
-        logger.warn({ err: error }, 'repair of unfinished writes failed; retrying'),
-    });
+    keyRepair = new KeyRepair(
+      primary,
+      services.keys,
+      {
+        ...REPAIR_DEFAULTS,
+        failed: (error) =>
+          logger.warn({ err: error }, 'repair of unfinished writes failed; retrying'),
+      },
+      services.identities,
+    );
     keyRepair.start();
     const listener = new InvalidationListener(subscriber, services.directory);
     await listener.start();

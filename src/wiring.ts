@@ -41,19 +41,20 @@ export function assembleServices(parts: {
   const { config, primary } = parts;
   // Every write a store makes is applied to this node's caches here, and only here.
   const announce: Announce = (message) => directory.apply(message);
+  const step = haltAt(config.faultHaltAt);
   const stores = {
     apis: new ApiStore(primary, announce, config.auditMaxEntries),
-    keys: new KeyStore(
-      primary,
-      announce,
-      config.auditMaxEntries,
-      haltAt(config.faultHaltAt),
-      parts.bookkeeping,
-    ),
+    keys: new KeyStore(primary, announce, config.auditMaxEntries, step, parts.bookkeeping),
     rootKeys: new RootKeyStore(primary, config.auditMaxEntries),
     ratelimits: new RatelimitStore(primary, announce, config.auditMaxEntries),
     rbac: new RbacStore(primary, announce, config.auditMaxEntries),
-    identities: new IdentityStore(primary, announce, config.auditMaxEntries),
+    identities: new IdentityStore(
+      primary,
+      announce,
+      config.auditMaxEntries,
+      step,
+      parts.bookkeeping,
+    ),
     auditLog: new AuditLogStore(primary, config.auditMaxEntries),
   };
   const directory = new Directory(stores, {

@@ -119,7 +119,7 @@ const doctor: CommandSpec = {
     '  memory       primary and analytics: WARN when maxmemory is set with a policy other than noeviction',
     '  scripts      primary and local: SCRIPT LOAD of every lua/*.lua',
     "  clock        TIME against this machine's clock; WARN beyond 1 s",
-    '  layout       primary: WARN while keys of the previous layout remain (run keyward migrate)',
+    '  layout       primary: WARN while keys or identities of the previous layout remain (run keyward migrate)',
     '  state        cluster only: CLUSTER INFO, every slot ok',
   ].join('\n'),
   example: 'keyward doctor',

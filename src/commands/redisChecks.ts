@@ -167,29 +167,41 @@ async function clockCheck(redis: Redis): Promise<{ status: CheckStatus; detail: 
 }
 
 /**
- * Whether keys of the previous release's layout remain (docs/redis.md, "Upgrading the layout"):
- * nodes read them, at one more round trip for an unknown key, until `keyward migrate` moves them.
+ * Whether keys or identities of the previous release's layout remain (docs/redis.md, "Upgrading
+ * the layout"): nodes read them, at one more round trip for an unknown key or identity, until
+ * `keyward migrate` moves them.
  */
 async function layoutCheck(redis: Redis): Promise<{ status: CheckStatus; detail: string }> {
-  // On a cluster master the marker may live in another master's slot (MOVED): look instead.
-  if ((await redis.exists(names.layoutMigrated).catch(() => 0)) === 1) {
-    return {
-      status: 'ok',
-      detail: `keys placed by their own ids (${names.layoutMigrated} is set)`,
-    };
-  }
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', legacy.keyPattern, 'COUNT', 1000);
-    if (found.length > 0) {
-      return {
-        status: 'warn',
-        detail: `keys of the previous layout remain (${found[0]} …): run keyward migrate`,
-      };
+  const kinds = [
+    { what: 'keys', one: 'key', marker: names.layoutMigrated, pattern: legacy.keyPattern },
+    {
+      what: 'identities',
+      one: 'identity',
+      marker: names.identityLayoutMigrated,
+      pattern: legacy.identityPattern,
+    },
+  ];
+  const details: string[] = [];
+  for (const { what, one, marker, pattern } of kinds) {
+    // On a cluster master the marker may live in another master's slot (MOVED): look instead.
+    if ((await redis.exists(marker).catch(() => 0)) === 1) {
+      details.push(`${what} placed by their own ids (${marker} is set)`);
+      continue;
     }
-    cursor = next;
-  } while (cursor !== '0');
-  return { status: 'ok', detail: 'no key of the previous layout' };
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (found.length > 0) {
+        return {
+          status: 'warn',
+          detail: `${what} of the previous layout remain (${found[0]} …): run keyward migrate`,
+        };
+      }
+      cursor = next;
+    } while (cursor !== '0');
+    details.push(`no ${one} of the previous layout`);
+  }
+  return { status: 'ok', detail: details.join('; ') };
 }
 
 /**

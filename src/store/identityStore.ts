@@ -1,16 +1,22 @@
 import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
-import { idPage } from './idPage';
-import { auditArgument } from './auditLog';
 import type { IdentityChanges, IdentityRecord } from '../domain/identity';
 import type { NamedLimit } from '../domain/namedLimits';
 import { newId } from '../keys/ids';
 import type { RedisClient as Redis } from '../redis/clients';
-import { execResults } from '../redis/results';
 import { resultDecoder } from '../redis/scriptTable';
-import { invalidation, isStorableId, names, type Announce } from './names';
+import { AuditOutbox, outboxArgument } from './auditOutbox';
+import { noSteps, type StepHook } from './faults';
+import { idPageOfIndexes } from './idPage';
+import { KEY_LISTING_SHARDS, listingShard } from './keyListing';
+import { LEGACY_IDENTITIES, LegacyLayout } from './legacyLayout';
+import { invalidation, isStorableId, legacy, names, type Announce } from './names';
+import { UnfinishedWrites, type Ticket, type UnfinishedWrite } from './unfinishedWrites';
 
+const putOutcome = resultDecoder('putIdentity');
+const commitOutcome = resultDecoder('commitIdentity');
+const discardOutcome = resultDecoder('discardPendingIdentity');
 const updateOutcome = resultDecoder('updateIdentity');
-const deleteOutcome = resultDecoder('deleteIdentity');
+const tombstoneOutcome = resultDecoder('tombstoneIdentity');
 
 type Hash = Record<string, string>;
 
@@ -74,28 +80,82 @@ export function identityFromHash(hash: Hash): IdentityRecord | undefined {
   };
 }
 
-/** Identities of a workspace on the primary, under the workspace's hash tag. */
+/**
+ * A deleted identity's tombstone outlives any write that read it before its deletion (a
+ * migration's move, a repair, each bounded by its command timeouts): none can bring it back.
+ */
+const TOMBSTONE_TTL_MS = 3_600_000;
+
+/**
+ * How often a creation tries to claim an externalId whose entry it found stale (it named an
+ * identity being deleted) or whose owner it had to commit first; each try frees or settles one.
+ */
+const MAX_CLAIM_ATTEMPTS = 4;
+
+/** The shard of a workspace's identity listing that holds this identity (as keys are sharded). */
+export function identityListingIndex(ws: string, identityId: string): string {
+  return names.identityShard(ws, listingShard(identityId));
+}
+
+export function identityListingIndexes(ws: string): string[] {
+  return Array.from({ length: KEY_LISTING_SHARDS }, (_, shard) => names.identityShard(ws, shard));
+}
+
+/** A record hash that reads as an identity: committed, not deleted, of this workspace. */
+function liveIdentity(hash: Hash, ws: string): IdentityRecord | undefined {
+  if (hash.pending !== undefined || hash.deletedAt !== undefined) return undefined;
+  const identity = identityFromHash(hash);
+  return identity?.workspaceId === ws ? identity : undefined;
+}
+
+type RecordState = 'live' | 'pending' | 'gone';
+
+function stateOf(hash: Hash): RecordState {
+  if (hash.id === undefined || hash.deletedAt !== undefined) return 'gone';
+  return hash.pending !== undefined ? 'pending' : 'live';
+}
+
+/**
+ * Identities on the primary, each under its own id's tag (names.identity), found from its
+ * externalId through an entry tagged by workspace and externalId, and listed in one of 16 shards
+ * of its workspace's listing. A creation and a deletion touch three slots, so they take the steps
+ * docs/redis.md lists ("Writes across slots"), recorded in the journal of unfinished writes
+ * first; the repair (src/store/keyRepair.ts) finishes or undoes what a node that died left.
+ */
 export class IdentityStore {
+  /** Where identity writes leave their audit entries for the workspace's stream. */
+  private readonly outbox: AuditOutbox;
+  readonly unfinished: UnfinishedWrites;
+  readonly legacy: LegacyLayout;
+
   constructor(
     private readonly redis: Redis,
     private readonly announce: Announce,
-    /** The cap of each workspace's audit log, which every write here appends to. */
-    private readonly auditMaxEntries: number = DEFAULT_AUDIT_MAX_ENTRIES,
-  ) {}
+    /** The cap of each workspace's audit log, which the relay trims to. */
+    auditMaxEntries: number = DEFAULT_AUDIT_MAX_ENTRIES,
+    private readonly step: StepHook = noSteps,
+    /** Where the journal and the audit relay write (KeyStore's `bookkeeping` says why). */
+    bookkeeping: Redis = redis,
+  ) {
+    this.outbox = new AuditOutbox(bookkeeping, auditMaxEntries);
+    this.unfinished = new UnfinishedWrites(bookkeeping);
+    this.legacy = new LegacyLayout(redis, LEGACY_IDENTITIES);
+  }
 
   /** The new identity, unless its externalId is taken in the workspace (then nothing is written). */
   async create(
     identity: IdentityRecord,
     audit: AuditEntry,
   ): Promise<'created' | 'external_id_taken'> {
-    return (await this.ensure(identity, audit)) === identity.id ? 'created' : 'external_id_taken';
+    const found = await this.ensure(identity, audit);
+    return found === identity.id ? 'created' : 'external_id_taken';
   }
 
   /**
    * The identity with this externalId, created without meta or limits when there is none.
-   * Concurrent calls for one externalId make one identity: the script decides, not this process.
-   * A creation is audited as `audit` (the key write that asked for it) with the identity as its
-   * target.
+   * Concurrent calls for one externalId make one identity: the SET NX of its entry decides, not
+   * this process. A creation is audited as `audit` (the key write that asked for it) with the
+   * identity as its target.
    */
   async upsertByExternalId(
     ws: string,
@@ -110,31 +170,43 @@ export class IdentityStore {
       createdAt: now,
     };
     for (let attempt = 0; attempt < MAX_UPSERT_ATTEMPTS; attempt++) {
-      const id = await this.ensure(fresh, {
+      const found = await this.ensure(fresh, {
         ...audit,
         targetType: 'identity',
         targetId: fresh.id,
         summary: { externalId },
       });
-      if (id === fresh.id) return fresh;
-      const found = await this.byId(ws, id);
-      if (found) return found;
+      if (found === fresh.id) return fresh;
+      // The one a lookup found is answered as read; one that won a race is read now.
+      const identity = typeof found === 'string' ? await this.byId(ws, found) : found;
+      if (identity) return identity;
     }
     throw new Error(
       `upsertByExternalId: the identity was deleted before it could be read, ${MAX_UPSERT_ATTEMPTS} times`,
     );
   }
 
+  /**
+   * The live identity of this workspace with this id. Its record alone, as before the move (a
+   * warm verification reads it from the node's cache; a cold one pays one HGETALL).
+   */
   async byId(ws: string, identityId: string): Promise<IdentityRecord | undefined> {
     if (!isStorableId(identityId)) return undefined;
-    return identityFromHash(await this.redis.hgetall(names.identity(ws, identityId)));
+    const hash = await this.redis.hgetall(names.identity(identityId));
+    if (hash.id !== undefined) return liveIdentity(hash, ws);
+    if (!(await this.legacy.mayRemain())) return undefined;
+    if ((await this.moveLegacyIdentity(ws, identityId)) !== 'moved') return undefined;
+    return liveIdentity(await this.redis.hgetall(names.identity(identityId)), ws);
   }
 
   async byExternalId(ws: string, externalId: string): Promise<IdentityRecord | undefined> {
-    const identityId = await this.redis.hget(names.identityNames(ws), externalId);
+    let identityId = await this.redis.get(names.identityByExternalId(ws, externalId));
+    if (identityId === null && (await this.legacy.mayRemain())) {
+      identityId = await this.redis.hget(legacy.identityNames(ws), externalId);
+    }
     if (identityId === null) return undefined;
     const found = await this.byId(ws, identityId);
-    // The index and the record are written together; a mismatch means a delete raced this read.
+    // A deletion takes the record first and the entry after: a mismatch is one under way.
     return found?.externalId === externalId ? found : undefined;
   }
 
@@ -143,26 +215,39 @@ export class IdentityStore {
     ws: string,
     options: { limit: number; afterId?: string },
   ): Promise<{ identities: IdentityRecord[]; total: number; next?: string }> {
-    const { page, total, more } = await idPage(this.redis, names.identities(ws), options);
-    const identities: IdentityRecord[] = [];
-    if (page.length > 0) {
-      const pipeline = this.redis.pipeline();
-      for (const id of page) pipeline.hgetall(names.identity(ws, id));
-      for (const hash of execResults(await pipeline.exec())) {
-        // One deleted between the two reads is simply not listed.
-        const identity = identityFromHash(hash as Hash);
-        if (identity) identities.push(identity);
-      }
-    }
+    const indexes = identityListingIndexes(ws);
+    const legacyMayRemain = await this.legacy.mayRemain();
+    if (legacyMayRemain) indexes.push(legacy.identities(ws));
+    const { page, total, more } = await idPageOfIndexes(this.redis, indexes, options);
+    const records = await Promise.all(
+      page.map((id) => this.readForListing(ws, id, legacyMayRemain)),
+    );
     return {
-      identities,
+      // One pending, deleted or gone between the two reads is simply not listed.
+      identities: records.filter((identity): identity is IdentityRecord => identity !== undefined),
       total,
       // The last id read, listed or not, so a deletion cannot end the listing early.
       ...(more ? { next: page[page.length - 1] as string } : {}),
     };
   }
 
-  /** Replaces what `changes` names; undefined when there is no such identity. */
+  /** A listed identity's record, wherever it lives; undefined unless live. */
+  private async readForListing(
+    ws: string,
+    identityId: string,
+    legacyMayRemain: boolean,
+  ): Promise<IdentityRecord | undefined> {
+    const hash = await this.redis.hgetall(names.identity(identityId));
+    if (hash.id !== undefined || !legacyMayRemain) return liveIdentity(hash, ws);
+    // Only an identity of the previous layout is listed without a record under its own tag.
+    return liveIdentity(await this.redis.hgetall(legacy.identity(ws, identityId)), ws);
+  }
+
+  /**
+   * Replaces what `changes` names; undefined when there is no such identity. One slot (the
+   * record and its outbox): the outbox is registered first, so that the sweep relays the entry
+   * should this node die before its relay.
+   */
   async update(
     ws: string,
     identityId: string,
@@ -173,54 +258,254 @@ export class IdentityStore {
     if (!isStorableId(identityId)) return undefined;
     const { set, del } = changedFields(changes);
     set.push(['updatedAt', String(now)]);
-    const result = await this.redis.updateIdentityV2(
-      names.identity(ws, identityId),
-      names.audit(ws),
-      names.invalidationChannel,
-      invalidation.identity(ws, identityId),
-      auditArgument(audit, this.auditMaxEntries),
-      set.length,
-      ...set.flat(),
-      ...del,
-    );
-    if (updateOutcome(result) === 'not_found') return undefined;
+    const outbox = names.auditOutbox(identityId);
+    await this.outbox.register(outbox);
+    const write = () =>
+      this.redis.updateIdentityV3(
+        names.identity(identityId),
+        outbox,
+        ws,
+        names.invalidationChannel,
+        invalidation.identity(ws, identityId),
+        outboxArgument(ws, audit),
+        set.length,
+        ...set.flat(),
+        ...del,
+      );
+    let outcome = updateOutcome(await write());
+    // Writes change only the current layout: one of the previous is moved, then written.
+    if (outcome === 'not_found' && (await this.byId(ws, identityId))) {
+      outcome = updateOutcome(await write());
+    }
+    if (outcome === 'not_found') return undefined;
     this.announce({ kind: 'identity', workspaceId: ws, identityId });
+    await this.outbox.relayAfterWrite(outbox);
     return this.byId(ws, identityId);
   }
 
-  /** Deletes the identity and frees its externalId; false when there was none. */
+  /**
+   * Deletes the identity (docs/redis.md, "Deleting an identity"): the record first (a
+   * tombstone: from here no read finds it, and every node hears of it), then its externalId
+   * entry if it still names it, then its listing entry. False when there was none.
+   */
   async delete(ws: string, identityId: string, audit: AuditEntry): Promise<boolean> {
-    if (!isStorableId(identityId)) return false;
-    const result = await this.redis.deleteIdentityV2(
-      names.identityNames(ws),
-      names.identity(ws, identityId),
-      names.identities(ws),
-      names.audit(ws),
-      names.invalidationChannel,
-      invalidation.identity(ws, identityId),
-      auditArgument(audit, this.auditMaxEntries),
+    const current = await this.byId(ws, identityId);
+    if (!current) return false;
+    const { externalId } = current;
+    const outbox = names.auditOutbox(identityId);
+    const ticket = await this.unfinished.begin({
+      op: 'deleteIdentity',
+      ws,
+      identityId,
+      externalId,
+    });
+    const outcome = tombstoneOutcome(
+      await this.redis.tombstoneIdentityV1(
+        names.identity(identityId),
+        outbox,
+        ws,
+        names.invalidationChannel,
+        invalidation.identity(ws, identityId),
+        outboxArgument(ws, audit),
+        String(Date.now()),
+        String(TOMBSTONE_TTL_MS),
+      ),
     );
-    if (deleteOutcome(result) !== 'deleted') return false;
+    if (outcome !== 'deleted') {
+      await this.unfinished.end(ticket);
+      return false;
+    }
     this.announce({ kind: 'identity', workspaceId: ws, identityId });
+    this.step('deleteIdentity:tombstoned');
+    // Deleted from here: what follows is cleanup, which the repair finishes should it fail.
+    await this.finish(ticket, outbox, () => this.unindex(ws, identityId, externalId));
     return true;
   }
 
-  /** The id of the identity with this externalId: this one's when this call created it. */
-  private async ensure(identity: IdentityRecord, audit: AuditEntry): Promise<string> {
+  /**
+   * The identity with this externalId as its lookup read it, or its id when a creation that lost
+   * the race found it: this one's id when this call created it (docs/redis.md, "Creating an
+   * identity"):
+   *   1. the journal entry;
+   *   2. the pending record (its audit entry in it) and its listing entry, at once;
+   *   3. the externalId entry claimed with SET NX: the point of no return, and what decides
+   *      between concurrent creations of one externalId;
+   *   4. the commit: from here it reads, every node hears of it, its audit entry is in its outbox;
+   *   5. the audit entry relayed, the journal entry removed.
+   * A creation that loses the claim undoes its own step 2 and answers the winner.
+   */
+  private async ensure(
+    identity: IdentityRecord,
+    audit: AuditEntry,
+  ): Promise<string | IdentityRecord> {
     const { workspaceId: ws, id, externalId } = identity;
-    const found = await this.redis.ensureIdentityV2(
-      names.identityNames(ws),
-      names.identity(ws, id),
-      names.identities(ws),
-      names.audit(ws),
+    // The common case of a key linked to an existing identity reads, and writes nothing. One of
+    // the previous layout is moved by this read, so that the claim below finds it.
+    const existing = await this.byExternalId(ws, externalId);
+    if (existing) return existing;
+    const ticket = await this.unfinished.begin({
+      op: 'createIdentity',
+      ws,
+      identityId: id,
       externalId,
-      id,
-      names.invalidationChannel,
-      invalidation.identity(ws, id),
-      auditArgument(audit, this.auditMaxEntries),
-      ...identityFields(identity),
+    });
+    this.step('createIdentity:journaled');
+    const [written] = await Promise.all([
+      this.redis.putIdentityV1(
+        names.identity(id),
+        ...identityFields(identity),
+        'pending',
+        '1',
+        'pendingAudit',
+        outboxArgument(ws, audit),
+      ),
+      this.redis.zadd(identityListingIndex(ws, id), 0, id),
+    ]);
+    // Identity ids are new: a record there means an id was reused, which must never pass.
+    if (putOutcome(written) !== 'written') throw new Error(`identity ${id} exists`);
+    this.step('createIdentity:prepared');
+    const found = await this.claim(ws, externalId, id);
+    if (found !== id) {
+      await this.undoCreation(ws, id);
+      await this.unfinished.end(ticket);
+      return found;
+    }
+    this.step('createIdentity:claimed');
+    if ((await this.commit(ws, id)) === 'gone') {
+      // Only a repair that took this write for dead undoes a creation under way: what it left
+      // of ours is taken back, and the caller told.
+      await this.unindex(ws, id, externalId);
+      throw new Error('identity creation: undone by a repair before it could commit');
+    }
+    await this.finish(ticket, names.auditOutbox(id));
+    return id;
+  }
+
+  /**
+   * Claims the externalId entry for `id`, or answers the live identity that holds it. An entry
+   * that names a pending identity is that creation's claim, past its point of no return: it is
+   * committed here (its audit entry is in its record) rather than waited for. One that names a
+   * tombstone or nothing is the leftover of a deletion past its first step: it is freed, as the
+   * deletion itself or the repair would.
+   */
+  private async claim(ws: string, externalId: string, id: string): Promise<string> {
+    const entry = names.identityByExternalId(ws, externalId);
+    for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+      if ((await this.redis.set(entry, id, 'NX')) === 'OK') return id;
+      const holder = await this.redis.get(entry);
+      if (holder === id) return id;
+      if (holder === null) continue;
+      const state = stateOf(await this.redis.hgetall(names.identity(holder)));
+      if (state === 'live') return holder;
+      if (state === 'pending' && (await this.commit(ws, holder)) !== 'gone') return holder;
+      await this.redis.deleteIfEqualV1(entry, holder);
+    }
+    throw new Error(
+      `identity creation: externalId entry kept changing over ${MAX_CLAIM_ATTEMPTS} tries`,
     );
-    if (found === id) this.announce({ kind: 'identity', workspaceId: ws, identityId: id });
-    return found;
+  }
+
+  /** Commits a pending identity whose externalId entry names it: from here it reads. */
+  async commit(ws: string, identityId: string): Promise<'committed' | 'committed_before' | 'gone'> {
+    const outcome = commitOutcome(
+      await this.redis.commitIdentityV1(
+        names.identity(identityId),
+        names.auditOutbox(identityId),
+        names.invalidationChannel,
+        invalidation.identity(ws, identityId),
+      ),
+    );
+    if (outcome === 'committed') this.announce({ kind: 'identity', workspaceId: ws, identityId });
+    return outcome;
+  }
+
+  /**
+   * Undoes a creation that did not claim its externalId: the pending record, then its listing
+   * entry. A committed identity is left as it is.
+   */
+  private async undoCreation(ws: string, identityId: string): Promise<void> {
+    const discarded = discardOutcome(
+      await this.redis.discardPendingIdentityV1(names.identity(identityId)),
+    );
+    if (discarded === 'kept') return;
+    await this.redis.zrem(identityListingIndex(ws, identityId), identityId);
+  }
+
+  /**
+   * An identity's entries in other slots, taken back in a deletion's order: the externalId entry
+   * (only while it names this identity: it may be another's since), then the listing entry.
+   */
+  private async unindex(ws: string, identityId: string, externalId: string): Promise<void> {
+    await this.redis.deleteIfEqualV1(names.identityByExternalId(ws, externalId), identityId);
+    await this.redis.zrem(identityListingIndex(ws, identityId), identityId);
+  }
+
+  /**
+   * The last steps of a write that took effect: its cleanup, its audit entry relayed, its journal
+   * entry removed. Should any fail, the journal entry stays and the repair does what is left; the
+   * write is done either way, so a failure here is no error to answer.
+   */
+  private async finish(
+    ticket: Ticket,
+    outbox: string,
+    cleanup: () => Promise<void> = async () => undefined,
+  ): Promise<void> {
+    try {
+      await cleanup();
+      await this.outbox.relay(outbox);
+      await this.unfinished.end(ticket);
+    } catch {
+      // Left to the repair, which finds the journal entry.
+    }
+  }
+
+  /**
+   * Brings an identity write a node left in the journal to an end (the repair's part), then
+   * relays its audit entry. A creation whose externalId entry names it passed its point of no
+   * return and is committed; any other is undone. A deletion whose record is no longer live is
+   * finished; one whose record is live never happened. Every step is idempotent.
+   */
+  async repair(
+    write: Extract<UnfinishedWrite, { op: 'createIdentity' | 'deleteIdentity' }>,
+  ): Promise<void> {
+    const { ws, identityId, externalId } = write;
+    if (write.op === 'createIdentity') {
+      const holder = await this.redis.get(names.identityByExternalId(ws, externalId));
+      if (holder !== identityId) await this.undoCreation(ws, identityId);
+      else if ((await this.commit(ws, identityId)) === 'gone') {
+        await this.unindex(ws, identityId, externalId);
+      }
+    } else {
+      const hash = await this.redis.hgetall(names.identity(identityId));
+      if (stateOf(hash) !== 'live') await this.unindex(ws, identityId, externalId);
+    }
+    await this.outbox.relay(names.auditOutbox(identityId));
+  }
+
+  /**
+   * Moves an identity of the previous layout to the current one: its record under its own tag
+   * (unless a record is there: moved before, or deleted since, whose tombstone wins), its
+   * externalId entry and listing entry (when that record is live), then the legacy record and
+   * its entries go. Every step is idempotent, so a move run twice, or interrupted and run again,
+   * ends the same; no journal entry is needed.
+   */
+  async moveLegacyIdentity(ws: string, identityId: string): Promise<'moved' | 'absent'> {
+    const hash = await this.redis.hgetall(legacy.identity(ws, identityId));
+    const identity = identityFromHash(hash);
+    if (!identity) return 'absent';
+    await this.redis.putIdentityV1(names.identity(identityId), ...Object.entries(hash).flat());
+    if (liveIdentity(await this.redis.hgetall(names.identity(identityId)), ws)) {
+      await this.redis.set(names.identityByExternalId(ws, identity.externalId), identityId, 'NX');
+      await this.redis.zadd(identityListingIndex(ws, identityId), 0, identityId);
+    }
+    this.step('moveIdentity:copied');
+    await this.redis.dropLegacyIdentityV1(
+      legacy.identity(ws, identityId),
+      legacy.identityNames(ws),
+      legacy.identities(ws),
+      identityId,
+      identity.externalId,
+    );
+    return 'moved';
   }
 }

@@ -1,4 +1,5 @@
 import type { RedisClient as Redis } from '../redis/clients';
+import { IdentityStore } from './identityStore';
 import type { KeyStore } from './keyStore';
 import { names } from './names';
 import type { UnfinishedWrite } from './unfinishedWrites';
@@ -26,7 +27,8 @@ export const REPAIR_DEFAULTS = { intervalMs: 5_000, staleAfterMs: REPAIR_AFTER_M
  * Finishes or undoes what writes across slots left half done (docs/redis.md, "Writes across
  * slots"): every node sweeps the journal at start and then periodically. Each repair reads
  * where the write got to and completes it from there; run twice (two nodes, or a repair that
- * died itself), it changes nothing the second time.
+ * died itself), it changes nothing the second time. Key writes and identity writes share the
+ * journal, so one sweep repairs both (an identity's steps are IdentityStore.repair's).
  */
 export class KeyRepair {
   private timer: NodeJS.Timeout | undefined;
@@ -37,6 +39,8 @@ export class KeyRepair {
     private readonly redis: Redis,
     private readonly keys: KeyStore,
     private readonly options: RepairOptions = REPAIR_DEFAULTS,
+    /** Identity writes share the journal: a node's own store, or one that announces nothing. */
+    private readonly identities: IdentityStore = new IdentityStore(redis, () => undefined),
   ) {
     this.now = options.now ?? Date.now;
   }
@@ -66,7 +70,7 @@ export class KeyRepair {
 
   private async sweepOnce(): Promise<number> {
     // Once per process, until it succeeds: whether records of the previous layout remain.
-    await this.keys.legacy.detect();
+    await Promise.all([this.keys.legacy.detect(), this.identities.legacy.detect()]);
     let repaired = 0;
     let failure: { error: unknown } | undefined;
     const olderThan = this.now() - this.options.staleAfterMs;
@@ -86,8 +90,8 @@ export class KeyRepair {
 
   /**
    * Brings one write to an end: finished where it had passed its point of no return, else
-   * undone; then what its keys' outboxes hold is relayed to the audit log (the journal entry
-   * stands in for their registration).
+   * undone; then what its keys' (identity's) outboxes hold is relayed to the audit log (the
+   * journal entry stands in for their registration).
    */
   async repair(write: UnfinishedWrite): Promise<void> {
     switch (write.op) {
@@ -118,6 +122,10 @@ export class KeyRepair {
           await this.keys.unindexKey(write.ws, write.key);
         }
         await this.keys.relayAudit(write.key.keyId);
+        return;
+      case 'createIdentity':
+      case 'deleteIdentity':
+        await this.identities.repair(write);
         return;
       case 'updateKey': {
         if (write.owners.length > 0) {

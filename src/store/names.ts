@@ -2,10 +2,11 @@
  * Every Redis key name keyward uses, in one place. A record is tagged by its own identity, so
  * that one workspace spreads over every master of a Redis Cluster: a key and what only it holds
  * (its permission and role sets, credits, buckets, audit outbox) by its id, the entry that finds
- * it from its hash by that hash, an API's listing and usage counts by the API and a shard.
+ * it from its hash by that hash, an API's listing and usage counts by the API and a shard; an
+ * identity by its id, its externalId entry by workspace and externalId, the listing by shard.
  * Records that one write must change in one step share a tag; writes that span tags take the
  * steps docs/redis.md lists. Some workspace records still carry the workspace's tag `{ws_…}`
- * (see `legacy` for the names the previous release gave keys).
+ * (see `legacy` for the names the previous release gave keys and identities).
  */
 const PREFIX = 'keyward';
 
@@ -88,15 +89,29 @@ export const names = {
   rolePermissions: (ws: string, id: string) => `${PREFIX}:{${ws}}:role:${id}:perms`,
   roleNames: (ws: string) => `${PREFIX}:{${ws}}:rolenames`,
   /**
-   * Identities: a record each, a hash of externalIds → ids (an externalId is taken once per
-   * workspace), and a zset of their ids, all scored 0, for paging in id (creation) order.
+   * An identity's record, tagged by its id like a key's (its audit outbox and its named limits'
+   * buckets share the tag). While a creation is under way it is `pending`; a deletion leaves a
+   * tombstone (docs/redis.md, "Writes across slots").
    */
-  identity: (ws: string, id: string) => `${PREFIX}:{${ws}}:identity:${id}`,
-  identityNames: (ws: string) => `${PREFIX}:{${ws}}:identitynames`,
-  identities: (ws: string) => `${PREFIX}:{${ws}}:identities`,
+  identity: (identityId: string) => `${PREFIX}:identity:{${identityId}}`,
+  /**
+   * The id of the identity that took this externalId in the workspace (a string, claimed with
+   * SET NX): tagged by both, so that one workspace's externalIds spread. Workspace ids have no
+   * `:`, so no two pairs share a name.
+   */
+  identityByExternalId: (ws: string, externalId: string) =>
+    `${PREFIX}:identityext:{${ws}:${externalId}}`,
+  /**
+   * One shard of a workspace's identity listing (zset of ids, every score 0, so in id order,
+   * which is creation order); an identity's shard follows from its id (identityListingShard).
+   */
+  identityShard: (ws: string, shard: number) =>
+    `${PREFIX}:identities:{${ws}.${SHARD_TAGS[shard]!}}`,
+  /** Set once no identity of the previous layout is left: nodes then stop looking for them. */
+  identityLayoutMigrated: `${PREFIX}:layout:identities-by-id`,
   /**
    * The workspace's own audit stream: the entries of writes to records under the workspace's tag
-   * (APIs, identities, permissions and roles, namespaces), appended in the write's own step, and
+   * (APIs, permissions and roles, namespaces), appended in the write's own step, and
    * what the previous release relayed. Entries of other writes go to the shards below.
    */
   audit: (ws: string) => `${PREFIX}:{${ws}}:audit`,
@@ -171,7 +186,8 @@ export const names = {
 } as const;
 
 /**
- * The names the previous release gave a key and its indexes, all under the workspace's tag.
+ * The names the previous release gave a key, an identity and their indexes, all under the
+ * workspace's tag.
  * Nodes read them while such records remain; `keyward migrate` moves them (docs/redis.md).
  */
 export const legacy = {
@@ -184,6 +200,12 @@ export const legacy = {
     `${PREFIX}:{${ws}}:api:${apiId}:owner:${ownerId}`,
   /** Every legacy key record (and its sets, which the reader skips). */
   keyPattern: `${PREFIX}:{ws_*}:key:*`,
+  /** The previous release's identities: a record, the externalId hash and the listing zset. */
+  identity: (ws: string, id: string) => `${PREFIX}:{${ws}}:identity:${id}`,
+  identityNames: (ws: string) => `${PREFIX}:{${ws}}:identitynames`,
+  identities: (ws: string) => `${PREFIX}:{${ws}}:identities`,
+  /** Every legacy identity record. */
+  identityPattern: `${PREFIX}:{ws_*}:identity:*`,
 } as const;
 
 const STORABLE_ID = /^[A-Za-z0-9_]{1,64}$/;

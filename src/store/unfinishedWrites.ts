@@ -42,7 +42,15 @@ export type UnfinishedWrite =
       key: KeyPlacement;
       /** The new key's audit outbox argument, for a repair that commits it. */
       audit: string;
-    };
+    }
+  /**
+   * An identity's creation (src/store/identityStore.ts): its point of no return is the claim of
+   * its externalId entry, so a repair commits it when that entry names it and undoes it
+   * otherwise. The audit entry travels in the pending record.
+   */
+  | { op: 'createIdentity'; ws: string; identityId: string; externalId: string }
+  /** An identity's deletion: once its record is a tombstone, a repair frees its entries. */
+  | { op: 'deleteIdentity'; ws: string; identityId: string; externalId: string };
 
 /** A journal entry as stored: the write, and the token that makes it unique. */
 export interface Ticket {

@@ -12,9 +12,10 @@ import { createTestRootKey, startNodeProcess, startTestNode } from '../support/t
 /**
  * Writes that span slots (docs/redis.md, "Writes across slots"), on a real Redis Cluster, with
  * the node that makes them SIGKILLed between two of their steps (KEYWARD_FAULT_HALT_AT). At
- * every such point: nothing half created verifies or is listed, a deleted key verifies nowhere,
- * a listing answers only keys getKey reads; and the repair every node runs finishes or undoes
- * what was left, after which the workspace is exactly consistent again.
+ * every such point: nothing half created verifies, reads or is listed, a deleted key (identity)
+ * is found nowhere, a listing answers only keys (identities) their get reads; and the repair
+ * every node runs finishes or undoes what was left, after which the workspace is exactly
+ * consistent again.
  */
 let cluster: TestCluster;
 let admin: Cluster;
@@ -223,4 +224,117 @@ test('a reroll killed after the old key was given its expiry is finished: the ne
   expect((await api.get<{ name: string }>('keys.getKey', { keyId: added[0]! })).body.name).toBe(
     'r',
   );
+});
+
+describe('identities', () => {
+  /** The workspace's listed identity ids; every one reads by its id. */
+  async function listedIdentities(): Promise<string[]> {
+    const page = await api.get<{ identities: { id: string }[]; total: number }>(
+      'identities.listIdentities',
+      { limit: '100' },
+    );
+    expect(page.status).toBe(200);
+    for (const { id } of page.body.identities) {
+      expect((await api.get('identities.getIdentity', { identityId: id })).status).toBe(200);
+    }
+    return page.body.identities.map((identity) => identity.id);
+  }
+
+  /** How many creation entries of this identity the workspace's audit log holds. */
+  const creationEntries = async (identityId: string) =>
+    (
+      await api.get<{ entries: unknown[] }>('auditLogs.list', {
+        operation: 'identities.createIdentity',
+        targetId: identityId,
+        limit: '100',
+      })
+    ).body.entries.length;
+
+  const byExternalId = (externalId: string) =>
+    api.get<{ id: string }>('identities.getIdentity', { externalId });
+
+  describe.each(['createIdentity:journaled', 'createIdentity:prepared'])(
+    'a creation killed at %s',
+    (point) => {
+      test('is found nowhere, listed nowhere, and undone by the repair', async () => {
+        const externalId = `killed_${point.replace(/\W/g, '_')}`;
+        const before = await listedIdentities();
+        await halted(point, 'identities.createIdentity', { externalId, meta: { a: 1 } });
+        expect((await byExternalId(externalId)).status).toBe(404);
+        expect(await listedIdentities()).toEqual(before);
+        await consistent(false);
+
+        expect(await repair()).toBe(1);
+        await consistent(true);
+        expect(await repair()).toBe(0);
+        // Nothing of it is left to refuse the externalId.
+        const again = await api.post('identities.createIdentity', { externalId });
+        expect(again.status).toBe(200);
+        expect((await byExternalId(externalId)).status).toBe(200);
+      });
+    },
+  );
+
+  test('a creation killed once it claimed its externalId is committed by the repair, with its audit entry', async () => {
+    const externalId = 'killed_after_claim';
+    const before = await listedIdentities();
+    await halted('createIdentity:claimed', 'identities.createIdentity', { externalId });
+    // Claimed but pending: no reader shows it.
+    expect((await byExternalId(externalId)).status).toBe(404);
+    expect(await listedIdentities()).toEqual(before);
+    await consistent(false);
+
+    expect(await repair()).toBe(1);
+    await consistent(true);
+    const found = await byExternalId(externalId);
+    expect(found.status).toBe(200);
+    expect(await listedIdentities()).toEqual([...before, found.body.id].sort());
+    expect(await creationEntries(found.body.id)).toBe(1);
+    expect(await repair()).toBe(0);
+  });
+
+  test('a creation of the same externalId finishes one a killed node claimed: one identity, one audit entry', async () => {
+    const externalId = 'claimed_then_raced';
+    await halted('createIdentity:claimed', 'identities.createIdentity', { externalId });
+    // The claim decided: the second creation commits the first rather than make another.
+    expect((await api.post('identities.createIdentity', { externalId })).status).toBe(409);
+    const found = await byExternalId(externalId);
+    expect(found.status).toBe(200);
+    expect(await repair()).toBe(1);
+    await consistent(true);
+    expect(await creationEntries(found.body.id)).toBe(1);
+  });
+
+  test('a deletion killed after its first step: gone everywhere at once, its externalId free, the repair clears its entries', async () => {
+    const externalId = 'doomed_identity';
+    const { identityId } = (
+      await api.post<{ identityId: string }>('identities.createIdentity', { externalId })
+    ).body;
+    const { key } = (
+      await api.post<{ key: string }>('keys.createKey', { apiId, externalId: externalId })
+    ).body;
+    const identityOf = async () =>
+      (await api.post<{ identity?: { id: string } }>('keys.verifyKey', { key })).body.identity;
+    // Cached on the healthy node: only the invalidation can take it out.
+    expect((await identityOf())?.id).toBe(identityId);
+    expect((await identityOf())?.id).toBe(identityId);
+    await halted('deleteIdentity:tombstoned', 'identities.deleteIdentity', { identityId });
+    await eventually(async () => (await identityOf()) === undefined, {
+      what: 'the deleted identity to leave the key',
+      timeoutMs: 1_000,
+    });
+    expect((await api.get('identities.getIdentity', { identityId })).status).toBe(404);
+    expect((await byExternalId(externalId)).status).toBe(404);
+    expect(await listedIdentities()).not.toContain(identityId);
+    await consistent(false);
+    // The externalId entry still names the tombstone: a new creation frees it and takes it.
+    const again = await api.post<{ identityId: string }>('identities.createIdentity', {
+      externalId,
+    });
+    expect(again.status).toBe(200);
+    expect(await repair()).toBe(1);
+    await consistent(true);
+    expect((await byExternalId(externalId)).body.id).toBe(again.body.identityId);
+    expect(await repair()).toBe(0);
+  });
 });

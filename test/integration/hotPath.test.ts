@@ -138,6 +138,22 @@ test('roles, a permission query, an identity limit and fast named limits: one EV
   expect(counts.local).toEqual({ evalsha: 10, hmget: 20, hset: 20, pexpire: 20 });
 });
 
+test("a cold verification of a key with an identity reads the identity's record once, by its id, and nothing else more", async () => {
+  await api.post('identities.createIdentity', { externalId: 'cold_identity' });
+  const plain = await newKey({});
+  const owned = await newKey({ externalId: 'cold_identity' });
+  const without = await countDuring(() => verifyTimes(plain.key, 1));
+  const withIdentity = await countDuring(() => verifyTimes(owned.key, 1));
+  // One HGETALL of keyward:identity:{<id>}: no externalId entry, listing or legacy name read.
+  expect(withIdentity.primary).toEqual({
+    ...without.primary,
+    hgetall: (without.primary.hgetall ?? 0) + 1,
+  });
+  const warm = await countDuring(() => verifyTimes(owned.key, 5));
+  expect(warm.primary).toEqual({});
+  expect(warm.local).toEqual({});
+});
+
 test('a key without a rate limit, and an unknown key, cost no Redis command once cached', async () => {
   const { key } = await newKey({});
   await verifyTimes(key, 1);

@@ -4,11 +4,15 @@ import { InvalidationListener } from '../../src/cache/invalidationListener';
 import { loadConfig } from '../../src/config';
 import type { Services } from '../../src/operations/services';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
-import { IdentityStore } from '../../src/store/identityStore';
+import {
+  IdentityStore,
+  identityListingIndex,
+  identityListingIndexes,
+} from '../../src/store/identityStore';
 import { names } from '../../src/store/names';
 import { assembleServices } from '../../src/wiring';
 import { eventually, sleep, testAudit } from '../support/helpers';
-import { adminRedis, diffKeyspace, dumpKeyspace } from '../support/keyspace';
+import { adminRedis, allKeys, diffKeyspace, dumpKeyspace } from '../support/keyspace';
 import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
 
@@ -118,7 +122,7 @@ describe('the identity cache of each node', () => {
         expect(await node.services.directory.identity(ws, identity.id)).toEqual(identity);
       }
       // Changed behind the nodes' backs, without a message: the nodes still answer from memory.
-      await primary.hset(names.identity(ws, identity.id), 'meta', '{"by":"hand"}');
+      await primary.hset(names.identity(identity.id), 'meta', '{"by":"hand"}');
       const hits = b.services.directory.identities.hits;
       expect((await b.services.directory.identity(ws, identity.id))?.meta).toBeUndefined();
       expect(b.services.directory.identities.hits).toBe(hits + 1);
@@ -276,7 +280,7 @@ describe('identities through the v1 SDK', () => {
       meta: {},
       ratelimits: [],
     });
-    const record = await primary.hgetall(names.identity(ws, identityId));
+    const record = await primary.hgetall(names.identity(identityId));
     expect(Object.keys(record).sort()).toEqual([
       'createdAt',
       'externalId',
@@ -311,11 +315,18 @@ describe('identities through the v1 SDK', () => {
     const ownWs = own.workspaceId;
     expect(
       await primary.exists(
-        names.identity(ownWs, identityId),
-        names.identityNames(ownWs),
-        names.identities(ownWs),
+        names.identityByExternalId(ownWs, 'user_carol'),
+        ...identityListingIndexes(ownWs),
       ),
     ).toBe(0);
+    // Its record is a tombstone for an hour: no late move or repair can bring it back.
+    expect(await primary.hgetall(names.identity(identityId))).toEqual({
+      id: identityId,
+      workspaceId: ownWs,
+      externalId: 'user_carol',
+      deletedAt: expect.stringMatching(/^\d{13}$/),
+    });
+    expect(await primary.pttl(names.identity(identityId))).toBeGreaterThan(0);
     const again = await ok(own.unkey.identities.create({ externalId: 'user_carol' }));
     expect(again.identityId).not.toBe(identityId);
     // Named by its externalId, as getIdentity and updateIdentity take it.
@@ -520,8 +531,19 @@ describe('the store', () => {
     const ids = new Set(found.map((identity) => identity.id));
     expect(ids.size).toBe(1);
     const [id] = [...ids];
-    expect(await primary.hgetall(names.identityNames(workspace))).toEqual({ user_race: id });
-    expect(await primary.zrange(names.identities(workspace), 0, -1)).toEqual([id]);
+    expect(await primary.get(names.identityByExternalId(workspace, 'user_race'))).toBe(id);
+    const listed = await Promise.all(
+      identityListingIndexes(workspace).map((index) => primary.zrange(index, 0, -1)),
+    );
+    expect(listed.flat()).toEqual([id]);
+    // The losers undid their pending records; nothing is left in the journal.
+    const records = await allKeys(primary, 'keyward:identity:{*}');
+    const ours = [];
+    for (const name of records) {
+      if ((await primary.hget(name, 'workspaceId')) === workspace) ours.push(name);
+    }
+    expect(ours).toEqual([names.identity(id!)]);
+    expect(await primary.hgetall(names.identity(id!))).not.toHaveProperty('pending');
     expect(await store.byExternalId(workspace, 'user_race')).toEqual({
       id,
       workspaceId: workspace,
@@ -537,6 +559,23 @@ describe('the store', () => {
     });
   });
 
+  test("ids are not tagged by workspace: another workspace's calls neither read nor write one", async () => {
+    const store = new IdentityStore(primary, () => undefined);
+    const now = Date.now();
+    const mine = await store.upsertByExternalId('ws_mine', 'user_same', now, testAudit());
+    const record = await primary.hgetall(names.identity(mine.id));
+    expect(await store.byId('ws_theirs', mine.id)).toBeUndefined();
+    expect(
+      await store.update('ws_theirs', mine.id, { meta: { a: 1 } }, now + 1, testAudit()),
+    ).toBeUndefined();
+    expect(await store.delete('ws_theirs', mine.id, testAudit())).toBe(false);
+    expect(await primary.hgetall(names.identity(mine.id))).toEqual(record);
+    // The same externalId is another identity there.
+    const theirs = await store.upsertByExternalId('ws_theirs', 'user_same', now, testAudit());
+    expect(theirs.id).not.toBe(mine.id);
+    expect((await store.byExternalId('ws_mine', 'user_same'))?.id).toBe(mine.id);
+  });
+
   test('the layout is readable with redis-cli: flat fields, JSON for meta and limits', async () => {
     const { identityId } = await ok(
       unkey.identities.create({
@@ -545,7 +584,7 @@ describe('the store', () => {
         ratelimits: [requests],
       }),
     );
-    expect(await primary.hgetall(names.identity(ws, identityId))).toEqual({
+    expect(await primary.hgetall(names.identity(identityId))).toEqual({
       id: identityId,
       workspaceId: ws,
       externalId: 'user_judy',
@@ -554,9 +593,12 @@ describe('the store', () => {
       ratelimits:
         '[{"name":"requests","type":"consistent","limit":10,"duration":1000,"autoApply":false}]',
     });
-    expect(names.identity(ws, identityId)).toBe(`keyward:{${ws}}:identity:${identityId}`);
-    expect(await primary.hget(`keyward:{${ws}}:identitynames`, 'user_judy')).toBe(identityId);
-    expect(await primary.zscore(`keyward:{${ws}}:identities`, identityId)).toBe('0');
+    // Placed by its own id; its externalId entry by workspace and externalId; listed in a shard.
+    expect(names.identity(identityId)).toBe(`keyward:identity:{${identityId}}`);
+    expect(await primary.get(`keyward:identityext:{${ws}:user_judy}`)).toBe(identityId);
+    const shard = identityListingIndex(ws, identityId);
+    expect(shard).toMatch(new RegExp(`^keyward:identities:\\{${ws}\\.[0-9a-f][a-f]{2}\\}$`));
+    expect(await primary.zscore(shard, identityId)).toBe('0');
   });
 });
 

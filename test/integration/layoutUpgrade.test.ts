@@ -13,10 +13,11 @@ import { createTestRootKey, nodeEnv, startTestNode } from '../support/topology';
 
 /**
  * An upgrade on a Redis Cluster filled by the previous release, built from git: its node writes
- * keys under their workspace's tag; nodes of this release read them as they are (moving each
- * one they read), `keyward migrate` moves the rest while they serve, and is stopped half way
- * (SIGKILL between the steps of a move) and run again. Through all of it every key verifies,
- * lists and reads as it did.
+ * keys and identities under their workspace's tag; nodes of this release read them as they are
+ * (moving each one they read), `keyward migrate` moves the rest while they serve, and is stopped
+ * half way (SIGKILL between the steps of a key's move, then of an identity's) and run again.
+ * Through all of it every key verifies, lists and reads as it did, and every identity reads and
+ * lists as it did.
  */
 let cluster: TestCluster;
 let admin: Cluster;
@@ -28,9 +29,20 @@ interface Seen {
   records: string[];
   listing: string[];
   byOwner: string[];
+  /** The identity listing's records, then its total. */
+  identities: string[];
+  /** Each identity read by its externalId. */
+  identityReads: string[];
 }
 
 const KEYS = 24;
+/** Identities created directly; the keys' owners make two more. */
+const IDENTITIES = 3;
+const EXTERNAL_IDS = [
+  'owner_a',
+  'owner_b',
+  ...Array.from({ length: IDENTITIES }, (_, i) => `user_${i}`),
+];
 
 beforeAll(async () => {
   cluster = await startRedisCluster(3, 0);
@@ -45,7 +57,13 @@ afterAll(async () => {
 });
 
 /** What clients see of the workspace: verdicts, records, listings, in a form to compare. */
-async function seen(api: Client, apiId: string, plaintexts: readonly string[]): Promise<Seen> {
+async function seen(
+  api: Client,
+  apiId: string,
+  plaintexts: readonly string[],
+  /** Read each identity by its externalId (which moves it), not only list them. */
+  readIdentities = true,
+): Promise<Seen> {
   const verdicts: string[] = [];
   for (const key of plaintexts) {
     const body = (await api.post<Record<string, unknown>>('keys.verifyKey', { key })).body;
@@ -69,15 +87,30 @@ async function seen(api: Client, apiId: string, plaintexts: readonly string[]): 
     apiId,
     ownerId: 'owner_a',
   });
+  // The listing first: the reads by externalId after it move what they read.
+  const identities = await api.get<{ identities: unknown[]; total: number }>(
+    'identities.listIdentities',
+    { limit: '100' },
+  );
+  const identityReads: string[] = [];
+  for (const externalId of readIdentities ? EXTERNAL_IDS : []) {
+    const read = await api.get('identities.getIdentity', { externalId });
+    identityReads.push(JSON.stringify([read.status, read.body]));
+  }
   return {
     verdicts: verdicts.map((v) => v.replace(/"remaining":\d+/g, '"remaining":"n"')),
     records,
     listing: [...listing.body.keys.map((k) => k.id), `total ${listing.body.total}`],
     byOwner: byOwner.body.keys.map((k) => k.id),
+    identities: [
+      ...identities.body.identities.map((identity) => JSON.stringify(identity)),
+      `total ${identities.body.total}`,
+    ],
+    identityReads,
   };
 }
 
-test('keys written by the previous release verify, list and read the same through and after `keyward migrate`', async () => {
+test('keys and identities written by the previous release verify, list and read the same through and after `keyward migrate`', async () => {
   const oldCli = await buildRelease();
   const env = nodeEnv({ clusterSeeds: cluster.seeds });
   const old = await keywardProcess({ env, cli: oldCli, name: 'previous release' });
@@ -104,6 +137,16 @@ test('keys written by the previous release verify, list and read the same throug
       expect(created.status).toBe(200);
       plaintexts.push(created.body.key);
     }
+    for (let i = 0; i < IDENTITIES; i++) {
+      const created = await api.post('identities.createIdentity', {
+        externalId: `user_${i}`,
+        meta: { i },
+        ...(i === 0
+          ? { ratelimits: [{ name: 'requests', limit: 10, duration: 60_000, autoApply: true }] }
+          : {}),
+      });
+      expect(created.status).toBe(200);
+    }
     const disabled = (await api.get<{ keys: { id: string }[] }>('apis.listKeys', { apiId })).body
       .keys[1]!.id;
     await api.post('keys.updateKey', { keyId: disabled, enabled: false });
@@ -119,6 +162,9 @@ test('keys written by the previous release verify, list and read the same throug
     (name) => !/:(perms|roles)$/.test(name),
   );
   expect(legacyRecords).toHaveLength(KEYS);
+  expect(before.identities).toHaveLength(IDENTITIES + 2 + 1);
+  expect(before.identityReads.every((read) => read.startsWith('[200,'))).toBe(true);
+  expect(await allKeys(admin, legacy.identityPattern)).toHaveLength(IDENTITIES + 2);
 
   const nodes: RunningNode[] = [await startTestNode({ clusterSeeds: cluster.seeds })];
   try {
@@ -131,6 +177,8 @@ test('keys written by the previous release verify, list and read the same throug
     expect(
       (await allKeys(admin, legacy.keyPattern)).filter((name) => !/:(perms|roles)$/.test(name)),
     ).toHaveLength(KEYS - 4);
+    // And the identities those keys name (owner_a's and owner_b's), loaded by id and moved.
+    expect(await allKeys(admin, legacy.identityPattern)).toHaveLength(IDENTITIES);
 
     // keyward doctor says what is left to do, on the masters that hold it.
     const layoutChecks = async () =>
@@ -148,14 +196,32 @@ test('keys written by the previous release verify, list and read the same throug
     expect(halted).toBeInstanceOf(Error);
     // The key whose move was cut short is in both listings until a move finishes it: listed
     // once, but counted twice in the total meanwhile (docs/redis.md, "Upgrading the layout").
-    const during = await seen(api, apiId, plaintexts);
+    const during = await seen(api, apiId, plaintexts, false);
     expect(during.listing.pop()).toBe(`total ${KEYS + 1}`);
-    expect({ ...during, listing: [...during.listing, `total ${KEYS}`] }).toEqual(before);
+    expect({ ...during, listing: [...during.listing, `total ${KEYS}`] }).toEqual({
+      ...before,
+      identityReads: [],
+    });
+    // Stopped again, in the identities step this time (the keys step finishes first): the
+    // identity whose move was cut short is in both listings, counted twice the same way.
+    const identityHalted = await runCli(['migrate'], {
+      ...env,
+      KEYWARD_FAULT_HALT_AT: 'moveIdentity:copied',
+    }).catch((error: Error) => error);
+    expect(identityHalted).toBeInstanceOf(Error);
+    expect(await allKeys(admin, legacy.identityPattern)).toHaveLength(IDENTITIES);
+    const halfMoved = await seen(api, apiId, plaintexts);
+    expect(halfMoved.identities.pop()).toBe(`total ${IDENTITIES + 2 + 1}`);
+    expect({
+      ...halfMoved,
+      identities: [...halfMoved.identities, `total ${IDENTITIES + 2}`],
+    }).toEqual(before);
     const finished = await runCli(['migrate', '--json'], env);
     expect(finished.code).toBe(0);
     expect(JSON.parse(finished.stdout)).toEqual({
       steps: [
         { step: 'keys', moved: expect.any(Number) },
+        { step: 'identities', moved: expect.any(Number) },
         { step: 'usage', moved: expect.any(Number) },
       ],
     });
@@ -163,12 +229,15 @@ test('keys written by the previous release verify, list and read the same throug
     expect(JSON.parse(again.stdout)).toEqual({
       steps: [
         { step: 'keys', moved: 0 },
+        { step: 'identities', moved: 0 },
         { step: 'usage', moved: 0 },
       ],
     });
 
     expect(await allKeys(admin, legacy.keyPattern)).toEqual([]);
     expect(await admin.exists(names.layoutMigrated)).toBe(1);
+    expect(await allKeys(admin, `keyward:{${workspaceId}}:identit*`)).toEqual([]);
+    expect(await admin.exists(names.identityLayoutMigrated)).toBe(1);
     expect(new Set(await layoutChecks())).toEqual(new Set(['ok']));
     expect((await inspectWorkspace(admin, workspaceId, { exact: true })).violations).toEqual([]);
     expect(await seen(api, apiId, plaintexts)).toEqual(before);
@@ -179,3 +248,49 @@ test('keys written by the previous release verify, list and read the same throug
     await Promise.all(nodes.map((node) => node.close()));
   }
 }, 120_000);
+
+test('`keyward migrate` moves identities no node read: each reads the same after, by id, by externalId and listed', async () => {
+  const other = await createTestRootKey(admin);
+  const env = nodeEnv({ clusterSeeds: cluster.seeds });
+  const old = await keywardProcess({ env, cli: await buildRelease(), name: 'previous release' });
+  await old.start();
+  const before: string[] = [];
+  try {
+    const api = client(old.url, other.key);
+    for (const externalId of ['org_1', 'org_2']) {
+      const { identityId } = (
+        await api.post<{ identityId: string }>('identities.createIdentity', {
+          externalId,
+          meta: { externalId },
+        })
+      ).body;
+      before.push(JSON.stringify((await api.get('identities.getIdentity', { identityId })).body));
+    }
+    before.push(JSON.stringify((await api.get('identities.listIdentities', {})).body));
+  } finally {
+    await old.dispose();
+  }
+  const legacyNames = await allKeys(admin, `keyward:{${other.workspaceId}}:identit*`);
+  expect(legacyNames.length).toBe(4);
+
+  const finished = await runCli(['migrate', '--json'], env);
+  expect(JSON.parse(finished.stdout)).toMatchObject({
+    steps: [{ step: 'keys' }, { step: 'identities', moved: 2 }, { step: 'usage' }],
+  });
+  expect(await allKeys(admin, `keyward:{${other.workspaceId}}:identit*`)).toEqual([]);
+  expect((await inspectWorkspace(admin, other.workspaceId, { exact: true })).violations).toEqual(
+    [],
+  );
+  const node = await startTestNode({ clusterSeeds: cluster.seeds });
+  try {
+    const api = client(node.url, other.key);
+    const after: string[] = [];
+    for (const externalId of ['org_1', 'org_2']) {
+      after.push(JSON.stringify((await api.get('identities.getIdentity', { externalId })).body));
+    }
+    after.push(JSON.stringify((await api.get('identities.listIdentities', {})).body));
+    expect(after).toEqual(before);
+  } finally {
+    await node.close();
+  }
+}, 60_000);

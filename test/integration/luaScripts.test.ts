@@ -399,38 +399,53 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(await auditLength(t)).toBe(1);
     return [deleted, missing];
   },
-  ensureIdentity: async (t) => {
-    const ensure = (id: string) =>
-      redis.ensureIdentityV2(
-        `${t}:names`,
-        `${t}:${id}`,
-        `${t}:order`,
-        `${t}:audit`,
-        'user_1',
-        id,
-        'c',
-        'm',
-        AUDIT,
-        'id',
-        id,
-      );
-    const created = await ensure('id_1');
-    // The externalId is taken: the first identity's id, and nothing written for the second.
-    expect(await ensure('id_2')).toBe('id_1');
-    expect(await redis.exists(`${t}:id_2`)).toBe(0);
-    expect(await redis.hgetall(`${t}:names`)).toEqual({ user_1: 'id_1' });
-    expect(await redis.zrange(`${t}:order`, 0, -1)).toEqual(['id_1']);
-    expect(await auditLength(t)).toBe(1);
-    return [created];
+  putIdentity: async (t) => {
+    const record = `${t}:identity`;
+    const written = await redis.putIdentityV1(record, 'id', 'id_1', 'pending', '1');
+    // A record there (live, pending or a tombstone) is never overwritten.
+    const exists = await redis.putIdentityV1(record, 'id', 'id_2');
+    expect(await redis.hgetall(record)).toEqual({ id: 'id_1', pending: '1' });
+    return [written, exists];
+  },
+  commitIdentity: async (t) => {
+    const [record, outbox] = [`${t}:identity`, `${t}:outbox`];
+    const commit = () => redis.commitIdentityV1(record, outbox, `${t}:ch`, 'm');
+    const gone = await commit();
+    // A malformed entry fails the script before it writes anything.
+    await redis.hset(record, 'id', 'id_1', 'pending', '1', 'pendingAudit', '{}');
+    await expect(commit()).rejects.toThrow('outbox');
+    expect(await redis.hget(record, 'pending')).toBe('1');
+    await redis.hset(record, 'pendingAudit', OUTBOX);
+    const committed = await commit();
+    const before = await commit();
+    // The entry went from the record to the outbox, once.
+    expect(await redis.hgetall(record)).toEqual({ id: 'id_1' });
+    expect(await redis.xlen(outbox)).toBe(1);
+    await redis.hset(record, 'deletedAt', '1');
+    expect(await commit()).toBe(-1);
+    return [gone, committed, before];
+  },
+  discardPendingIdentity: async (t) => {
+    const record = `${t}:identity`;
+    const discard = () => redis.discardPendingIdentityV1(record);
+    const absent = await discard();
+    await redis.hset(record, 'id', 'id_1');
+    const kept = await discard();
+    await redis.hset(record, 'pending', '1');
+    const discarded = await discard();
+    expect(await redis.exists(record)).toBe(0);
+    return [absent, kept, discarded];
   },
   updateIdentity: async (t) => {
-    const update = () =>
-      redis.updateIdentityV2(
-        `${t}:id_1`,
-        `${t}:audit`,
+    const [record, outbox] = [`${t}:id_1`, `${t}:outbox`];
+    const update = (ws = 'ws_1') =>
+      redis.updateIdentityV3(
+        record,
+        outbox,
+        ws,
         'c',
         'm',
-        AUDIT,
+        OUTBOX,
         1,
         'meta',
         '{"a":1}',
@@ -438,33 +453,77 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
       );
     const missing = await update();
     // A record deleted under an update is not brought back as a fragment.
-    expect(await redis.exists(`${t}:id_1`)).toBe(0);
-    await redis.hset(`${t}:id_1`, 'id', 'id_1', 'ratelimits', '[]');
+    expect(await redis.exists(record)).toBe(0);
+    await redis.hset(
+      record,
+      'id',
+      'id_1',
+      'workspaceId',
+      'ws_1',
+      'ratelimits',
+      '[]',
+      'pending',
+      '1',
+    );
+    // Neither a pending record nor another workspace's is changed.
+    expect(await update()).toBe(-1);
+    await redis.hdel(record, 'pending');
+    expect(await update('ws_2')).toBe(-1);
     const updated = await update();
-    expect(await redis.hgetall(`${t}:id_1`)).toEqual({ id: 'id_1', meta: '{"a":1}' });
-    expect(await auditLength(t)).toBe(1);
+    expect(await redis.hgetall(record)).toEqual({
+      id: 'id_1',
+      workspaceId: 'ws_1',
+      meta: '{"a":1}',
+    });
+    await redis.hset(record, 'deletedAt', '1');
+    expect(await update()).toBe(-1);
+    expect(await redis.xlen(outbox)).toBe(1);
     return [missing, updated];
   },
-  deleteIdentity: async (t) => {
-    await redis.hset(`${t}:names`, 'user_1', 'id_1');
-    await redis.hset(`${t}:id_1`, 'id', 'id_1', 'externalId', 'user_1');
-    await redis.zadd(`${t}:order`, 0, 'id_1');
-    const remove = () =>
-      redis.deleteIdentityV2(
-        `${t}:names`,
-        `${t}:id_1`,
-        `${t}:order`,
-        `${t}:audit`,
-        'c',
-        'm',
-        AUDIT,
-      );
-    const deleted = await remove();
-    expect(await redis.hgetall(`${t}:names`)).toEqual({});
-    expect(await redis.exists(`${t}:id_1`, `${t}:order`)).toBe(0);
+  tombstoneIdentity: async (t) => {
+    const [record, outbox] = [`${t}:id_1`, `${t}:outbox`];
+    const remove = (ws = 'ws_1') =>
+      redis.tombstoneIdentityV1(record, outbox, ws, 'c', 'm', OUTBOX, '1700000000000', '60000');
     const missing = await remove();
-    expect(await auditLength(t)).toBe(1);
-    return [deleted, missing];
+    await redis.hset(
+      record,
+      'id',
+      'id_1',
+      'workspaceId',
+      'ws_1',
+      'externalId',
+      'user_1',
+      'meta',
+      '{}',
+    );
+    expect(await remove('ws_2')).toBe(-1);
+    const deleted = await remove();
+    // What the rest of the deletion needs stays, for an hour at most.
+    expect(await redis.hgetall(record)).toEqual({
+      id: 'id_1',
+      workspaceId: 'ws_1',
+      externalId: 'user_1',
+      deletedAt: '1700000000000',
+    });
+    expect(await redis.pttl(record)).toBeGreaterThan(0);
+    expect(await remove()).toBe(-1);
+    expect(await redis.xlen(outbox)).toBe(1);
+    return [missing, deleted];
+  },
+  dropLegacyIdentity: async (t) => {
+    const [record, names, order] = [`${t}:identity:id_1`, `${t}:names`, `${t}:order`];
+    await redis.hset(record, 'id', 'id_1', 'externalId', 'user_1');
+    await redis.hset(names, 'user_1', 'id_1', 'user_2', 'id_2');
+    await redis.zadd(order, 0, 'id_1', 0, 'id_2');
+    const dropped = await redis.dropLegacyIdentityV1(record, names, order, 'id_1', 'user_1');
+    expect(await redis.exists(record)).toBe(0);
+    expect(await redis.hgetall(names)).toEqual({ user_2: 'id_2' });
+    expect(await redis.zrange(order, 0, -1)).toEqual(['id_2']);
+    // An entry that names another identity since is left to it.
+    await redis.hset(names, 'user_2', 'id_3');
+    await redis.dropLegacyIdentityV1(record, names, order, 'id_2', 'user_2');
+    expect(await redis.hgetall(names)).toEqual({ user_2: 'id_3' });
+    return [dropped];
   },
 };
 

@@ -5,9 +5,9 @@ import { allKeys } from './keyspace';
  * The consistency rules of one workspace's records in the primary (docs/redis.md, "Writes
  * across slots"), checked directly in Redis. Some hold at every instant, whatever step a crash
  * interrupted: a live key (committed, not deleted) is found from its hash, listed in its API's
- * shard, and its API exists. With `exact`, for a state where every write
- * finished (or was repaired): every index entry also names a live key that agrees with it, and
- * nothing pending is left.
+ * shard, and its API exists; a live identity is found from its externalId and listed in its
+ * shard. With `exact`, for a state where every write finished (or was repaired): every index
+ * entry also names a live key (identity) that agrees with it, and nothing pending is left.
  */
 export interface WorkspaceState {
   /** One line per broken rule; empty when the workspace is consistent. */
@@ -22,6 +22,10 @@ export interface WorkspaceState {
   keyIndex: Map<string, Map<string, number>>;
   /** `<apiId> <ownerId>` → ids in that owner index. */
   ownerIndex: Map<string, Map<string, number>>;
+  /** Identity id → record, live identities only. */
+  identities: Map<string, Record<string, string>>;
+  /** Identity id → record of a creation that did not commit. */
+  pendingIdentities: Map<string, Record<string, string>>;
 }
 
 async function zsetOf(redis: Redis | Cluster, name: string): Promise<Map<string, number>> {
@@ -43,6 +47,8 @@ export async function inspectWorkspace(
     pending: new Map(),
     keyIndex: new Map(),
     ownerIndex: new Map(),
+    identities: new Map(),
+    pendingIdentities: new Map(),
   };
   const v = (line: string) => state.violations.push(line);
   const hashIndex: Record<string, string> = {};
@@ -57,7 +63,9 @@ export async function inspectWorkspace(
     if (rest === 'apis') apiIndex = await zsetOf(redis, name);
     else if ((match = /^api:([^:]+)$/.exec(rest))) {
       state.apis.set(match[1] as string, await redis.hgetall(name));
-    } else if (/^(key:|keyhashes$|api:[^:]+:(keys|owner:))/.test(rest)) {
+    } else if (
+      /^(key:|keyhashes$|api:[^:]+:(keys|owner:)|identity:|identitynames$|identities$)/.test(rest)
+    ) {
       v(`${name}: a record of the previous layout`);
     }
   }
@@ -182,7 +190,55 @@ export async function inspectWorkspace(
   for (const apiId of apiIndex.keys()) {
     if (!state.apis.has(apiId)) v(`API index: ${apiId} has no record`);
   }
+  await inspectIdentities(redis, ws, state, options);
   return state;
+}
+
+/** The identity rules (docs/redis.md, "Creating an identity", "Deleting an identity"). */
+async function inspectIdentities(
+  redis: Redis | Cluster,
+  ws: string,
+  state: WorkspaceState,
+  options: { exact?: boolean },
+): Promise<void> {
+  const v = (line: string) => state.violations.push(line);
+  const records = new Map<string, Record<string, string>>();
+  for (const name of await allKeys(redis, 'keyward:identity:{*}')) {
+    const record = await redis.hgetall(name);
+    if (record.workspaceId === ws) records.set(name.slice('keyward:identity:{'.length, -1), record);
+  }
+  for (const [id, record] of records) {
+    if (record.pending !== undefined) state.pendingIdentities.set(id, record);
+    else if (record.deletedAt === undefined) state.identities.set(id, record);
+  }
+  const extPrefix = `keyward:identityext:{${ws}:`;
+  const byExternalId = new Map<string, string>();
+  for (const name of await allKeys(redis, `${extPrefix}*`)) {
+    byExternalId.set(name.slice(extPrefix.length, -1), (await redis.get(name)) ?? '');
+  }
+  const listed = new Set<string>();
+  for (const name of await allKeys(redis, `keyward:identities:{${ws}.*`)) {
+    for (const id of (await zsetOf(redis, name)).keys()) listed.add(id);
+  }
+  for (const [id, record] of state.identities) {
+    if (record.id !== id) v(`identity ${id}: id field is ${record.id}`);
+    if (byExternalId.get(record.externalId ?? '') !== id) {
+      v(`identity ${id}: its externalId ${record.externalId} is not indexed to it`);
+    }
+    if (!listed.has(id)) v(`identity ${id}: not listed`);
+  }
+  if (!options.exact) return;
+  if (state.pendingIdentities.size > 0) {
+    v(`pending identities left: ${[...state.pendingIdentities.keys()].join(', ')}`);
+  }
+  for (const [externalId, id] of byExternalId) {
+    if (state.identities.get(id)?.externalId !== externalId) {
+      v(`externalId ${externalId} → ${id}: no live identity of it`);
+    }
+  }
+  for (const id of listed) {
+    if (!state.identities.has(id)) v(`identity listing: ${id} is no live identity`);
+  }
 }
 
 /** Root keys of the workspace: every index entry's record exists and names the workspace. */
