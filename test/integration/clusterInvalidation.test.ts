@@ -200,8 +200,11 @@ test('the subscription master is killed during deletes: unsubscribed, then none 
   killed.catch(() => undefined);
   // The connection's close withdraws trust at once; the subscription moves once the node stays
   // away, and a dead master never comes back.
+  // On a loaded machine the kill itself may take seconds to land: the wait allows for it.
   expect(
     await eventually(async () => (await liveness(1)).status === 'unsubscribed', {
+      timeoutMs: 15_000,
+      intervalMs: 10,
       onTimeout: 'return',
     }),
   ).toBe(true);

@@ -83,9 +83,19 @@ let admin: Redis;
     }
     const renamed = await apis[1]!.post('keys.updateKey', { keyId, name: 'after failover' });
     expect(renamed.status).toBe(200);
-    const info = await admin.info('replication');
+    // The test's own Sentinel client may still be reconnecting to the new master (no offline
+    // queue): it is asked again until it answers.
+    let info = '';
+    let server = '';
+    await eventually(
+      async () => {
+        [info, server] = [await admin.info('replication'), await admin.info('server')];
+        return true;
+      },
+      { what: "the test's client on the new master", timeoutMs: 10_000, intervalMs: 100 },
+    );
     expect(info).toMatch(/role:master/);
-    expect(Number(/tcp_port:(\d+)/.exec(await admin.info('server'))?.[1])).not.toBe(oldMaster);
+    expect(Number(/tcp_port:(\d+)/.exec(server)?.[1])).not.toBe(oldMaster);
 
     // The invalidation subscription followed too: node 0 learns of node 1's write.
     await eventually(
