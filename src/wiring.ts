@@ -51,7 +51,12 @@ export function assembleServices(parts: {
       parts.bookkeeping,
     ),
     rootKeys: new RootKeyStore(primary, config.auditMaxEntries),
-    ratelimits: new RatelimitStore(primary, announce, config.auditMaxEntries),
+    ratelimits: new RatelimitStore(
+      primary,
+      announce,
+      config.auditMaxEntries,
+      haltAt(config.faultHaltAt),
+    ),
     rbac: new RbacStore(primary, announce, config.auditMaxEntries),
     identities: new IdentityStore(primary, announce, config.auditMaxEntries),
     auditLog: new AuditLogStore(primary, config.auditMaxEntries),

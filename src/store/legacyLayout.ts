@@ -5,10 +5,26 @@ import { legacy, names } from './names';
 /** How long a node trusts "records of the previous layout may remain" before asking again. */
 const RECHECK_MS = 10_000;
 
+/** Which records of the previous layout: the marker that says they are gone, and their names. */
+export interface LegacyKind {
+  marker: string;
+  /** A SCAN pattern that matches a record of the kind, if any remains. */
+  pattern: string;
+}
+
+/** Key records (with their sets). */
+export const LEGACY_KEYS: LegacyKind = { marker: names.layoutMigrated, pattern: legacy.keyPattern };
+/** Rate-limit namespaces (with their id entries and overrides). */
+export const LEGACY_NAMESPACES: LegacyKind = {
+  marker: names.namespacesMigrated,
+  pattern: legacy.namespacePattern,
+};
+
 /**
- * Whether key records of the previous layout (under their workspace's tag) may remain, so that
- * reads must look for them too. Once `keyward migrate` has moved them all, or a node found none
- * at its start, the marker says so and nodes stop looking: no read pays for them any more.
+ * Whether records of one kind of the previous layout (under their workspace's tag) may remain,
+ * so that reads must look for them too. Once `keyward migrate` has moved them all, or a node
+ * found none at its start, the kind's marker says so and nodes stop looking: no read pays for
+ * them any more.
  */
 export class LegacyLayout {
   private migrated = false;
@@ -18,28 +34,30 @@ export class LegacyLayout {
   constructor(
     private readonly redis: Redis,
     private readonly now: () => number = () => performance.now(),
+    private readonly kind: LegacyKind = LEGACY_KEYS,
   ) {}
 
   async mayRemain(): Promise<boolean> {
     if (this.migrated) return false;
     if (this.now() - this.checkedAt < RECHECK_MS) return true;
-    this.migrated = (await this.redis.exists(names.layoutMigrated)) === 1;
+    this.migrated = (await this.redis.exists(this.kind.marker)) === 1;
     this.checkedAt = this.now();
     return !this.migrated;
   }
 
   async markMigrated(): Promise<void> {
-    await this.redis.set(names.layoutMigrated, String(Date.now()));
+    await this.redis.set(this.kind.marker, String(Date.now()));
     this.migrated = true;
   }
 
   /**
-   * At a node's start: on a Redis that holds no key of the previous layout, nothing will ever
-   * need moving, so the marker is set at once (a fresh deployment never pays for the fallback).
+   * At a node's start: on a Redis that holds no record of the kind in the previous layout, nothing
+   * will ever need moving, so the marker is set at once (a fresh deployment never pays for the
+   * fallback).
    */
   async detect(): Promise<void> {
     if (this.detected || !(await this.mayRemain())) return;
-    for await (const found of scanKeys(this.redis, legacy.keyPattern)) {
+    for await (const found of scanKeys(this.redis, this.kind.pattern)) {
       if (found.length === 0) continue;
       this.detected = true;
       return;
