@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { redisTimeMsExact } from '../redis/clock';
 import { loadScripts } from '../redis/scripts';
-import { legacy, names } from '../store/names';
+import { LEGACY_KEYS, LEGACY_NAMESPACES, type LegacyKind } from '../store/legacyLayout';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -166,30 +166,39 @@ async function clockCheck(redis: Redis): Promise<{ status: CheckStatus; detail: 
     : { status: 'ok', detail };
 }
 
+/** What `keyward migrate` moves, a kind at a time: each kind's marker, its records' pattern. */
+const LEGACY_KINDS: readonly (LegacyKind & { what: string })[] = [
+  { ...LEGACY_KEYS, what: 'keys' },
+  { ...LEGACY_NAMESPACES, what: 'namespaces' },
+];
+
 /**
- * Whether keys of the previous release's layout remain (docs/redis.md, "Upgrading the layout"):
- * nodes read them, at one more round trip for an unknown key, until `keyward migrate` moves them.
+ * Whether records of the previous release's layout remain (docs/redis.md, "Upgrading the
+ * layout"): nodes read them, at one more round trip for an unknown key or namespace, until
+ * `keyward migrate` moves them.
  */
 async function layoutCheck(redis: Redis): Promise<{ status: CheckStatus; detail: string }> {
-  // On a cluster master the marker may live in another master's slot (MOVED): look instead.
-  if ((await redis.exists(names.layoutMigrated).catch(() => 0)) === 1) {
-    return {
-      status: 'ok',
-      detail: `keys placed by their own ids (${names.layoutMigrated} is set)`,
-    };
-  }
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', legacy.keyPattern, 'COUNT', 1000);
-    if (found.length > 0) {
-      return {
-        status: 'warn',
-        detail: `keys of the previous layout remain (${found[0]} …): run keyward migrate`,
-      };
+  const done: string[] = [];
+  for (const kind of LEGACY_KINDS) {
+    // On a cluster master the marker may live in another master's slot (MOVED): look instead.
+    if ((await redis.exists(kind.marker).catch(() => 0)) === 1) {
+      done.push(`${kind.what} placed by their own ids (${kind.marker} is set)`);
+      continue;
     }
-    cursor = next;
-  } while (cursor !== '0');
-  return { status: 'ok', detail: 'no key of the previous layout' };
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', kind.pattern, 'COUNT', 1000);
+      if (found.length > 0) {
+        return {
+          status: 'warn',
+          detail: `${kind.what} of the previous layout remain (${found[0]} …): run keyward migrate`,
+        };
+      }
+      cursor = next;
+    } while (cursor !== '0');
+    done.push(`no ${kind.what} of the previous layout`);
+  }
+  return { status: 'ok', detail: done.join('; ') };
 }
 
 /**
