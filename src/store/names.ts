@@ -83,12 +83,12 @@ export const names = {
    * The name of the namespace with this id (string), tagged by the id; it counts only while the
    * namespace record names the same id (a creation writes it first: docs/redis.md).
    */
-  namespaceName: (ws: string, namespaceId: string) =>
-    `${PREFIX}:rlnsid:{${namespaceId}}:${ws}`,
+  namespaceName: (ws: string, namespaceId: string) => `${PREFIX}:rlnsid:{${namespaceId}}:${ws}`,
   /**
-   * One of 16 shards of a namespace's overrides, by identifier (overrideShard in src/store/ratelimitStore.ts): a
-   * hash identifier → JSON and a zset of those identifiers, all scored 0, for paging, under one
-   * tag with the outbox of their writes' audit entries (names.overrideTag).
+   * One of 16 shards of a namespace's overrides, by identifier (overrideShard in
+   * src/store/ratelimitStore.ts): a hash identifier → JSON and a zset of those identifiers, all
+   * scored 0, for paging, under one tag with the outbox of their writes' audit entries
+   * (names.overrideTag).
    */
   overrideTag: (namespaceId: string, shard: number) => `${namespaceId}.${SHARD_TAGS[shard]!}`,
   overrides: (namespaceId: string, shard: number) =>

@@ -60,7 +60,11 @@ export class RatelimitStore {
    */
   async ensureNamespace(ws: string, name: string, newId: string, now: number): Promise<Namespace> {
     const found = await this.namespaceByName(ws, name);
-    if (found) return found;
+    if (found) {
+      // This node may remember the name as absent: its caller would not have come here otherwise.
+      this.announce({ kind: 'ns', workspaceId: ws, name });
+      return found;
+    }
     const entry = names.namespaceName(ws, newId);
     await this.redis.set(entry, name, 'NX');
     this.step('ensureNamespace:idWritten');
@@ -291,7 +295,10 @@ export class RatelimitStore {
   }
 
   /** Adds overrides to a namespace's shards, leaving any identifier a shard already has. */
-  private async copyOverrides(namespaceId: string, overrides: Record<string, string>): Promise<void> {
+  private async copyOverrides(
+    namespaceId: string,
+    overrides: Record<string, string>,
+  ): Promise<void> {
     const byShard = new Map<number, [string, string][]>();
     for (const entry of Object.entries(overrides)) {
       const shard = overrideShard(entry[0]);
