@@ -188,8 +188,9 @@ export const names = {
 } as const;
 
 /**
- * The names the previous release gave a key and its indexes, all under the workspace's tag.
- * Nodes read them while such records remain; `keyward migrate` moves them (docs/redis.md).
+ * The names the previous release gave a key and its indexes, and a rate-limit namespace and its
+ * overrides, all under the workspace's tag. Nodes read them while such records remain (each kind
+ * until its marker is set); `keyward migrate` moves them (docs/redis.md).
  */
 export const legacy = {
   key: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}`,
