@@ -190,6 +190,14 @@ export const SCRIPTS = {
     reply: 'integer',
     codes: { 1: 'deleted', [-1]: 'not_found' },
   },
+  dropLegacyNamespace: {
+    file: 'drop-legacy-namespace-4.lua',
+    command: 'dropLegacyNamespaceV1',
+    keys: ['record', 'namespaceName', 'overrides', 'overrideOrder'],
+    argv: ['copiedOverrides'],
+    reply: 'integer',
+    codes: { 1: 'dropped', 0: 'changed' },
+  },
   createRbacEntry: {
     file: 'create-rbac-entry-4.lua',
     command: 'createRbacEntryV2',

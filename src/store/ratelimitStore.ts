@@ -1,3 +1,4 @@
+import type { ChainableCommander } from 'ioredis';
 import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
 import type { Namespace, NamespaceOverrides, Override } from '../domain/overrides';
@@ -10,6 +11,10 @@ import { LEGACY_NAMESPACES, LegacyLayout } from './legacyLayout';
 import { invalidation, isStorableId, legacy, names, type Announce } from './names';
 
 const deleteOverrideOutcome = resultDecoder('deleteOverride');
+const dropLegacyOutcome = resultDecoder('dropLegacyNamespace');
+
+/** A move retries its removal of the old names this often while an old node keeps writing. */
+const MAX_DROP_ATTEMPTS = 5;
 
 /**
  * A namespace's overrides are kept in 16 shards by identifier, so that a namespace of many
@@ -255,16 +260,17 @@ export class RatelimitStore {
    * workspace's tag) to this one, in an order whose every prefix is safe (docs/redis.md,
    * "Upgrading the layout"): the id's entry, then the overrides into the id's shards (never over
    * one written since), then the record, which makes it visible with all of them, then the old
-   * names go. Run twice, or interrupted and run again, it ends the same. Undefined when there is
-   * no such namespace in the old layout.
+   * names go, unless a node of the previous release changed an override since they were read:
+   * then what it changed is copied too, and the removal tried again. Run twice, or interrupted
+   * and run again, it ends the same. Undefined when there is no such namespace in the old layout.
    */
   async moveLegacyNamespace(ws: string, name: string): Promise<Namespace | undefined> {
     const record = await this.redis.hgetall(legacy.namespace(ws, name));
     const legacyId = record.id;
     if (legacyId === undefined) return undefined;
-    const overrides = await this.redis.hgetall(legacy.overrides(ws, legacyId));
+    let copied = await this.redis.hgetall(legacy.overrides(ws, legacyId));
     await this.redis.set(names.namespaceName(ws, legacyId), name, 'NX');
-    await this.copyOverrides(legacyId, overrides);
+    await this.copyOverrides(legacyId, copied);
     this.step('moveNamespace:overridesCopied');
     const id = await this.redis.ensureNamespaceV2(
       names.namespace(ws, name),
@@ -275,23 +281,72 @@ export class RatelimitStore {
     if (id !== legacyId) {
       // A node of this release created the name first (an old node had made it again after a
       // move): its id stays, and gets the old overrides it has none of.
-      await this.copyOverrides(id, overrides);
+      await this.copyOverrides(id, copied);
       await this.redis.del(names.namespaceName(ws, legacyId));
-      await this.redis.publish(names.invalidationChannel, invalidation.namespace(ws, name));
-      this.announce({ kind: 'ns', workspaceId: ws, name });
+      await this.tell(ws, name);
     }
-    execResults(
-      await this.redis
-        .multi()
-        .del(
-          legacy.namespace(ws, name),
-          legacy.namespaceName(ws, legacyId),
-          legacy.overrides(ws, legacyId),
-          legacy.overrideOrder(ws, legacyId),
-        )
-        .exec(),
-    );
+    this.step('moveNamespace:recorded');
+    for (let attempt = 1; ; attempt++) {
+      const dropped = await this.redis.dropLegacyNamespaceV1(
+        legacy.namespace(ws, name),
+        legacy.namespaceName(ws, legacyId),
+        legacy.overrides(ws, legacyId),
+        legacy.overrideOrder(ws, legacyId),
+        JSON.stringify(copied),
+      );
+      // A namespace an old node keeps writing to stays in both layouts (this one is read, since
+      // its record exists) until a later move, keyward migrate's, finds it quiet.
+      if (dropLegacyOutcome(dropped) === 'dropped' || attempt === MAX_DROP_ATTEMPTS) break;
+      const now = await this.redis.hgetall(legacy.overrides(ws, legacyId));
+      await this.copyChanges(id, copied, now, id === legacyId);
+      copied = now;
+      await this.tell(ws, name);
+    }
     return { id, name };
+  }
+
+  /**
+   * Applies to a namespace's shards what a node of the previous release changed in its old
+   * overrides hash between `before` and `after`: what it wrote is newer than the copy; what it
+   * deleted goes too, from the namespace it was copied into (`ownCopy`) only, since another id's
+   * override of the same identifier is its own.
+   */
+  private async copyChanges(
+    namespaceId: string,
+    before: Record<string, string>,
+    after: Record<string, string>,
+    ownCopy: boolean,
+  ): Promise<void> {
+    const writes = new Map<number, ChainableCommander>();
+    const multi = (identifier: string): [ChainableCommander, number] => {
+      const shard = overrideShard(identifier);
+      let found = writes.get(shard);
+      if (!found) writes.set(shard, (found = this.redis.multi()));
+      return [found, shard];
+    };
+    for (const [identifier, json] of Object.entries(after)) {
+      if (before[identifier] === json) continue;
+      const [write, shard] = multi(identifier);
+      write
+        .hset(names.overrides(namespaceId, shard), identifier, json)
+        .zadd(names.overrideOrder(namespaceId, shard), 0, identifier);
+    }
+    if (ownCopy) {
+      for (const identifier of Object.keys(before)) {
+        if (identifier in after) continue;
+        const [write, shard] = multi(identifier);
+        write
+          .hdel(names.overrides(namespaceId, shard), identifier)
+          .zrem(names.overrideOrder(namespaceId, shard), identifier);
+      }
+    }
+    await Promise.all([...writes.values()].map(async (write) => execResults(await write.exec())));
+  }
+
+  /** Every node's cached copy of the namespace is stale: a move changed its overrides. */
+  private async tell(ws: string, name: string): Promise<void> {
+    await this.redis.publish(names.invalidationChannel, invalidation.namespace(ws, name));
+    this.announce({ kind: 'ns', workspaceId: ws, name });
   }
 
   /** Adds overrides to a namespace's shards, leaving any identifier a shard already has. */

@@ -341,6 +341,27 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(await redis.xlen(outbox)).toBe(1);
     return [deleted, missing];
   },
+  dropLegacyNamespace: async (t) => {
+    const keys = [`${t}:ns`, `${t}:id`, `${t}:o`, `${t}:order`] as const;
+    await redis.hset(`${t}:ns`, 'id', 'ns_1');
+    await redis.set(`${t}:id`, 'name');
+    await redis.hset(`${t}:o`, 'a', '{"limit":1}', 'b', '{"limit":2}');
+    await redis.zadd(`${t}:order`, 0, 'a', 0, 'b');
+    const drop = (copied: Record<string, string>) =>
+      redis.dropLegacyNamespaceV1(...keys, JSON.stringify(copied));
+    // Changed, added or deleted since the copy: nothing removed.
+    const changed = await drop({ a: '{"limit":1}', b: '{"limit":3}' });
+    expect(await drop({ a: '{"limit":1}' })).toBe(0);
+    expect(await drop({ a: '{"limit":1}', b: '{"limit":2}', c: '{}' })).toBe(0);
+    expect(await redis.exists(...keys)).toBe(4);
+    const dropped = await drop({ a: '{"limit":1}', b: '{"limit":2}' });
+    expect(await redis.exists(...keys)).toBe(0);
+    // Nothing left and nothing copied: removed (what remains of the record goes).
+    await redis.hset(`${t}:ns`, 'id', 'ns_1');
+    expect(await drop({})).toBe(1);
+    expect(await redis.exists(`${t}:ns`)).toBe(0);
+    return [changed, dropped];
+  },
   createRbacEntry: async (t) => {
     const create = (id: string) =>
       redis.createRbacEntryV2(

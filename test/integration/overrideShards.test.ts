@@ -215,6 +215,41 @@ describe('namespaces of the previous layout', () => {
     expect(loaded.overrides.map((override) => override.identifier)).toEqual(['stays']);
   });
 
+  test('an override an old node changes while a move runs is moved too, the old names then go', async () => {
+    const ws = freshWorkspace();
+    await writeLegacy(ws, 'busy', 'rlns_busy', ['changed', 'deleted', 'kept']);
+    const late = (limit: number) => JSON.stringify({ id: 'rlor_late', limit, duration: 1000 });
+    let wrote = false;
+    // Sent on the store's own connection before its removal of the old names, so Redis runs
+    // them first: a node of the previous release writing between the move's read and that step.
+    const moving = new RatelimitStore(
+      redis,
+      () => undefined,
+      undefined,
+      (point) => {
+        if (point !== 'moveNamespace:recorded' || wrote) return;
+        wrote = true;
+        const old = legacy.overrides(ws, 'rlns_busy');
+        void redis.hset(old, 'changed', late(77), 'added', late(88));
+        void redis.zadd(legacy.overrideOrder(ws, 'rlns_busy'), 0, 'added');
+        void redis.hdel(old, 'deleted');
+      },
+    );
+    const loaded = (await moving.loadNamespace(ws, 'busy'))!;
+    expect(wrote).toBe(true);
+    expect(
+      Object.fromEntries(loaded.overrides.map((override) => [override.identifier, override.limit])),
+    ).toEqual({ changed: 77, added: 88, kept: 52 });
+    expect(await redis.exists(...legacyNames(ws, 'busy', 'rlns_busy'))).toBe(0);
+    const page = await moving.listOverrides(ws, loaded, { limit: 10 });
+    expect(page.overrides.map((override) => override.identifier)).toEqual([
+      'added',
+      'changed',
+      'kept',
+    ]);
+    expect(page.total).toBe(3);
+  });
+
   test('are no longer looked for once migrate found none left', async () => {
     const ws = freshWorkspace();
     await writeLegacy(ws, 'late', 'rlns_late', []);
