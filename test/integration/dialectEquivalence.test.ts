@@ -11,12 +11,22 @@ import { startTopology, type Topology } from '../support/topology';
  */
 let v1: Topology;
 let v2: Topology;
+/** What started, stopped after all even when the other failed to start. */
+const running: Topology[] = [];
 
 beforeAll(async () => {
-  [v1, v2] = await Promise.all([startTopology({ nodes: 1 }), startTopology({ nodes: 1 })]);
+  const started = await Promise.allSettled([
+    startTopology({ nodes: 1 }),
+    startTopology({ nodes: 1 }),
+  ]);
+  for (const result of started) if (result.status === 'fulfilled') running.push(result.value);
+  // One that failed to start (a command timeout on a loaded machine) must not leave the other's
+  // Redis servers running after the file.
+  for (const result of started) if (result.status === 'rejected') throw result.reason;
+  [v1, v2] = running as [Topology, Topology];
 });
 afterAll(async () => {
-  await Promise.all([v1.stop(), v2.stop()]);
+  await Promise.all(running.map((topology) => topology.stop()));
 });
 
 /** One step of the scenario, as each dialect says it; ids found so far are in `ids`. */
