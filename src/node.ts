@@ -168,6 +168,12 @@ export async function startNode(
       services.identities,
     );
     keyRepair.start();
+    // Once, in the background: a Redis with no namespace of the previous layout never looks again.
+    void services.ratelimits.legacy
+      .detect()
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, 'looking for namespaces of the previous layout failed'),
+      );
     const listener = new InvalidationListener(subscriber, services.directory);
     await listener.start();
 

@@ -46,7 +46,12 @@ export function assembleServices(parts: {
     apis: new ApiStore(primary, announce, config.auditMaxEntries),
     keys: new KeyStore(primary, announce, config.auditMaxEntries, step, parts.bookkeeping),
     rootKeys: new RootKeyStore(primary, config.auditMaxEntries),
-    ratelimits: new RatelimitStore(primary, announce, config.auditMaxEntries),
+    ratelimits: new RatelimitStore(
+      primary,
+      announce,
+      config.auditMaxEntries,
+      haltAt(config.faultHaltAt),
+    ),
     rbac: new RbacStore(primary, announce, config.auditMaxEntries),
     identities: new IdentityStore(
       primary,

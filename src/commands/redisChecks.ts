@@ -1,7 +1,12 @@
 import type { Redis } from 'ioredis';
 import { redisTimeMsExact } from '../redis/clock';
 import { loadScripts } from '../redis/scripts';
-import { legacy, names } from '../store/names';
+import {
+  LEGACY_IDENTITIES,
+  LEGACY_KEYS,
+  LEGACY_NAMESPACES,
+  type LegacyKind,
+} from '../store/legacyLayout';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -166,42 +171,40 @@ async function clockCheck(redis: Redis): Promise<{ status: CheckStatus; detail: 
     : { status: 'ok', detail };
 }
 
+/** What `keyward migrate` moves, a kind at a time: each kind's marker, its records' pattern. */
+const LEGACY_KINDS: readonly (LegacyKind & { what: string })[] = [
+  { ...LEGACY_KEYS, what: 'keys' },
+  { ...LEGACY_IDENTITIES, what: 'identities' },
+  { ...LEGACY_NAMESPACES, what: 'namespaces' },
+];
+
 /**
- * Whether keys or identities of the previous release's layout remain (docs/redis.md, "Upgrading
- * the layout"): nodes read them, at one more round trip for an unknown key or identity, until
+ * Whether records of the previous release's layout remain (docs/redis.md, "Upgrading the
+ * layout"): nodes read them, at one more round trip for an unknown key, identity or namespace, until
  * `keyward migrate` moves them.
  */
 async function layoutCheck(redis: Redis): Promise<{ status: CheckStatus; detail: string }> {
-  const kinds = [
-    { what: 'keys', one: 'key', marker: names.layoutMigrated, pattern: legacy.keyPattern },
-    {
-      what: 'identities',
-      one: 'identity',
-      marker: names.identityLayoutMigrated,
-      pattern: legacy.identityPattern,
-    },
-  ];
-  const details: string[] = [];
-  for (const { what, one, marker, pattern } of kinds) {
+  const done: string[] = [];
+  for (const kind of LEGACY_KINDS) {
     // On a cluster master the marker may live in another master's slot (MOVED): look instead.
-    if ((await redis.exists(marker).catch(() => 0)) === 1) {
-      details.push(`${what} placed by their own ids (${marker} is set)`);
+    if ((await redis.exists(kind.marker).catch(() => 0)) === 1) {
+      done.push(`${kind.what} placed by their own ids (${kind.marker} is set)`);
       continue;
     }
     let cursor = '0';
     do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      const [next, found] = await redis.scan(cursor, 'MATCH', kind.pattern, 'COUNT', 1000);
       if (found.length > 0) {
         return {
           status: 'warn',
-          detail: `${what} of the previous layout remain (${found[0]} …): run keyward migrate`,
+          detail: `${kind.what} of the previous layout remain (${found[0]} …): run keyward migrate`,
         };
       }
       cursor = next;
     } while (cursor !== '0');
-    details.push(`no ${one} of the previous layout`);
+    done.push(`no ${kind.what} of the previous layout`);
   }
-  return { status: 'ok', detail: details.join('; ') };
+  return { status: 'ok', detail: done.join('; ') };
 }
 
 /**

@@ -23,11 +23,17 @@ export const LEGACY_IDENTITIES: LegacyKind = {
   pattern: legacy.identityPattern,
 };
 
+/** Rate-limit namespaces (with their id entries and overrides). */
+export const LEGACY_NAMESPACES: LegacyKind = {
+  marker: names.namespacesMigrated,
+  pattern: legacy.namespacePattern,
+};
+
 /**
  * Whether records of one kind of the previous layout (under their workspace's tag) may remain,
  * so that reads must look for them too. Once `keyward migrate` has moved them all, or a node
  * found none at its start, the kind's marker says so and nodes stop looking: no read pays for
- * them any more. Keys and identities have a marker each: they are moved by different steps.
+ * them any more. Keys, identities and namespaces have a marker each: different steps move them.
  */
 export class LegacyLayout {
   private migrated = false;
@@ -54,8 +60,9 @@ export class LegacyLayout {
   }
 
   /**
-   * At a node's start: on a Redis that holds no record of the previous layout, nothing will ever
-   * need moving, so the marker is set at once (a fresh deployment never pays for the fallback).
+   * At a node's start: on a Redis that holds no record of the kind in the previous layout, nothing
+   * will ever need moving, so the marker is set at once (a fresh deployment never pays for the
+   * fallback).
    */
   async detect(): Promise<void> {
     if (this.detected || !(await this.mayRemain())) return;

@@ -6,17 +6,17 @@
  * identity by its id, its externalId entry by workspace and externalId, the listing by shard.
  * Records that one write must change in one step share a tag; writes that span tags take the
  * steps docs/redis.md lists. Some workspace records still carry the workspace's tag `{ws_…}`
- * (see `legacy` for the names the previous release gave keys and identities).
+ * (see `legacy` for the names the previous release gave keys, identities and namespaces).
  */
 const PREFIX = 'keyward';
 
 /**
  * The text that ends the tag of each of 16 shards (usage counts, an API's key listing, the
- * journal): the shard's hex digit and two letters chosen so that the 16 tags of one owner fall
- * in 16 different sixteenths of the slot range, whatever the owner (a CRC-16 of text ending in
- * these is the owner's part XOR theirs: test/unit/usageShards.test.ts proves it). Masters that
- * hold even contiguous ranges get even shares: on three, 5, 5 and 6. Never change them: what is
- * already written would no longer be found.
+ * journal, a namespace's overrides): the shard's hex digit and two letters chosen so that the 16
+ * tags of one owner fall in 16 different sixteenths of the slot range, whatever the owner (a
+ * CRC-16 of text ending in these is the owner's part XOR theirs: test/unit/usageShards.test.ts
+ * proves it). Masters that hold even contiguous ranges get even shares: on three, 5, 5 and 6.
+ * Never change them: what is already written would no longer be found.
  */
 const SHARD_TAGS = [
   '0aa',
@@ -72,15 +72,32 @@ export const names = {
   /** Set once no record of the previous layout is left: nodes then stop looking for them. */
   layoutMigrated: `${PREFIX}:layout:keys-by-id`,
   rootKeyIds: (ws: string) => `${PREFIX}:{${ws}}:rootkeys`,
-  // Namespace names are free text (with `:`), so names and ids live under different fixed words:
-  // no name can ever spell another namespace's keys.
-  namespace: (ws: string, name: string) => `${PREFIX}:{${ws}}:rlns:name:${name}`,
-  namespaceName: (ws: string, namespaceId: string) => `${PREFIX}:{${ws}}:rlns:id:${namespaceId}`,
-  /** Overrides of a namespace: a hash identifier → JSON, and a zset of identifiers for paging. */
-  overrides: (ws: string, namespaceId: string) =>
-    `${PREFIX}:{${ws}}:rlns:id:${namespaceId}:overrides`,
-  overrideOrder: (ws: string, namespaceId: string) =>
-    `${PREFIX}:{${ws}}:rlns:id:${namespaceId}:order`,
+  /**
+   * A rate-limit namespace (hash: id, name, createdAt), tagged by its workspace and name: what
+   * decides which id a name has. Names are free text (today's schema allows `A-Za-z0-9_.:/-`,
+   * an older writer more): a `}` in one would end the tag early (`a}b` tagged `ws_1:a`), which
+   * still puts one name in one slot, and no two names share a key, since the name runs to the
+   * end of it.
+   */
+  namespace: (ws: string, name: string) => `${PREFIX}:rlns:{${ws}:${name}}`,
+  /**
+   * The name of the namespace with this id (string), tagged by the id; it counts only while the
+   * namespace record names the same id (a creation writes it first: docs/redis.md).
+   */
+  namespaceName: (ws: string, namespaceId: string) => `${PREFIX}:rlnsid:{${namespaceId}}:${ws}`,
+  /**
+   * One of 16 shards of a namespace's overrides, by identifier (overrideShard in
+   * src/store/ratelimitStore.ts): a hash identifier → JSON and a zset of those identifiers, all
+   * scored 0, for paging, under one tag with the outbox of their writes' audit entries
+   * (names.overrideTag).
+   */
+  overrideTag: (namespaceId: string, shard: number) => `${namespaceId}.${SHARD_TAGS[shard]!}`,
+  overrides: (namespaceId: string, shard: number) =>
+    `${PREFIX}:overrides:{${namespaceId}.${SHARD_TAGS[shard]!}}`,
+  overrideOrder: (namespaceId: string, shard: number) =>
+    `${PREFIX}:overrides:{${namespaceId}.${SHARD_TAGS[shard]!}}:order`,
+  /** Set once no namespace of the previous layout is left: nodes then stop looking for them. */
+  namespacesMigrated: `${PREFIX}:layout:namespaces-by-id`,
   /** Permissions and roles: a record each, and per kind a hash of names → ids. */
   permission: (ws: string, id: string) => `${PREFIX}:{${ws}}:perm:${id}`,
   permissionNames: (ws: string) => `${PREFIX}:{${ws}}:permnames`,
@@ -111,7 +128,7 @@ export const names = {
   identityLayoutMigrated: `${PREFIX}:layout:identities-by-id`,
   /**
    * The workspace's own audit stream: the entries of writes to records under the workspace's tag
-   * (APIs, permissions and roles, namespaces), appended in the write's own step, and
+   * (APIs, permissions and roles), appended in the write's own step, and
    * what the previous release relayed. Entries of other writes go to the shards below.
    */
   audit: (ws: string) => `${PREFIX}:{${ws}}:audit`,
@@ -186,9 +203,9 @@ export const names = {
 } as const;
 
 /**
- * The names the previous release gave a key, an identity and their indexes, all under the
- * workspace's tag.
- * Nodes read them while such records remain; `keyward migrate` moves them (docs/redis.md).
+ * The names the previous release gave a key, an identity, a rate-limit namespace and their
+ * indexes and overrides, all under the workspace's tag. Nodes read them while such records remain
+ * (each kind until its marker is set); `keyward migrate` moves them (docs/redis.md).
  */
 export const legacy = {
   key: (ws: string, keyId: string) => `${PREFIX}:{${ws}}:key:${keyId}`,
@@ -206,6 +223,16 @@ export const legacy = {
   identities: (ws: string) => `${PREFIX}:{${ws}}:identities`,
   /** Every legacy identity record. */
   identityPattern: `${PREFIX}:{ws_*}:identity:*`,
+  // Namespace names are free text (with `:`), so names and ids lived under different fixed
+  // words: no name could spell another namespace's keys.
+  namespace: (ws: string, name: string) => `${PREFIX}:{${ws}}:rlns:name:${name}`,
+  namespaceName: (ws: string, namespaceId: string) => `${PREFIX}:{${ws}}:rlns:id:${namespaceId}`,
+  overrides: (ws: string, namespaceId: string) =>
+    `${PREFIX}:{${ws}}:rlns:id:${namespaceId}:overrides`,
+  overrideOrder: (ws: string, namespaceId: string) =>
+    `${PREFIX}:{${ws}}:rlns:id:${namespaceId}:order`,
+  /** Every legacy namespace record; its id entry and overrides move with it. */
+  namespacePattern: `${PREFIX}:{ws_*}:rlns:name:*`,
 } as const;
 
 const STORABLE_ID = /^[A-Za-z0-9_]{1,64}$/;

@@ -3,8 +3,11 @@ import type { RunningNode } from '../../src/node';
 import { closeRedis, connectRedis, createCluster } from '../../src/redis/clients';
 import { KeyRepair } from '../../src/store/keyRepair';
 import { KeyStore } from '../../src/store/keyStore';
+import { names } from '../../src/store/names';
+import { RatelimitStore } from '../../src/store/ratelimitStore';
 import { eventually } from '../support/helpers';
 import { inspectWorkspace } from '../support/invariants';
+import { allKeys } from '../support/keyspace';
 import { startRedisCluster, type TestCluster } from '../support/redisCluster';
 import { client, type Client } from '../support/rpc';
 import { createTestRootKey, startNodeProcess, startTestNode } from '../support/topology';
@@ -336,5 +339,64 @@ describe('identities', () => {
     await consistent(true);
     expect((await byExternalId(externalId)).body.id).toBe(again.body.identityId);
     expect(await repair()).toBe(0);
+  });
+});
+
+describe('creating a namespace (its id entry, then its record)', () => {
+  /** The namespace ids whose entries name `name` in this workspace, believed or not. */
+  async function idEntries(name: string): Promise<string[]> {
+    const ids: string[] = [];
+    for (const entry of await allKeys(admin, names.namespaceName(workspaceId, '*'))) {
+      if ((await admin.get(entry)) === name) ids.push(/\{(rlns_[^}]+)\}/.exec(entry)![1]!);
+    }
+    return ids;
+  }
+
+  const override = (ref: Record<string, string>) =>
+    api.get<{ limit?: number }>('ratelimits.getOverride', { ...ref, identifier: 'user_1' });
+
+  test('killed after the id entry: the id reads as not found, and the name is created with another', async () => {
+    const name = 'halted.ns';
+    await halted('ensureNamespace:idWritten', 'ratelimits.limit', {
+      namespace: name,
+      identifier: 'user_1',
+      limit: 1,
+      duration: 1000,
+    });
+    const [dangling, ...more] = await idEntries(name);
+    expect(dangling).toMatch(/^rlns_/);
+    expect(more).toEqual([]);
+    expect(await admin.exists(names.namespace(workspaceId, name))).toBe(0);
+    expect((await override({ namespaceId: dangling! })).status).toBe(404);
+    expect((await override({ namespaceName: name })).status).toBe(404);
+
+    const set = await api.post<{ overrideId: string }>('ratelimits.setOverride', {
+      namespaceName: name,
+      identifier: 'user_1',
+      limit: 7,
+      duration: 1000,
+    });
+    expect(set.status).toBe(200);
+    const id = (await admin.hget(names.namespace(workspaceId, name), 'id'))!;
+    expect(id).not.toBe(dangling);
+    expect((await override({ namespaceId: id })).body.limit).toBe(7);
+    expect((await override({ namespaceName: name })).body.limit).toBe(7);
+    // The dead creation's entry never counts, even now that the name exists.
+    expect((await override({ namespaceId: dangling! })).status).toBe(404);
+  });
+
+  test('two creations of one name race: one id wins everywhere, the loser leaves no entry', async () => {
+    const store = new RatelimitStore(admin, () => undefined);
+    const name = 'raced.ns';
+    const [a, b] = await Promise.all([
+      store.ensureNamespace(workspaceId, name, 'rlns_raceA', 1000),
+      store.ensureNamespace(workspaceId, name, 'rlns_raceB', 1000),
+    ]);
+    expect(a).toEqual(b);
+    expect(['rlns_raceA', 'rlns_raceB']).toContain(a.id);
+    expect(await idEntries(name)).toEqual([a.id]);
+    expect(await store.namespaceById(workspaceId, a.id)).toEqual(a);
+    const loser = a.id === 'rlns_raceA' ? 'rlns_raceB' : 'rlns_raceA';
+    expect(await store.namespaceById(workspaceId, loser)).toBeUndefined();
   });
 });

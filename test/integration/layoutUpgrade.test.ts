@@ -44,6 +44,50 @@ const EXTERNAL_IDS = [
   ...Array.from({ length: IDENTITIES }, (_, i) => `user_${i}`),
 ];
 
+/** Namespaces the previous release fills, with this many overrides each (and a wildcard). */
+const NAMESPACES: readonly [string, number][] = [
+  ['legacy.many', 40],
+  ['legacy.few', 2],
+];
+
+/**
+ * What clients see of the namespaces: every override through listOverrides a page of 7 at a
+ * time (so pages merge the shards), with the totals, and the limit that decides an identifier.
+ */
+async function namespacesSeen(api: Client): Promise<string[]> {
+  const seen: string[] = [];
+  for (const [namespaceName] of NAMESPACES) {
+    let cursor: string | undefined;
+    do {
+      const page = await api.get<{
+        overrides: unknown[];
+        total: number;
+        cursor?: string;
+      }>('ratelimits.listOverrides', {
+        namespaceName,
+        limit: '7',
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      expect(page.status).toBe(200);
+      seen.push(JSON.stringify([page.body.overrides, page.body.total]));
+      cursor = page.body.cursor;
+    } while (cursor !== undefined);
+    for (const identifier of ['user_1', 'user_elsewhere', 'other']) {
+      const decided = await api.post<{ limit: number }>('ratelimits.limit', {
+        namespace: namespaceName,
+        identifier,
+        limit: 1000,
+        duration: 60_000,
+      });
+      seen.push(`${namespaceName} ${identifier}: ${decided.status} limit ${decided.body.limit}`);
+    }
+  }
+  return seen;
+}
+
+/** Names of namespace records of the previous layout left in the cluster. */
+const legacyNamespaces = async () => (await allKeys(admin, legacy.namespacePattern)).sort();
+
 beforeAll(async () => {
   cluster = await startRedisCluster(3, 0);
   admin = createCluster(cluster.nodes, { commandTimeoutMs: 5000, connectTimeoutMs: 5000 });
@@ -110,13 +154,14 @@ async function seen(
   };
 }
 
-test('keys and identities written by the previous release verify, list and read the same through and after `keyward migrate`', async () => {
+test('keys, identities and namespaces written by the previous release verify, list and read the same through and after `keyward migrate`', async () => {
   const oldCli = await buildRelease();
   const env = nodeEnv({ clusterSeeds: cluster.seeds });
   const old = await keywardProcess({ env, cli: oldCli, name: 'previous release' });
   await old.start();
   let apiId: string;
   let before: Seen;
+  let namespacesBefore: string[];
   const plaintexts: string[] = [];
   try {
     const api = client(old.url, rootKey);
@@ -151,6 +196,25 @@ test('keys and identities written by the previous release verify, list and read 
       .keys[1]!.id;
     await api.post('keys.updateKey', { keyId: disabled, enabled: false });
     before = await seen(api, apiId, plaintexts);
+    for (const [namespaceName, count] of NAMESPACES) {
+      for (let i = 0; i < count; i++) {
+        const set = await api.post('ratelimits.setOverride', {
+          namespaceName,
+          identifier: `user_${i}`,
+          limit: 10 + i,
+          duration: 60_000,
+          ...(i % 4 === 0 ? { async: true } : {}),
+        });
+        expect(set.status).toBe(200);
+      }
+      await api.post('ratelimits.setOverride', {
+        namespaceName,
+        identifier: 'user_*',
+        limit: 5,
+        duration: 1000,
+      });
+    }
+    namespacesBefore = await namespacesSeen(api);
   } finally {
     await old.dispose();
   }
@@ -165,6 +229,12 @@ test('keys and identities written by the previous release verify, list and read 
   expect(before.identities).toHaveLength(IDENTITIES + 2 + 1);
   expect(before.identityReads.every((read) => read.startsWith('[200,'))).toBe(true);
   expect(await allKeys(admin, legacy.identityPattern)).toHaveLength(IDENTITIES + 2);
+  expect(await legacyNamespaces()).toEqual(
+    NAMESPACES.map(([name]) => legacy.namespace(workspaceId, name)).sort(),
+  );
+  expect(namespacesBefore).toContain('legacy.many user_1: 200 limit 11');
+  expect(namespacesBefore).toContain('legacy.many user_elsewhere: 200 limit 5');
+  const fewId = (await admin.hget(legacy.namespace(workspaceId, 'legacy.few'), 'id'))!;
 
   const nodes: RunningNode[] = [await startTestNode({ clusterSeeds: cluster.seeds })];
   try {
@@ -179,6 +249,14 @@ test('keys and identities written by the previous release verify, list and read 
     ).toHaveLength(KEYS - 4);
     // And the identities those keys name (owner_a's and owner_b's), loaded by id and moved.
     expect(await allKeys(admin, legacy.identityPattern)).toHaveLength(IDENTITIES);
+    // And a namespace of the previous layout by its id, moving it; the other stays where it was.
+    const found = await api.get<{ limit: number }>('ratelimits.getOverride', {
+      namespaceId: fewId,
+      identifier: 'user_1',
+    });
+    expect({ status: found.status, limit: found.body.limit }).toEqual({ status: 200, limit: 11 });
+    expect(await legacyNamespaces()).toEqual([legacy.namespace(workspaceId, 'legacy.many')]);
+    expect(await admin.hget(names.namespace(workspaceId, 'legacy.few'), 'id')).toBe(fewId);
 
     // keyward doctor says what is left to do, on the masters that hold it.
     const layoutChecks = async () =>
@@ -216,12 +294,22 @@ test('keys and identities written by the previous release verify, list and read 
       ...halfMoved,
       identities: [...halfMoved.identities, `total ${IDENTITIES + 2}`],
     }).toEqual(before);
+    // Stopped again, between a namespace's copied overrides and its record: the namespace is not
+    // yet under its own name (no node loads it without its overrides); the next run finishes it.
+    const haltedNamespace = await runCli(['migrate'], {
+      ...env,
+      KEYWARD_FAULT_HALT_AT: 'moveNamespace:overridesCopied',
+    }).catch((error: Error) => error);
+    expect(haltedNamespace).toBeInstanceOf(Error);
+    expect(await legacyNamespaces()).toEqual([legacy.namespace(workspaceId, 'legacy.many')]);
+    expect(await admin.exists(names.namespace(workspaceId, 'legacy.many'))).toBe(0);
     const finished = await runCli(['migrate', '--json'], env);
     expect(finished.code).toBe(0);
     expect(JSON.parse(finished.stdout)).toEqual({
       steps: [
         { step: 'keys', moved: expect.any(Number) },
         { step: 'identities', moved: expect.any(Number) },
+        { step: 'namespaces', moved: 1 },
         { step: 'usage', moved: expect.any(Number) },
       ],
     });
@@ -230,9 +318,13 @@ test('keys and identities written by the previous release verify, list and read 
       steps: [
         { step: 'keys', moved: 0 },
         { step: 'identities', moved: 0 },
+        { step: 'namespaces', moved: 0 },
         { step: 'usage', moved: 0 },
       ],
     });
+    expect(await legacyNamespaces()).toEqual([]);
+    expect(await admin.exists(names.namespacesMigrated)).toBe(1);
+    expect(await namespacesSeen(api)).toEqual(namespacesBefore);
 
     expect(await allKeys(admin, legacy.keyPattern)).toEqual([]);
     expect(await admin.exists(names.layoutMigrated)).toBe(1);
@@ -244,6 +336,7 @@ test('keys and identities written by the previous release verify, list and read 
     // A node started now reads no legacy names at all, and sees the same.
     nodes.push(await startTestNode({ clusterSeeds: cluster.seeds }));
     expect(await seen(client(nodes[1]!.url, rootKey), apiId, plaintexts)).toEqual(before);
+    expect(await namespacesSeen(client(nodes[1]!.url, rootKey))).toEqual(namespacesBefore);
   } finally {
     await Promise.all(nodes.map((node) => node.close()));
   }

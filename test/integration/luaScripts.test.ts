@@ -298,56 +298,69 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(await auditLength(t)).toBe(1);
     return [missing, marked];
   },
-  ensureNamespace: async (t) => [
-    await redis.ensureNamespaceV1(`${t}:ns`, `${t}:ns:id`, 'ns_1', 'name', 1000),
-  ],
+  ensureNamespace: async (t) => {
+    const created = await redis.ensureNamespaceV2(`${t}:ns`, 'ns_1', 'name', 1000);
+    // The record decides: a later id for the same name gets the first.
+    expect(await redis.ensureNamespaceV2(`${t}:ns`, 'ns_2', 'name', 2000)).toBe('ns_1');
+    expect(await redis.hgetall(`${t}:ns`)).toEqual({ id: 'ns_1', name: 'name', createdAt: '1000' });
+    return [created];
+  },
   setOverride: async (t) => {
-    const set = () =>
-      redis.setOverrideV2(
-        `${t}:o`,
-        `${t}:order`,
-        `${t}:ns`,
-        `${t}:audit`,
-        'user_*',
-        'ovr_1',
-        '{}',
-        'c',
-        'm',
-        AUDIT,
-      );
-    const noNamespace = await set();
-    expect(await auditLength(t)).toBe(0);
-    await redis.hset(`${t}:ns`, 'id', 'ns_1');
-    const written = await set();
-    expect(await auditLength(t)).toBe(1);
+    const [overrides, order, outbox] = [`${t}:o`, `${t}:order`, `${t}:outbox`];
+    const set = (identifier: string, newId: string, json: string, entry = OUTBOX) =>
+      redis.setOverrideV3(overrides, order, outbox, identifier, newId, json, 'c', 'm', entry);
     // A malformed entry fails the script before anything is written.
-    await expect(
-      redis.setOverrideV2(
-        `${t}:o`,
-        `${t}:order`,
-        `${t}:ns`,
-        `${t}:audit`,
-        'x',
-        'ovr_2',
-        '{}',
-        'c',
-        'm',
-        '{}',
-      ),
-    ).rejects.toThrow('audit entry');
-    expect(await redis.hexists(`${t}:o`, 'x')).toBe(0);
-    return [noNamespace, written];
+    await expect(set('x', 'ovr_0', '{}', '{}')).rejects.toThrow('outbox entry');
+    expect(await redis.exists(overrides, order, outbox)).toBe(0);
+    const written = await set('user_*', 'ovr_1', '{"limit":1,"duration":1000}');
+    // A replaced override keeps its id.
+    expect(await set('user_*', 'ovr_2', '{"limit":2,"duration":1000}')).toBe('ovr_1');
+    expect(JSON.parse((await redis.hget(overrides, 'user_*'))!)).toEqual({
+      id: 'ovr_1',
+      limit: 2,
+      duration: 1000,
+    });
+    expect(await redis.zrange(order, 0, -1)).toEqual(['user_*']);
+    // One entry per write, in the outbox, which expires on its own.
+    expect(await redis.xlen(outbox)).toBe(2);
+    expect(await redis.pttl(outbox)).toBeGreaterThan(0);
+    return [written];
   },
   deleteOverride: async (t) => {
-    await redis.hset(`${t}:o`, 'user_*', '{"id":"ovr_1","limit":1,"duration":1000}');
-    await redis.zadd(`${t}:order`, 0, 'user_*');
-    const remove = () =>
-      redis.deleteOverrideV1(`${t}:o`, `${t}:order`, `${t}:audit`, 'user_*', 'c', 'm', AUDIT);
+    const [overrides, order, outbox] = [`${t}:o`, `${t}:order`, `${t}:outbox`];
+    await redis.hset(overrides, 'user_*', '{"id":"ovr_1","limit":1,"duration":1000}');
+    await redis.zadd(order, 0, 'user_*');
+    const remove = (entry = OUTBOX) =>
+      redis.deleteOverrideV2(overrides, order, outbox, 'user_*', 'c', 'm', entry);
+    await expect(remove('[]')).rejects.toThrow('outbox entry');
+    expect(await redis.exists(overrides, order)).toBe(2);
     const deleted = await remove();
-    expect(await redis.exists(`${t}:o`, `${t}:order`)).toBe(0);
+    expect(await redis.exists(overrides, order)).toBe(0);
     const missing = await remove();
-    expect(await auditLength(t)).toBe(1);
+    // Only the deletion that found the override appended.
+    expect(await redis.xlen(outbox)).toBe(1);
     return [deleted, missing];
+  },
+  dropLegacyNamespace: async (t) => {
+    const keys = [`${t}:ns`, `${t}:id`, `${t}:o`, `${t}:order`] as const;
+    await redis.hset(`${t}:ns`, 'id', 'ns_1');
+    await redis.set(`${t}:id`, 'name');
+    await redis.hset(`${t}:o`, 'a', '{"limit":1}', 'b', '{"limit":2}');
+    await redis.zadd(`${t}:order`, 0, 'a', 0, 'b');
+    const drop = (copied: Record<string, string>) =>
+      redis.dropLegacyNamespaceV1(...keys, JSON.stringify(copied));
+    // Changed, added or deleted since the copy: nothing removed.
+    const changed = await drop({ a: '{"limit":1}', b: '{"limit":3}' });
+    expect(await drop({ a: '{"limit":1}' })).toBe(0);
+    expect(await drop({ a: '{"limit":1}', b: '{"limit":2}', c: '{}' })).toBe(0);
+    expect(await redis.exists(...keys)).toBe(4);
+    const dropped = await drop({ a: '{"limit":1}', b: '{"limit":2}' });
+    expect(await redis.exists(...keys)).toBe(0);
+    // Nothing left and nothing copied: removed (what remains of the record goes).
+    await redis.hset(`${t}:ns`, 'id', 'ns_1');
+    expect(await drop({})).toBe(1);
+    expect(await redis.exists(`${t}:ns`)).toBe(0);
+    return [changed, dropped];
   },
   createRbacEntry: async (t) => {
     const create = (id: string) =>

@@ -2,6 +2,7 @@ import Redis from 'ioredis';
 import { startTopology, type Topology } from '../support/topology';
 import { client, type ErrorBody, type Client } from '../support/rpc';
 import { sleep, hour } from '../support/helpers';
+import { names } from '../../src/store/names';
 
 type Outcome = {
   success: boolean;
@@ -403,17 +404,16 @@ test('a namespace named like another namespace’s storage cannot touch it', asy
     duration: 1000,
   });
   const redis = new Redis(topology.primary.url);
-  const namespaceId = await redis.hget(
-    `keyward:{${topology.workspaceId}}:rlns:name:${victim}`,
-    'id',
-  );
+  const namespaceId = await redis.hget(names.namespace(topology.workspaceId, victim), 'id');
   await redis.quit();
   expect(namespaceId).toMatch(/^rlns_/);
-  // Names shaped like the victim's storage keys, under this and the earlier layout.
+  // Names shaped like the victim's storage keys, under this and the earlier layouts.
   for (const name of [
     `${namespaceId}:overrides`,
     `id:${namespaceId}:overrides`,
     `id:${namespaceId}:order`,
+    `${victim}:overrides`,
+    `rlns:${victim}`,
   ]) {
     expect(
       (await limit({ namespace: name, identifier: 'x', limit: 1, duration: 1000 })).status,

@@ -1,8 +1,9 @@
 /**
  * The layout of usage counts (docs/redis.md, "Usage analytics"): an API's counters spread over
- * the masters of a Redis Cluster and read back whole, and the `usage` step of `keyward migrate`
- * moving the previous release's hashes into it, on a single Redis and on a cluster, interrupted
- * and run again without counting anything twice.
+ * the masters of a Redis Cluster and read back whole (and so do a namespace's overrides,
+ * "Hash tags"), and the `usage` step of `keyward migrate` moving the previous release's hashes
+ * into it, on a single Redis and on a cluster, interrupted and run again without counting
+ * anything twice.
  */
 import { Cluster } from 'ioredis';
 import type { RunningNode } from '../../src/node';
@@ -351,5 +352,95 @@ describe('on a Redis Cluster of three masters', () => {
 
   test('the usage step moves the old hashes, interrupted twice, then once more for nothing', async () => {
     await migrationScenario(target());
+  });
+
+  test("one namespace's overrides land on every master, and list and decide as they were set", async () => {
+    const namespaceName = 'layout.overrides';
+    const identifiers = Array.from({ length: 96 }, (_, i) => `user_${i}`);
+    for (let i = 0; i < identifiers.length; i += 16) {
+      const answers = await Promise.all(
+        identifiers.slice(i, i + 16).map((identifier, j) =>
+          api.post('ratelimits.setOverride', {
+            namespaceName,
+            identifier,
+            limit: 100 + i + j,
+            duration: 60_000,
+          }),
+        ),
+      );
+      expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([200]));
+    }
+    const namespaceId = (await admin.hget(names.namespace(workspaceId, namespaceName), 'id'))!;
+    expect(namespaceId).toMatch(/^rlns_/);
+
+    // Every master holds some of the namespace's overrides, none holds them all.
+    const perMaster: number[] = [];
+    for (const master of admin.nodes('master')) {
+      let overrides = 0;
+      let cursor = '0';
+      do {
+        const [next, found] = await master.scan(
+          cursor,
+          'MATCH',
+          `keyward:overrides:{${namespaceId}.*}`,
+          'COUNT',
+          1000,
+        );
+        for (const name of found) overrides += await master.hlen(name);
+        cursor = next;
+      } while (cursor !== '0');
+      perMaster.push(overrides);
+    }
+    expect(perMaster).toHaveLength(3);
+    expect(perMaster.reduce((a, b) => a + b, 0)).toBe(identifiers.length);
+    expect(Math.min(...perMaster)).toBeGreaterThan(0);
+    expect(Math.max(...perMaster)).toBeLessThan(identifiers.length);
+
+    // Pages merge the shards in identifier order, with the exact total on each.
+    const listed: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await api.get<{
+        overrides: { identifier: string }[];
+        total: number;
+        cursor?: string;
+      }>('ratelimits.listOverrides', {
+        namespaceName,
+        limit: '25',
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      expect(page.body.total).toBe(identifiers.length);
+      listed.push(...page.body.overrides.map((override) => override.identifier));
+      cursor = page.body.cursor;
+    } while (cursor !== undefined);
+    expect(listed).toEqual([...identifiers].sort());
+
+    // A node loads the namespace whole: each identifier is decided by its own override.
+    for (const i of [0, 17, 95]) {
+      const decided = await api.post<{ limit: number }>('ratelimits.limit', {
+        namespace: namespaceName,
+        identifier: identifiers[i],
+        limit: 1,
+        duration: 1000,
+      });
+      expect(decided.body.limit).toBe(100 + i);
+    }
+    // And each write's audit entry reached the workspace's log through its shard's outbox.
+    await eventually(
+      async () => {
+        let entries = 0;
+        let after: string | undefined;
+        do {
+          const page = await api.get<{ entries: unknown[]; cursor?: string }>('auditLogs.list', {
+            operation: 'ratelimits.setOverride',
+            ...(after === undefined ? {} : { cursor: after }),
+          });
+          entries += page.body.entries.length;
+          after = page.body.cursor;
+        } while (after !== undefined);
+        return entries === identifiers.length;
+      },
+      { what: 'the override writes in the audit log' },
+    );
   });
 });

@@ -26,11 +26,12 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   updateKey: '287e441737838532e43d10b56fa9e9408b44fc6f',
   tombstoneKey: '0c1876ada18edeb939048d3a89e5d0f5210640db',
   dropLegacyKey: 'c9898b9cb03dc52a858cc8f4d7f327344d3a1d96',
+  dropLegacyNamespace: '9088ea96d3cada20d78120f68d029d09e0d8a0fd',
   deleteIfEqual: 'e0b2c766f556bedfeb284723273b8b8513cc8b2e',
   tombstoneApi: '3b6aadfb46c87f3f820863b2aa5cd36f07c486a6',
-  ensureNamespace: '253721fd84c089f96f30fd4721b599695a437d8e',
-  setOverride: 'ba7e128f8984065ec3cfb91d471766858819cbdd',
-  deleteOverride: 'f787d5f2de95bf6cac7f969d715cae83cd121095',
+  ensureNamespace: '0ed6b0b486bd30d6d5c7948794f64e577031cba7',
+  setOverride: '9bdc3d1dbc5166ed48ba3c0df8c2acf68470366c',
+  deleteOverride: '310c4811011709d4ab70b81947b813373a111eef',
   createRbacEntry: '38def8b83a7455f132fb2eaf9d416acb00b95420',
   deleteRbacEntry: 'dcb057995d11bcb63975de9913e105452a4cca41',
   putIdentity: 'd3229ddd6cdff4011157b2b36e07f2bbd0ec9a2f',
@@ -90,13 +91,14 @@ describe('the script table', () => {
       { command: 'commitKeyV1', numberOfKeys: 2 },
       { command: 'createRbacEntryV2', numberOfKeys: 4 },
       { command: 'deleteIfEqualV1', numberOfKeys: 1 },
-      { command: 'deleteOverrideV1', numberOfKeys: 3 },
+      { command: 'deleteOverrideV2', numberOfKeys: 3 },
       { command: 'deleteRbacEntryV2', numberOfKeys: 4 },
       { command: 'discardPendingIdentityV1', numberOfKeys: 1 },
       { command: 'discardPendingKeyV1', numberOfKeys: 3 },
       { command: 'dropLegacyIdentityV1', numberOfKeys: 3 },
       { command: 'dropLegacyKeyV1', numberOfKeys: 6 },
-      { command: 'ensureNamespaceV1', numberOfKeys: 2 },
+      { command: 'dropLegacyNamespaceV1', numberOfKeys: 4 },
+      { command: 'ensureNamespaceV2', numberOfKeys: 1 },
       { command: 'forgetAuditOutboxV1', numberOfKeys: 1 },
       { command: 'multiBucketV1', numberOfKeys: undefined },
       { command: 'nextKeySeqV1', numberOfKeys: 1 },
@@ -104,7 +106,7 @@ describe('the script table', () => {
       { command: 'putKeyV1', numberOfKeys: 3 },
       { command: 'relayAuditV1', numberOfKeys: 2 },
       { command: 'revokeRootKeyV1', numberOfKeys: 2 },
-      { command: 'setOverrideV2', numberOfKeys: 4 },
+      { command: 'setOverrideV3', numberOfKeys: 3 },
       { command: 'takeOutboxEntryV1', numberOfKeys: 1 },
       { command: 'tokenBucketV1', numberOfKeys: 2 },
       { command: 'tombstoneApiV2', numberOfKeys: 3 },
@@ -139,7 +141,7 @@ describe('resultDecoder', () => {
       'gone',
       undefined,
     ]);
-    expect(resultDecoder('setOverride')('')).toBe('namespace_not_found');
+    expect([1, -1].map(resultDecoder('deleteOverride'))).toEqual(['deleted', 'not_found']);
   });
 
   test('a script that answers values: undefined for a value', () => {

@@ -1,8 +1,10 @@
 --[[
-  Find a rate-limit namespace by name, creating it on first use.
+  Find a rate-limit namespace by name, creating it on first use. The record decides which id a
+  name has: the id → name entry is in another slot (the id's), written before this call with the
+  fresh id, and counts only once this record names that id (docs/redis.md, "Writes across
+  slots").
 
   KEYS[1]  the namespace record (hash: id, name, createdAt), by name
-  KEYS[2]  the id → name index entry for the id in ARGV[1] (written only when this call creates)
   ARGV[1]  the id to give a new namespace
   ARGV[2]  the namespace name
   ARGV[3]  creation time, unix ms
@@ -14,5 +16,4 @@ if existing then
   return existing
 end
 redis.call('HSET', KEYS[1], 'id', ARGV[1], 'name', ARGV[2], 'createdAt', ARGV[3])
-redis.call('SET', KEYS[2], ARGV[2])
 return ARGV[1]
