@@ -368,7 +368,12 @@ test('`keyward migrate` moves identities no node read: each reads the same after
 
   const finished = await runCli(['migrate', '--json'], env);
   expect(JSON.parse(finished.stdout)).toMatchObject({
-    steps: [{ step: 'keys' }, { step: 'identities', moved: 2 }, { step: 'usage' }],
+    steps: [
+      { step: 'keys' },
+      { step: 'identities', moved: 2 },
+      { step: 'namespaces' },
+      { step: 'usage' },
+    ],
   });
   expect(await allKeys(admin, `keyward:{${other.workspaceId}}:identit*`)).toEqual([]);
   expect((await inspectWorkspace(admin, other.workspaceId, { exact: true })).violations).toEqual(
