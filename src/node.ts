@@ -166,6 +166,7 @@ export async function startNode(
           logger.warn({ err: error }, 'repair of unfinished writes failed; retrying'),
       },
       services.identities,
+      services.apis,
     );
     keyRepair.start();
     const listener = new InvalidationListener(subscriber, services.directory);

@@ -167,7 +167,7 @@ async function clockCheck(redis: Redis): Promise<{ status: CheckStatus; detail: 
 }
 
 /**
- * Whether keys or identities of the previous release's layout remain (docs/redis.md, "Upgrading
+ * Whether keys, identities or API records of the previous release's layout remain (docs/redis.md, "Upgrading
  * the layout"): nodes read them, at one more round trip for an unknown key or identity, until
  * `keyward migrate` moves them.
  */
@@ -180,9 +180,17 @@ async function layoutCheck(redis: Redis): Promise<{ status: CheckStatus; detail:
       marker: names.identityLayoutMigrated,
       pattern: legacy.identityPattern,
     },
+    {
+      what: 'APIs',
+      one: 'API',
+      marker: names.apiLayoutMigrated,
+      pattern: legacy.apiPattern,
+      // The pattern matches the previous layout's key listings too, which are the keys' part.
+      record: /^keyward:\{ws_[A-Za-z0-9_]+\}:api:[A-Za-z0-9_]+$/,
+    },
   ];
   const details: string[] = [];
-  for (const { what, one, marker, pattern } of kinds) {
+  for (const { what, one, marker, pattern, record } of kinds) {
     // On a cluster master the marker may live in another master's slot (MOVED): look instead.
     if ((await redis.exists(marker).catch(() => 0)) === 1) {
       details.push(`${what} placed by their own ids (${marker} is set)`);
@@ -190,7 +198,8 @@ async function layoutCheck(redis: Redis): Promise<{ status: CheckStatus; detail:
     }
     let cursor = '0';
     do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      const [next, scanned] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      const found = record ? scanned.filter((name) => record.test(name)) : scanned;
       if (found.length > 0) {
         return {
           status: 'warn',

@@ -23,6 +23,11 @@ export const LEGACY_IDENTITIES: LegacyKind = {
   pattern: legacy.identityPattern,
 };
 
+export const LEGACY_APIS: LegacyKind = {
+  marker: names.apiLayoutMigrated,
+  pattern: legacy.apiPattern,
+};
+
 /**
  * Whether records of one kind of the previous layout (under their workspace's tag) may remain,
  * so that reads must look for them too. Once `keyward migrate` has moved them all, or a node

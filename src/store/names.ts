@@ -46,8 +46,16 @@ export const names = {
   invalidationProbe: (subscriberId: string) => `${PREFIX}:invalidate:probe:${subscriberId}`,
 
   workspace: (ws: string) => `${PREFIX}:{${ws}}:workspace`,
+  /**
+   * The workspace's API index (zset of ids, every score 0): placed by what it lists, so under the
+   * workspace's tag, while each API's record is under its own.
+   */
   apis: (ws: string) => `${PREFIX}:{${ws}}:apis`,
-  api: (ws: string, apiId: string) => `${PREFIX}:{${ws}}:api:${apiId}`,
+  /**
+   * An API's record, tagged by its id (its audit outbox shares the tag): every key creation
+   * takes a sequence number from it, which must not all land in the workspace's slot.
+   */
+  api: (apiId: string) => `${PREFIX}:api:{${apiId}}`,
   /** A key record, tagged by the key's id like everything only it holds. */
   key: (keyId: string) => `${PREFIX}:key:{${keyId}}`,
   /** The ids of the permissions (roles) a key holds directly: sets beside its record. */
@@ -109,15 +117,17 @@ export const names = {
     `${PREFIX}:identities:{${ws}.${SHARD_TAGS[shard]!}}`,
   /** Set once no identity of the previous layout is left: nodes then stop looking for them. */
   identityLayoutMigrated: `${PREFIX}:layout:identities-by-id`,
+  /** Set once no API record of the previous layout is left. */
+  apiLayoutMigrated: `${PREFIX}:layout:apis-by-id`,
   /**
    * The workspace's own audit stream: the entries of writes to records under the workspace's tag
-   * (APIs, permissions and roles, namespaces), appended in the write's own step, and
+   * (permissions and roles, namespaces), appended in the write's own step, and
    * what the previous release relayed. Entries of other writes go to the shards below.
    */
   audit: (ws: string) => `${PREFIX}:{${ws}}:audit`,
   /**
    * One of 16 shards of the workspace's audit log (stream): where the relay (lua/relay-audit-2.lua)
-   * appends the outbox entries of key and root key writes, the shard chosen by the entry's token,
+   * appends the outbox entries of key, root key, identity and API writes, the shard chosen by the entry's token,
    * so that a busy workspace's log spreads over the masters. A reader merges the shards and the
    * workspace's own stream by entry id (src/store/auditLog.ts).
    */
@@ -206,6 +216,10 @@ export const legacy = {
   identities: (ws: string) => `${PREFIX}:{${ws}}:identities`,
   /** Every legacy identity record. */
   identityPattern: `${PREFIX}:{ws_*}:identity:*`,
+  /** The previous release's API record (its index, names.apis, did not move). */
+  api: (ws: string, apiId: string) => `${PREFIX}:{${ws}}:api:${apiId}`,
+  /** Every legacy API record, and the legacy key listings under it (readers skip those). */
+  apiPattern: `${PREFIX}:{ws_*}:api:*`,
 } as const;
 
 const STORABLE_ID = /^[A-Za-z0-9_]{1,64}$/;

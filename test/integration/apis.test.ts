@@ -188,11 +188,16 @@ describe('apis.deleteApi', () => {
     expect((await api.post('apis.deleteApi', { apiId })).status).toBe(404);
 
     // Nothing of the API is left in the primary but its usage counts, which outlive it until
-    // their retention ends (docs/decisions.md, "Usage analytics"): a flush may land any time.
+    // their retention ends (docs/decisions.md, "Usage analytics"): a flush may land any time;
+    // and its record's tombstone, which goes by itself within the hour (a late move of the
+    // previous layout's record cannot bring it back meanwhile).
     const Redis = (await import('ioredis')).default;
     const redis = new Redis(topology.primary.url);
+    const record = `keyward:api:{${apiId}}`;
+    expect(await redis.hget(record, 'removedAt')).not.toBeNull();
+    expect(await redis.pttl(record)).toBeGreaterThan(0);
     const leftovers = (await redis.keys(`keyward:*${apiId}*`)).filter(
-      (name) => !name.includes(':usage:'),
+      (name) => !name.includes(':usage:') && name !== record,
     );
     const hashEntries = await redis.keys(`keyward:keyhash:*:${topology.workspaceId}`);
     const indexed = hashEntries.length > 0 ? ((await redis.mget(...hashEntries)) as string[]) : [];
