@@ -83,6 +83,11 @@ export class ApiStore {
     this.legacy = new LegacyLayout(redis, LEGACY_APIS);
   }
 
+  /** Moves an API record of the previous layout (moveLegacyApi), halting where the node would. */
+  moveLegacy(ws: string, apiId: string): Promise<'moved' | 'absent'> {
+    return moveLegacyApi(this.redis, ws, apiId, this.step);
+  }
+
   /**
    * A new API (docs/redis.md, "Creating an API"):
    *   1. the journal entry;
@@ -118,7 +123,7 @@ export class ApiStore {
     const hash = await this.redis.hgetall(names.api(apiId));
     if (hash.id !== undefined || hash.removedAt !== undefined) return apiOf(hash, ws);
     if (!(await this.legacy.mayRemain())) return undefined;
-    if ((await moveLegacyApi(this.redis, ws, apiId, this.step)) !== 'moved') return undefined;
+    if ((await this.moveLegacy(ws, apiId)) !== 'moved') return undefined;
     return apiOf(await this.redis.hgetall(names.api(apiId)), ws);
   }
 

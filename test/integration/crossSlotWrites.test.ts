@@ -12,8 +12,8 @@ import { createTestRootKey, startNodeProcess, startTestNode } from '../support/t
 /**
  * Writes that span slots (docs/redis.md, "Writes across slots"), on a real Redis Cluster, with
  * the node that makes them SIGKILLed between two of their steps (KEYWARD_FAULT_HALT_AT). At
- * every such point: nothing half created verifies, reads or is listed, a deleted key (identity, API)
- * is found nowhere, a listing answers only keys (identities) their get reads; and the repair
+ * every such point: nothing half created verifies, reads or is listed, a deleted key (identity,
+ * API) is found nowhere, a listing answers only what its get reads; and the repair
  * every node runs finishes or undoes what was left, after which the workspace is exactly
  * consistent again.
  */

@@ -1,4 +1,4 @@
-import { moveLegacyApi, type ApiStore } from '../apiStore';
+import type { ApiStore } from '../apiStore';
 import { legacy } from '../names';
 import { scanKeys, type MigrationStep } from './step';
 
@@ -23,7 +23,7 @@ export function apisMigration(apis: ApiStore): MigrationStep {
           const match = LEGACY_API_RECORD.exec(name);
           if (!match) continue;
           const [ws, apiId] = [match[1] as string, match[2] as string];
-          if ((await moveLegacyApi(redis, ws, apiId)) === 'moved') progress(++moved);
+          if ((await apis.moveLegacy(ws, apiId)) === 'moved') progress(++moved);
         }
       }
       // An API an old node wrote during the pass would be found by the next run, not lost.
