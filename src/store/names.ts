@@ -3,10 +3,11 @@
  * that one workspace spreads over every master of a Redis Cluster: a key and what only it holds
  * (its permission and role sets, credits, buckets, audit outbox) by its id, the entry that finds
  * it from its hash by that hash, an API's listing and usage counts by the API and a shard; an
- * identity by its id, its externalId entry by workspace and externalId, the listing by shard.
+ * identity by its id, its externalId entry by workspace and externalId, the listing by shard; an
+ * API's record by its id.
  * Records that one write must change in one step share a tag; writes that span tags take the
  * steps docs/redis.md lists. Some workspace records still carry the workspace's tag `{ws_…}`
- * (see `legacy` for the names the previous release gave keys and identities).
+ * (see `legacy` for the names the previous release gave keys, identities and API records).
  */
 const PREFIX = 'keyward';
 
@@ -127,9 +128,9 @@ export const names = {
   audit: (ws: string) => `${PREFIX}:{${ws}}:audit`,
   /**
    * One of 16 shards of the workspace's audit log (stream): where the relay (lua/relay-audit-2.lua)
-   * appends the outbox entries of key, root key, identity and API writes, the shard chosen by the entry's token,
-   * so that a busy workspace's log spreads over the masters. A reader merges the shards and the
-   * workspace's own stream by entry id (src/store/auditLog.ts).
+   * appends the outbox entries of key, root key, identity and API writes, the shard chosen by the
+   * entry's token, so that a busy workspace's log spreads over the masters. A reader merges the
+   * shards and the workspace's own stream by entry id (src/store/auditLog.ts).
    */
   auditShard: (ws: string, shard: number) => `${PREFIX}:audit:{${ws}.${SHARD_TAGS[shard]!}}`,
   /**
