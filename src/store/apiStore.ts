@@ -48,6 +48,7 @@ export async function moveLegacyApi(
   apiId: string,
   step: StepHook = noSteps,
 ): Promise<'moved' | 'absent'> {
+  if (!isStorableId(apiId)) return 'absent';
   const hash = await redis.hgetall(legacy.api(ws, apiId));
   if (!apiFromHash(hash)) return 'absent';
   // Write-unless-present, whatever the record: the identities' script serves any hash.
