@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { redisTimeMsExact } from '../redis/clock';
 import { loadScripts } from '../redis/scripts';
+import { LEGACY_API_RECORD } from '../store/legacyLayout';
 import { legacy, names } from '../store/names';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -185,8 +186,7 @@ async function layoutCheck(redis: Redis): Promise<{ status: CheckStatus; detail:
       one: 'API',
       marker: names.apiLayoutMigrated,
       pattern: legacy.apiPattern,
-      // The pattern matches the previous layout's key listings too, which are the keys' part.
-      record: /^keyward:\{ws_[A-Za-z0-9_]+\}:api:[A-Za-z0-9_]+$/,
+      record: LEGACY_API_RECORD,
     },
   ];
   const details: string[] = [];

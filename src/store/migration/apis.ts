@@ -1,12 +1,7 @@
 import type { ApiStore } from '../apiStore';
+import { LEGACY_API_RECORD } from '../legacyLayout';
 import { legacy } from '../names';
 import { scanKeys, type MigrationStep } from './step';
-
-/**
- * `keyward:{<ws>}:api:<apiId>`: an API record of the previous layout. The pattern also matches
- * the previous layout's key listings (`…:keys`, `…:owner:…`), which the keys step moves.
- */
-const LEGACY_API_RECORD = /^keyward:\{(ws_[A-Za-z0-9_]+)\}:api:([A-Za-z0-9_]+)$/;
 
 /**
  * Moves every API record of the previous layout to its own tag, one at a time with the same move
