@@ -166,6 +166,7 @@ export async function startNode(
           logger.warn({ err: error }, 'repair of unfinished writes failed; retrying'),
       },
       services.identities,
+      services.apis,
     );
     keyRepair.start();
     // Once, in the background: a Redis with no namespace of the previous layout never looks again.

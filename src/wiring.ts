@@ -43,7 +43,7 @@ export function assembleServices(parts: {
   const announce: Announce = (message) => directory.apply(message);
   const step = haltAt(config.faultHaltAt);
   const stores = {
-    apis: new ApiStore(primary, announce, config.auditMaxEntries),
+    apis: new ApiStore(primary, announce, config.auditMaxEntries, step, parts.bookkeeping),
     keys: new KeyStore(primary, announce, config.auditMaxEntries, step, parts.bookkeeping),
     rootKeys: new RootKeyStore(primary, config.auditMaxEntries),
     ratelimits: new RatelimitStore(

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { redisTimeMsExact } from '../redis/clock';
 import { loadScripts } from '../redis/scripts';
 import {
+  LEGACY_APIS,
   LEGACY_IDENTITIES,
   LEGACY_KEYS,
   LEGACY_NAMESPACES,
@@ -176,12 +177,13 @@ const LEGACY_KINDS: readonly (LegacyKind & { what: string })[] = [
   { ...LEGACY_KEYS, what: 'keys' },
   { ...LEGACY_IDENTITIES, what: 'identities' },
   { ...LEGACY_NAMESPACES, what: 'namespaces' },
+  { ...LEGACY_APIS, what: 'APIs' },
 ];
 
 /**
  * Whether records of the previous release's layout remain (docs/redis.md, "Upgrading the
- * layout"): nodes read them, at one more round trip for an unknown key, identity or namespace, until
- * `keyward migrate` moves them.
+ * layout"): nodes read them, at one more round trip for an unknown key, identity, namespace or
+ * API, until `keyward migrate` moves them.
  */
 async function layoutCheck(redis: Redis): Promise<{ status: CheckStatus; detail: string }> {
   const done: string[] = [];
@@ -193,7 +195,9 @@ async function layoutCheck(redis: Redis): Promise<{ status: CheckStatus; detail:
     }
     let cursor = '0';
     do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', kind.pattern, 'COUNT', 1000);
+      const [next, scanned] = await redis.scan(cursor, 'MATCH', kind.pattern, 'COUNT', 1000);
+      const { record } = kind;
+      const found = record ? scanned.filter((name) => record.test(name)) : scanned;
       if (found.length > 0) {
         return {
           status: 'warn',

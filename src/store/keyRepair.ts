@@ -1,4 +1,5 @@
 import type { RedisClient as Redis } from '../redis/clients';
+import { ApiStore } from './apiStore';
 import { IdentityStore } from './identityStore';
 import type { KeyStore } from './keyStore';
 import { names } from './names';
@@ -28,7 +29,8 @@ export const REPAIR_DEFAULTS = { intervalMs: 5_000, staleAfterMs: REPAIR_AFTER_M
  * slots"): every node sweeps the journal at start and then periodically. Each repair reads
  * where the write got to and completes it from there; run twice (two nodes, or a repair that
  * died itself), it changes nothing the second time. Key writes and identity writes share the
- * journal, so one sweep repairs both (an identity's steps are IdentityStore.repair's).
+ * journal, so one sweep repairs both (an identity's steps are IdentityStore.repair's), and so do
+ * API writes (ApiStore.repair's).
  */
 export class KeyRepair {
   private timer: NodeJS.Timeout | undefined;
@@ -41,6 +43,8 @@ export class KeyRepair {
     private readonly options: RepairOptions = REPAIR_DEFAULTS,
     /** Identity writes share the journal: a node's own store, or one that announces nothing. */
     private readonly identities: IdentityStore = new IdentityStore(redis, () => undefined),
+    /** API writes share it too. */
+    private readonly apis: ApiStore = new ApiStore(redis, () => undefined),
   ) {
     this.now = options.now ?? Date.now;
   }
@@ -70,7 +74,11 @@ export class KeyRepair {
 
   private async sweepOnce(): Promise<number> {
     // Once per process, until it succeeds: whether records of the previous layout remain.
-    await Promise.all([this.keys.legacy.detect(), this.identities.legacy.detect()]);
+    await Promise.all([
+      this.keys.legacy.detect(),
+      this.identities.legacy.detect(),
+      this.apis.legacy.detect(),
+    ]);
     let repaired = 0;
     let failure: { error: unknown } | undefined;
     const olderThan = this.now() - this.options.staleAfterMs;
@@ -126,6 +134,10 @@ export class KeyRepair {
       case 'createIdentity':
       case 'deleteIdentity':
         await this.identities.repair(write);
+        return;
+      case 'createApi':
+      case 'deleteApi':
+        await this.apis.repair(write);
         return;
       case 'updateKey': {
         if (write.owners.length > 0) {

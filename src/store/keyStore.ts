@@ -7,7 +7,8 @@ import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
 import { AuditOutbox, outboxArgument, outboxArgumentOf, outboxFields } from './auditOutbox';
 import { noSteps, type StepHook } from './faults';
 import { listingIndex, listingIndexes, pageOfIndexes } from './keyListing';
-import { LegacyLayout } from './legacyLayout';
+import { moveLegacyApi } from './apiStore';
+import { LEGACY_APIS, LegacyLayout } from './legacyLayout';
 import { invalidation, isStorableId, legacy, names, type Announce } from './names';
 import { keyFieldChanges, keyFromHash } from './records';
 import { UnfinishedWrites, type KeyPlacement, type Ticket } from './unfinishedWrites';
@@ -153,6 +154,8 @@ export class KeyStore {
   private readonly outbox: AuditOutbox;
   readonly unfinished: UnfinishedWrites;
   readonly legacy: LegacyLayout;
+  /** Whether API records of the previous layout may remain (ApiStore's own tells the same). */
+  private readonly legacyApis: LegacyLayout;
 
   constructor(
     private readonly redis: Redis,
@@ -171,6 +174,7 @@ export class KeyStore {
     this.outbox = new AuditOutbox(bookkeeping, auditMaxEntries);
     this.unfinished = new UnfinishedWrites(bookkeeping);
     this.legacy = new LegacyLayout(redis);
+    this.legacyApis = new LegacyLayout(redis, LEGACY_APIS);
   }
 
   async create(key: NewKey, audit: AuditEntry): Promise<CreateKeyOutcome> {
@@ -284,7 +288,17 @@ export class KeyStore {
     await Promise.all(
       [...perApi].map(async ([apiId, items]) => {
         const ws = (keys[items[0] as number] as NewKey).workspaceId;
-        const last = await this.redis.nextKeySeqV1(names.api(ws, apiId), items.length);
+        const take = () => this.redis.nextKeySeqV2(names.api(apiId), items.length, ws);
+        let last = await take();
+        // An API of the previous layout is moved, then asked again: its old record never hands
+        // out a number on this release's nodes.
+        if (
+          nextSeqOutcome(last) === 'api_not_found' &&
+          (await this.legacyApis.mayRemain()) &&
+          (await moveLegacyApi(this.redis, ws, apiId)) === 'moved'
+        ) {
+          last = await take();
+        }
         if (nextSeqOutcome(last) === 'api_not_found') {
           missing = missing < 0 ? (items[0] as number) : Math.min(missing, items[0] as number);
           return;

@@ -11,6 +11,8 @@ export interface LegacyKind {
   readonly marker: string;
   /** Matches every such record (a SCAN pattern). */
   readonly pattern: string;
+  /** Which names the pattern finds are such records, when it finds others too. */
+  readonly record?: RegExp;
 }
 
 export const LEGACY_KEYS: LegacyKind = {
@@ -27,6 +29,18 @@ export const LEGACY_IDENTITIES: LegacyKind = {
 export const LEGACY_NAMESPACES: LegacyKind = {
   marker: names.namespacesMigrated,
   pattern: legacy.namespacePattern,
+};
+
+/**
+ * `keyward:{<ws>}:api:<apiId>` (the workspace and the id captured): an API record of the previous
+ * layout. Its pattern finds that layout's key listings too (`…:keys`, `…:owner:…`): the keys'.
+ */
+export const LEGACY_API_RECORD = /^keyward:\{(ws_[A-Za-z0-9_]+)\}:api:([A-Za-z0-9_]+)$/;
+
+export const LEGACY_APIS: LegacyKind = {
+  marker: names.apiLayoutMigrated,
+  pattern: legacy.apiPattern,
+  record: LEGACY_API_RECORD,
 };
 
 /**
@@ -67,7 +81,8 @@ export class LegacyLayout {
   async detect(): Promise<void> {
     if (this.detected || !(await this.mayRemain())) return;
     for await (const found of scanKeys(this.redis, this.kind.pattern)) {
-      if (found.length === 0) continue;
+      const { record } = this.kind;
+      if (!found.some((name) => record?.test(name) ?? true)) continue;
       this.detected = true;
       return;
     }

@@ -3,10 +3,12 @@
  * that one workspace spreads over every master of a Redis Cluster: a key and what only it holds
  * (its permission and role sets, credits, buckets, audit outbox) by its id, the entry that finds
  * it from its hash by that hash, an API's listing and usage counts by the API and a shard; an
- * identity by its id, its externalId entry by workspace and externalId, the listing by shard.
+ * identity by its id, its externalId entry by workspace and externalId, the listing by shard; an
+ * API's record by its id.
  * Records that one write must change in one step share a tag; writes that span tags take the
  * steps docs/redis.md lists. Some workspace records still carry the workspace's tag `{ws_…}`
- * (see `legacy` for the names the previous release gave keys, identities and namespaces).
+ * (see `legacy` for the names the previous release gave keys, identities, namespaces and API
+ * records).
  */
 const PREFIX = 'keyward';
 
@@ -46,8 +48,16 @@ export const names = {
   invalidationProbe: (subscriberId: string) => `${PREFIX}:invalidate:probe:${subscriberId}`,
 
   workspace: (ws: string) => `${PREFIX}:{${ws}}:workspace`,
+  /**
+   * The workspace's API index (zset of ids, every score 0): placed by what it lists, so under the
+   * workspace's tag, while each API's record is under its own.
+   */
   apis: (ws: string) => `${PREFIX}:{${ws}}:apis`,
-  api: (ws: string, apiId: string) => `${PREFIX}:{${ws}}:api:${apiId}`,
+  /**
+   * An API's record, tagged by its id (its audit outbox shares the tag): every key creation
+   * takes a sequence number from it, which must not all land in the workspace's slot.
+   */
+  api: (apiId: string) => `${PREFIX}:api:{${apiId}}`,
   /** A key record, tagged by the key's id like everything only it holds. */
   key: (keyId: string) => `${PREFIX}:key:{${keyId}}`,
   /** The ids of the permissions (roles) a key holds directly: sets beside its record. */
@@ -126,17 +136,19 @@ export const names = {
     `${PREFIX}:identities:{${ws}.${SHARD_TAGS[shard]!}}`,
   /** Set once no identity of the previous layout is left: nodes then stop looking for them. */
   identityLayoutMigrated: `${PREFIX}:layout:identities-by-id`,
+  /** Set once no API record of the previous layout is left. */
+  apiLayoutMigrated: `${PREFIX}:layout:apis-by-id`,
   /**
    * The workspace's own audit stream: the entries of writes to records under the workspace's tag
-   * (APIs, permissions and roles), appended in the write's own step, and
+   * (permissions and roles), appended in the write's own step, and
    * what the previous release relayed. Entries of other writes go to the shards below.
    */
   audit: (ws: string) => `${PREFIX}:{${ws}}:audit`,
   /**
    * One of 16 shards of the workspace's audit log (stream): where the relay (lua/relay-audit-2.lua)
-   * appends the outbox entries of key and root key writes, the shard chosen by the entry's token,
-   * so that a busy workspace's log spreads over the masters. A reader merges the shards and the
-   * workspace's own stream by entry id (src/store/auditLog.ts).
+   * appends the outbox entries of key, root key, identity and API writes, the shard chosen by the
+   * entry's token, so that a busy workspace's log spreads over the masters. A reader merges the
+   * shards and the workspace's own stream by entry id (src/store/auditLog.ts).
    */
   auditShard: (ws: string, shard: number) => `${PREFIX}:audit:{${ws}.${SHARD_TAGS[shard]!}}`,
   /**
@@ -233,6 +245,10 @@ export const legacy = {
     `${PREFIX}:{${ws}}:rlns:id:${namespaceId}:order`,
   /** Every legacy namespace record; its id entry and overrides move with it. */
   namespacePattern: `${PREFIX}:{ws_*}:rlns:name:*`,
+  /** The previous release's API record (its index, names.apis, did not move). */
+  api: (ws: string, apiId: string) => `${PREFIX}:{${ws}}:api:${apiId}`,
+  /** Every legacy API record, and the legacy key listings under it (readers skip those). */
+  apiPattern: `${PREFIX}:{ws_*}:api:*`,
 } as const;
 
 const STORABLE_ID = /^[A-Za-z0-9_]{1,64}$/;

@@ -50,7 +50,14 @@ export type UnfinishedWrite =
    */
   | { op: 'createIdentity'; ws: string; identityId: string; externalId: string }
   /** An identity's deletion: once its record is a tombstone, a repair frees its entries. */
-  | { op: 'deleteIdentity'; ws: string; identityId: string; externalId: string };
+  | { op: 'deleteIdentity'; ws: string; identityId: string; externalId: string }
+  /**
+   * An API's creation (src/store/apiStore.ts): its record, with its audit entry, is its point of
+   * no return, so a repair adds the index entry when the record is there and does nothing else.
+   */
+  | { op: 'createApi'; ws: string; apiId: string }
+  /** An API's deletion: once its record is marked deleted, a repair takes its index entry. */
+  | { op: 'deleteApi'; ws: string; apiId: string };
 
 /** A journal entry as stored: the write, and the token that makes it unique. */
 export interface Ticket {

@@ -15,8 +15,8 @@ import { createTestRootKey, startNodeProcess, startTestNode } from '../support/t
 /**
  * Writes that span slots (docs/redis.md, "Writes across slots"), on a real Redis Cluster, with
  * the node that makes them SIGKILLed between two of their steps (KEYWARD_FAULT_HALT_AT). At
- * every such point: nothing half created verifies, reads or is listed, a deleted key (identity)
- * is found nowhere, a listing answers only keys (identities) their get reads; and the repair
+ * every such point: nothing half created verifies, reads or is listed, a deleted key (identity,
+ * API) is found nowhere, a listing answers only what its get reads; and the repair
  * every node runs finishes or undoes what was left, after which the workspace is exactly
  * consistent again.
  */
@@ -398,5 +398,101 @@ describe('creating a namespace (its id entry, then its record)', () => {
     expect(await store.namespaceById(workspaceId, a.id)).toEqual(a);
     const loser = a.id === 'rlns_raceA' ? 'rlns_raceB' : 'rlns_raceA';
     expect(await store.namespaceById(workspaceId, loser)).toBeUndefined();
+  });
+});
+
+describe('APIs', () => {
+  /** The workspace's listed API ids, and its `total`; every listed one reads. */
+  async function listedApis(): Promise<{ ids: string[]; total: number }> {
+    const page = await api.get<{ apis: { id: string }[]; total: number }>('apis.listApis', {
+      limit: '100',
+    });
+    expect(page.status).toBe(200);
+    for (const { id } of page.body.apis) {
+      expect((await api.get('apis.getApi', { apiId: id })).status).toBe(200);
+    }
+    return { ids: page.body.apis.map((found) => found.id), total: page.body.total };
+  }
+
+  /** The ids of the workspace's API records in Redis, whatever their state. */
+  const records = async () => new Set((await inspectWorkspace(admin, workspaceId)).apis.keys());
+
+  const auditEntries = async (operation: string, targetId: string) =>
+    (
+      await api.get<{ entries: unknown[] }>('auditLogs.list', {
+        operation,
+        targetId,
+        limit: '100',
+      })
+    ).body.entries.length;
+
+  test('a creation killed before its record: nothing of it exists, the repair clears its entry', async () => {
+    const before = await listedApis();
+    const recordsBefore = await records();
+    await halted('createApi:journaled', 'apis.createApi', { name: 'never' });
+    expect(await listedApis()).toEqual(before);
+    expect(await records()).toEqual(recordsBefore);
+    await consistent(false);
+    expect(await repair()).toBe(1);
+    await consistent(true);
+    expect(await listedApis()).toEqual(before);
+    expect(await repair()).toBe(0);
+  });
+
+  test('a creation killed after its record: not listed until the repair indexes it, with its one audit entry', async () => {
+    const before = await listedApis();
+    const recordsBefore = await records();
+    await halted('createApi:written', 'apis.createApi', { name: 'half made' });
+    const [created] = [...(await records())].filter((id) => !recordsBefore.has(id));
+    expect(created).toBeDefined();
+    const apiId = created as string;
+    // Past its point of no return: it reads whole, but the listing does not show it yet.
+    expect((await api.get('apis.getApi', { apiId })).body).toMatchObject({ name: 'half made' });
+    expect(await listedApis()).toEqual(before);
+    await consistent(false);
+
+    expect(await repair()).toBe(1);
+    await consistent(true);
+    const after = await listedApis();
+    expect(after.ids).toEqual([...before.ids, apiId].sort());
+    expect(after.total).toBe(before.total + 1);
+    expect(await auditEntries('apis.createApi', apiId)).toBe(1);
+    // Its keys take sequence numbers from the record as any API's do.
+    const { key } = (await api.post<{ key: string }>('keys.createKey', { apiId })).body;
+    expect(await verify(key)).toBe('VALID');
+    expect(await repair()).toBe(0);
+  });
+
+  test('a deletion killed after its mark: its keys verify nowhere at once, it is listed nowhere, the repair unindexes it and deleteApi again finishes it', async () => {
+    const apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'doomed' })).body
+      .apiId;
+    const { key } = (await api.post<{ key: string }>('keys.createKey', { apiId })).body;
+    // Cached on the healthy node: only the invalidation can take it out.
+    expect(await verify(key)).toBe('VALID');
+    expect(await verify(key)).toBe('VALID');
+    const before = await listedApis();
+    await halted('deleteApi:tombstoned', 'apis.deleteApi', { apiId });
+    await eventually(async () => (await verify(key)) === 'NOT_FOUND', {
+      what: "the deleted API's key to stop verifying",
+      timeoutMs: 1_000,
+    });
+    expect((await api.get('apis.getApi', { apiId })).status).toBe(404);
+    expect((await api.post('keys.createKey', { apiId })).status).toBe(404);
+    // Still in the index until the repair: skipped by the listing, counted in its total.
+    const during = await listedApis();
+    expect(during.ids).toEqual(before.ids.filter((id) => id !== apiId));
+    expect(during.total).toBe(before.total);
+    await consistent(false);
+
+    expect(await repair()).toBe(1);
+    await consistent(true);
+    expect((await listedApis()).total).toBe(before.total - 1);
+    expect(await auditEntries('apis.deleteApi', apiId)).toBe(1);
+    // The purge it never reached is what a second call does.
+    expect((await api.post('apis.deleteApi', { apiId })).status).toBe(200);
+    expect((await api.post('apis.deleteApi', { apiId })).status).toBe(404);
+    expect(await verify(key)).toBe('NOT_FOUND');
+    await consistent(true);
+    expect(await repair()).toBe(0);
   });
 });

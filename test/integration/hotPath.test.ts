@@ -2,6 +2,7 @@ import Redis from 'ioredis';
 import { startTopology, type Topology } from '../support/topology';
 import { client, type Client } from '../support/rpc';
 import { eventually, sleep } from '../support/helpers';
+import { invalidation, names } from '../../src/store/names';
 
 /**
  * The verification hot path: with the key's record cached, a fast check costs exactly one
@@ -152,6 +153,24 @@ test("a cold verification of a key with an identity reads the identity's record 
   const warm = await countDuring(() => verifyTimes(owned.key, 5));
   expect(warm.primary).toEqual({});
   expect(warm.local).toEqual({});
+});
+
+test("a verification whose API left the node's cache reads the API's record once, by its id, and nothing else", async () => {
+  const { key } = await newKey({});
+  await verifyTimes(key, 1);
+  // What a write to the API publishes: only the API's cached record goes, the key's stays.
+  await primary.publish(names.invalidationChannel, invalidation.api(topology.workspaceId, apiId));
+  let counts: Awaited<ReturnType<typeof countDuring>> | undefined;
+  await eventually(
+    async () => {
+      counts = await countDuring(() => verifyTimes(key, 1));
+      return Object.keys(counts.primary).length > 0;
+    },
+    { what: 'the node to drop the API it cached' },
+  );
+  // One HGETALL of keyward:api:{<apiId>}: no name of the previous layout, no marker read.
+  expect(counts?.primary).toEqual({ hgetall: 1 });
+  expect(await primary.exists(names.api(apiId))).toBe(1);
 });
 
 test('a key without a rate limit, and an unknown key, cost no Redis command once cached', async () => {

@@ -13,11 +13,11 @@ import { createTestRootKey, nodeEnv, startTestNode } from '../support/topology';
 
 /**
  * An upgrade on a Redis Cluster filled by the previous release, built from git: its node writes
- * keys and identities under their workspace's tag; nodes of this release read them as they are
- * (moving each one they read), `keyward migrate` moves the rest while they serve, and is stopped
- * half way (SIGKILL between the steps of a key's move, then of an identity's) and run again.
- * Through all of it every key verifies, lists and reads as it did, and every identity reads and
- * lists as it did.
+ * keys, identities and API records under their workspace's tag; nodes of this release read them
+ * as they are (moving each one they read), `keyward migrate` moves the rest while they serve, and
+ * is stopped half way (SIGKILL between the steps of a key's move, then of an identity's, then of
+ * an API's) and run again. Through all of it every key verifies, lists and reads as it did, and
+ * every identity and API reads and lists as it did; keys created after it take fresh numbers.
  */
 let cluster: TestCluster;
 let admin: Cluster;
@@ -33,7 +33,14 @@ interface Seen {
   identities: string[];
   /** Each identity read by its externalId. */
   identityReads: string[];
+  /** The API read by its id, then the workspace's API listing. */
+  apis: string[];
 }
+
+/** `keyward:{<ws>}:api:<apiId>`: an API record of the previous layout (not its key listings). */
+const LEGACY_API_RECORD = /^keyward:\{ws_[A-Za-z0-9_]+\}:api:[A-Za-z0-9_]+$/;
+const legacyApis = async () =>
+  (await allKeys(admin, legacy.apiPattern)).filter((name) => LEGACY_API_RECORD.test(name));
 
 const KEYS = 24;
 /** Identities created directly; the keys' owners make two more. */
@@ -141,7 +148,13 @@ async function seen(
     const read = await api.get('identities.getIdentity', { externalId });
     identityReads.push(JSON.stringify([read.status, read.body]));
   }
+  // The listing reads records of either layout where they are; only the read by id moves one.
+  const apis = [
+    JSON.stringify((await api.get('apis.getApi', { apiId })).body),
+    JSON.stringify((await api.get('apis.listApis', {})).body),
+  ];
   return {
+    apis,
     verdicts: verdicts.map((v) => v.replace(/"remaining":\d+/g, '"remaining":"n"')),
     records,
     listing: [...listing.body.keys.map((k) => k.id), `total ${listing.body.total}`],
@@ -154,7 +167,7 @@ async function seen(
   };
 }
 
-test('keys, identities and namespaces written by the previous release verify, list and read the same through and after `keyward migrate`', async () => {
+test('keys, identities, namespaces and APIs written by the previous release verify, list and read the same through and after `keyward migrate`', async () => {
   const oldCli = await buildRelease();
   const env = nodeEnv({ clusterSeeds: cluster.seeds });
   const old = await keywardProcess({ env, cli: oldCli, name: 'previous release' });
@@ -163,9 +176,17 @@ test('keys, identities and namespaces written by the previous release verify, li
   let before: Seen;
   let namespacesBefore: string[];
   const plaintexts: string[] = [];
+  /** An API no node of this release reads before `keyward migrate` moves it, and its one key. */
+  let untouched: { apiId: string; key: string };
   try {
     const api = client(old.url, rootKey);
     apiId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'upgraded' })).body.apiId;
+    const untouchedId = (await api.post<{ apiId: string }>('apis.createApi', { name: 'untouched' }))
+      .body.apiId;
+    untouched = {
+      apiId: untouchedId,
+      key: (await api.post<{ key: string }>('keys.createKey', { apiId: untouchedId })).body.key,
+    };
     await api.post('permissions.createPermission', { name: 'docs.read' });
     for (let i = 0; i < KEYS; i++) {
       const created = await api.post<{ keyId: string; key: string }>('keys.createKey', {
@@ -225,7 +246,8 @@ test('keys, identities and namespaces written by the previous release verify, li
   const legacyRecords = (await allKeys(admin, legacy.keyPattern)).filter(
     (name) => !/:(perms|roles)$/.test(name),
   );
-  expect(legacyRecords).toHaveLength(KEYS);
+  // The untouched API's key too.
+  expect(legacyRecords).toHaveLength(KEYS + 1);
   expect(before.identities).toHaveLength(IDENTITIES + 2 + 1);
   expect(before.identityReads.every((read) => read.startsWith('[200,'))).toBe(true);
   expect(await allKeys(admin, legacy.identityPattern)).toHaveLength(IDENTITIES + 2);
@@ -235,6 +257,7 @@ test('keys, identities and namespaces written by the previous release verify, li
   expect(namespacesBefore).toContain('legacy.many user_1: 200 limit 11');
   expect(namespacesBefore).toContain('legacy.many user_elsewhere: 200 limit 5');
   const fewId = (await admin.hget(legacy.namespace(workspaceId, 'legacy.few'), 'id'))!;
+  expect(await legacyApis()).toHaveLength(2);
 
   const nodes: RunningNode[] = [await startTestNode({ clusterSeeds: cluster.seeds })];
   try {
@@ -246,7 +269,7 @@ test('keys, identities and namespaces written by the previous release verify, li
     }
     expect(
       (await allKeys(admin, legacy.keyPattern)).filter((name) => !/:(perms|roles)$/.test(name)),
-    ).toHaveLength(KEYS - 4);
+    ).toHaveLength(KEYS + 1 - 4);
     // And the identities those keys name (owner_a's and owner_b's), loaded by id and moved.
     expect(await allKeys(admin, legacy.identityPattern)).toHaveLength(IDENTITIES);
     // And a namespace of the previous layout by its id, moving it; the other stays where it was.
@@ -257,6 +280,8 @@ test('keys, identities and namespaces written by the previous release verify, li
     expect({ status: found.status, limit: found.body.limit }).toEqual({ status: 200, limit: 11 });
     expect(await legacyNamespaces()).toEqual([legacy.namespace(workspaceId, 'legacy.many')]);
     expect(await admin.hget(names.namespace(workspaceId, 'legacy.few'), 'id')).toBe(fewId);
+    // And their API, whose record a cold verification reads.
+    expect(await legacyApis()).toEqual([legacy.api(workspaceId, untouched.apiId)]);
 
     // keyward doctor says what is left to do, on the masters that hold it.
     const layoutChecks = async () =>
@@ -303,6 +328,16 @@ test('keys, identities and namespaces written by the previous release verify, li
     expect(haltedNamespace).toBeInstanceOf(Error);
     expect(await legacyNamespaces()).toEqual([legacy.namespace(workspaceId, 'legacy.many')]);
     expect(await admin.exists(names.namespace(workspaceId, 'legacy.many'))).toBe(0);
+    // Stopped in the apis step (the others finish first): the untouched API's record is in
+    // both layouts, read and listed once (its index did not move).
+    const apiHalted = await runCli(['migrate'], {
+      ...env,
+      KEYWARD_FAULT_HALT_AT: 'moveApi:copied',
+    }).catch((error: Error) => error);
+    expect(apiHalted).toBeInstanceOf(Error);
+    expect(await legacyApis()).toHaveLength(1);
+    expect(await admin.exists(names.api(untouched.apiId))).toBe(1);
+    expect(await seen(api, apiId, plaintexts)).toEqual(before);
     const finished = await runCli(['migrate', '--json'], env);
     expect(finished.code).toBe(0);
     expect(JSON.parse(finished.stdout)).toEqual({
@@ -310,6 +345,7 @@ test('keys, identities and namespaces written by the previous release verify, li
         { step: 'keys', moved: expect.any(Number) },
         { step: 'identities', moved: expect.any(Number) },
         { step: 'namespaces', moved: 1 },
+        { step: 'apis', moved: 1 },
         { step: 'usage', moved: expect.any(Number) },
       ],
     });
@@ -319,12 +355,15 @@ test('keys, identities and namespaces written by the previous release verify, li
         { step: 'keys', moved: 0 },
         { step: 'identities', moved: 0 },
         { step: 'namespaces', moved: 0 },
+        { step: 'apis', moved: 0 },
         { step: 'usage', moved: 0 },
       ],
     });
     expect(await legacyNamespaces()).toEqual([]);
     expect(await admin.exists(names.namespacesMigrated)).toBe(1);
     expect(await namespacesSeen(api)).toEqual(namespacesBefore);
+    expect(await legacyApis()).toEqual([]);
+    expect(await admin.exists(names.apiLayoutMigrated)).toBe(1);
 
     expect(await allKeys(admin, legacy.keyPattern)).toEqual([]);
     expect(await admin.exists(names.layoutMigrated)).toBe(1);
@@ -337,6 +376,25 @@ test('keys, identities and namespaces written by the previous release verify, li
     nodes.push(await startTestNode({ clusterSeeds: cluster.seeds }));
     expect(await seen(client(nodes[1]!.url, rootKey), apiId, plaintexts)).toEqual(before);
     expect(await namespacesSeen(client(nodes[1]!.url, rootKey))).toEqual(namespacesBefore);
+
+    // Keys created now take the numbers after the previous release's: none is handed out twice.
+    expect(
+      (await api.post<{ code: string }>('keys.verifyKey', { key: untouched.key })).body.code,
+    ).toBe('VALID');
+    for (const [id, seq] of [
+      [apiId, KEYS + 1],
+      [untouched.apiId, 2],
+    ] as const) {
+      const created = await api.post<{ keyId: string; key: string }>('keys.createKey', {
+        apiId: id,
+      });
+      expect(created.status).toBe(200);
+      expect(await admin.hget(names.key(created.body.keyId), 'seq')).toBe(String(seq));
+      expect(
+        (await api.post<{ code: string }>('keys.verifyKey', { key: created.body.key })).body.code,
+      ).toBe('VALID');
+    }
+    expect((await inspectWorkspace(admin, workspaceId, { exact: true })).violations).toEqual([]);
   } finally {
     await Promise.all(nodes.map((node) => node.close()));
   }
@@ -372,6 +430,7 @@ test('`keyward migrate` moves identities no node read: each reads the same after
       { step: 'keys' },
       { step: 'identities', moved: 2 },
       { step: 'namespaces' },
+      { step: 'apis' },
       { step: 'usage' },
     ],
   });

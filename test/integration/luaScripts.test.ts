@@ -198,12 +198,14 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
   },
   nextKeySeq: async (t) => {
     const api = `${t}:api`;
-    const noApi = await redis.nextKeySeqV1(api, 1);
-    await redis.hset(api, 'id', 'api_1', 'keySeq', '4');
-    const last = await redis.nextKeySeqV1(api, 3);
+    const noApi = await redis.nextKeySeqV2(api, 1, 'ws_1');
+    await redis.hset(api, 'id', 'api_1', 'workspaceId', 'ws_1', 'keySeq', '4');
+    // Another workspace's API takes no number: ids are not tagged by workspace any more.
+    expect(await redis.nextKeySeqV2(api, 1, 'ws_2')).toBe(-1);
+    const last = await redis.nextKeySeqV2(api, 3, 'ws_1');
     expect(last).toBe(7);
     await redis.hset(api, 'deletedAt', '1');
-    expect(await redis.nextKeySeqV1(api, 1)).toBe(-1);
+    expect(await redis.nextKeySeqV2(api, 1, 'ws_1')).toBe(-1);
     return [noApi, last];
   },
   updateKey: async (t) => {
@@ -288,15 +290,21 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     return [kept, deleted];
   },
   tombstoneApi: async (t) => {
-    const tombstone = () =>
-      redis.tombstoneApiV2(`${t}:api`, `${t}:apis`, `${t}:audit`, 1000, `${t}:ch`, 'm', AUDIT);
+    const [record, outbox] = [`${t}:api`, `${t}:outbox`];
+    const tombstone = (ws = 'ws_1') =>
+      redis.tombstoneApiV3(record, outbox, ws, 1000, `${t}:ch`, 'm', OUTBOX);
     const missing = await tombstone();
-    await redis.hset(`${t}:api`, 'id', 'api_1');
+    await redis.hset(record, 'id', 'api_1', 'workspaceId', 'ws_1');
+    expect(await tombstone('ws_2')).toBe(-1);
     const marked = await tombstone();
+    expect(await redis.hget(record, 'deletedAt')).toBe('1000');
     // Marked once: a repeated call (a resumed deletion) appends nothing.
-    expect(await tombstone()).toBe(1);
-    expect(await auditLength(t)).toBe(1);
-    return [missing, marked];
+    const again = await tombstone();
+    expect(await redis.xlen(outbox)).toBe(1);
+    // A removed API is no API: its deletion is not resumed.
+    await redis.hset(record, 'removedAt', '2000');
+    expect(await tombstone()).toBe(-1);
+    return [missing, marked, again];
   },
   ensureNamespace: async (t) => {
     const created = await redis.ensureNamespaceV2(`${t}:ns`, 'ns_1', 'name', 1000);

@@ -341,7 +341,7 @@ describe('refusals: 4xx in the envelope, nothing written', () => {
     const { keyId } = await createKey(api, gone.body.apiId);
     // Its deletion started: the API is tombstoned, its keys not yet purged.
     const ws = topology.workspaceId;
-    await admin.hset(names.api(ws, gone.body.apiId), 'deletedAt', String(Date.now()));
+    await admin.hset(names.api(gone.body.apiId), 'deletedAt', String(Date.now()));
     await admin.publish(names.invalidationChannel, invalidation.api(ws, gone.body.apiId));
     await eventually(async () => (await api.get('keys.getKey', { keyId })).status === 404, {
       what: 'the node to see the API deleted',

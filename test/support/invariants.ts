@@ -6,8 +6,9 @@ import { allKeys } from './keyspace';
  * across slots"), checked directly in Redis. Some hold at every instant, whatever step a crash
  * interrupted: a live key (committed, not deleted) is found from its hash, listed in its API's
  * shard, and its API exists; a live identity is found from its externalId and listed in its
- * shard. With `exact`, for a state where every write finished (or was repaired): every index
- * entry also names a live key (identity) that agrees with it, and nothing pending is left.
+ * shard; every entry of the API index names an API record. With `exact`, for a state where every
+ * write finished (or was repaired): every index entry also names a live key (identity) that
+ * agrees with it, every live API is indexed and no deleted one is, and nothing pending is left.
  */
 export interface WorkspaceState {
   /** One line per broken rule; empty when the workspace is consistent. */
@@ -59,14 +60,16 @@ export async function inspectWorkspace(
   const prefix = `keyward:{${ws}}:`;
   for (const name of await allKeys(redis, `${prefix}*`)) {
     const rest = name.slice(prefix.length);
-    let match: RegExpExecArray | null;
     if (rest === 'apis') apiIndex = await zsetOf(redis, name);
-    else if ((match = /^api:([^:]+)$/.exec(rest))) {
-      state.apis.set(match[1] as string, await redis.hgetall(name));
-    } else if (
-      /^(key:|keyhashes$|api:[^:]+:(keys|owner:)|identity:|identitynames$|identities$)/.test(rest)
-    ) {
+    else if (/^(key:|keyhashes$|api:|identity:|identitynames$|identities$)/.test(rest)) {
       v(`${name}: a record of the previous layout`);
+    }
+  }
+  for (const name of await allKeys(redis, 'keyward:api:{*}')) {
+    const record = await redis.hgetall(name);
+    // A removed API's record is a tombstone that expires by itself: the API is gone.
+    if (record.workspaceId === ws && record.removedAt === undefined) {
+      state.apis.set(name.slice('keyward:api:{'.length, -1), record);
     }
   }
   for (const name of await allKeys(redis, 'keyward:key:{*}')) {
@@ -177,10 +180,13 @@ export async function inspectWorkspace(
   for (const [apiId, record] of state.apis) {
     const deleted = record.deletedAt !== undefined;
     if (record.id !== apiId) v(`api ${apiId}: id field is ${record.id}`);
-    if (!deleted && !apiIndex.has(apiId)) {
+    // A creation indexes its record after writing it, a deletion unindexes it after marking it.
+    if (options.exact && !deleted && !apiIndex.has(apiId)) {
       v(`api ${apiId}: live but not in the workspace's API index`);
     }
-    if (deleted && apiIndex.has(apiId)) v(`api ${apiId}: marked deleted but still indexed`);
+    if (options.exact && deleted && apiIndex.has(apiId)) {
+      v(`api ${apiId}: marked deleted but still indexed`);
+    }
     const maxSeq = Math.max(
       0,
       ...[...records.values()].filter((r) => r.apiId === apiId).map((r) => Number(r.seq ?? 0)),

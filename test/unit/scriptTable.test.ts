@@ -22,13 +22,13 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   putKey: 'bd492ae34ea59724e47c75ea4c6d065ff2086039',
   commitKey: '4e2029188cce337277fbe98a3ad6264e572af06d',
   discardPendingKey: '139cd11caddd656bc8edf6d7510003946e7509b1',
-  nextKeySeq: '6206b0968fbd94fc4710de01f6c47c1b599f7efd',
+  nextKeySeq: '81e70e09bbf66410ec73de9421aaf9d8e67a0b01',
   updateKey: '287e441737838532e43d10b56fa9e9408b44fc6f',
   tombstoneKey: '0c1876ada18edeb939048d3a89e5d0f5210640db',
   dropLegacyKey: 'c9898b9cb03dc52a858cc8f4d7f327344d3a1d96',
   dropLegacyNamespace: '9088ea96d3cada20d78120f68d029d09e0d8a0fd',
   deleteIfEqual: 'e0b2c766f556bedfeb284723273b8b8513cc8b2e',
-  tombstoneApi: '3b6aadfb46c87f3f820863b2aa5cd36f07c486a6',
+  tombstoneApi: '011d213efd16f2eb6967de3571c30abf6c274bcd',
   ensureNamespace: '0ed6b0b486bd30d6d5c7948794f64e577031cba7',
   setOverride: '9bdc3d1dbc5166ed48ba3c0df8c2acf68470366c',
   deleteOverride: '310c4811011709d4ab70b81947b813373a111eef',
@@ -101,7 +101,7 @@ describe('the script table', () => {
       { command: 'ensureNamespaceV2', numberOfKeys: 1 },
       { command: 'forgetAuditOutboxV1', numberOfKeys: 1 },
       { command: 'multiBucketV1', numberOfKeys: undefined },
-      { command: 'nextKeySeqV1', numberOfKeys: 1 },
+      { command: 'nextKeySeqV2', numberOfKeys: 1 },
       { command: 'putIdentityV1', numberOfKeys: 1 },
       { command: 'putKeyV1', numberOfKeys: 3 },
       { command: 'relayAuditV1', numberOfKeys: 2 },
@@ -109,7 +109,7 @@ describe('the script table', () => {
       { command: 'setOverrideV3', numberOfKeys: 3 },
       { command: 'takeOutboxEntryV1', numberOfKeys: 1 },
       { command: 'tokenBucketV1', numberOfKeys: 2 },
-      { command: 'tombstoneApiV2', numberOfKeys: 3 },
+      { command: 'tombstoneApiV3', numberOfKeys: 2 },
       { command: 'tombstoneIdentityV1', numberOfKeys: 2 },
       { command: 'tombstoneKeyV1', numberOfKeys: 5 },
       { command: 'updateCreditsV2', numberOfKeys: 2 },
@@ -155,6 +155,6 @@ describe('resultDecoder', () => {
     expect(() => resultDecoder('tokenBucket')(3)).toThrow(
       'tokenBucketV1: result code 3 is not in its table',
     );
-    expect(() => resultDecoder('tombstoneApi')(-2)).toThrow('tombstoneApiV2');
+    expect(() => resultDecoder('tombstoneApi')(-2)).toThrow('tombstoneApiV3');
   });
 });
