@@ -6,7 +6,7 @@
   concurrent creation of the same externalId, the repair): the entry is appended exactly once,
   by whichever commit comes first.
 
-  KEYS[1]  the identity record (hash), written pending by put-identity-1.lua
+  KEYS[1]  the identity record (hash), written pending by put-record-1.lua
   KEYS[2]  the identity's audit outbox (stream)
   ARGV[1]  invalidation channel
   ARGV[2]  invalidation message (`identity <ws> <id>`)

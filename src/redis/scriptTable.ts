@@ -215,9 +215,9 @@ export const SCRIPTS = {
     reply: 'integer',
     codes: { 1: 'deleted', [-1]: 'not_found' },
   },
-  putIdentity: {
-    file: 'put-identity-1.lua',
-    command: 'putIdentityV1',
+  putRecord: {
+    file: 'put-record-1.lua',
+    command: 'putRecordV1',
     keys: ['record'],
     argv: [],
     moreArgv: 'field, value pairs of the record',

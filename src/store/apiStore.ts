@@ -52,7 +52,7 @@ export async function moveLegacyApi(
   const hash = await redis.hgetall(legacy.api(ws, apiId));
   if (!apiFromHash(hash)) return 'absent';
   // Write-unless-present, whatever the record: the identities' script serves any hash.
-  await redis.putIdentityV1(names.api(apiId), ...Object.entries(hash).flat());
+  await redis.putRecordV1(names.api(apiId), ...Object.entries(hash).flat());
   step('moveApi:copied');
   await redis.del(legacy.api(ws, apiId));
   return 'moved';

@@ -12,7 +12,7 @@ import { LEGACY_IDENTITIES, LegacyLayout } from './legacyLayout';
 import { invalidation, isStorableId, legacy, names, type Announce } from './names';
 import { UnfinishedWrites, type Ticket, type UnfinishedWrite } from './unfinishedWrites';
 
-const putOutcome = resultDecoder('putIdentity');
+const putOutcome = resultDecoder('putRecord');
 const commitOutcome = resultDecoder('commitIdentity');
 const discardOutcome = resultDecoder('discardPendingIdentity');
 const updateOutcome = resultDecoder('updateIdentity');
@@ -351,7 +351,7 @@ export class IdentityStore {
     });
     this.step('createIdentity:journaled');
     const [written] = await Promise.all([
-      this.redis.putIdentityV1(
+      this.redis.putRecordV1(
         names.identity(id),
         ...identityFields(identity),
         'pending',
@@ -493,7 +493,7 @@ export class IdentityStore {
     const hash = await this.redis.hgetall(legacy.identity(ws, identityId));
     const identity = identityFromHash(hash);
     if (!identity) return 'absent';
-    await this.redis.putIdentityV1(names.identity(identityId), ...Object.entries(hash).flat());
+    await this.redis.putRecordV1(names.identity(identityId), ...Object.entries(hash).flat());
     if (liveIdentity(await this.redis.hgetall(names.identity(identityId)), ws)) {
       await this.redis.set(names.identityByExternalId(ws, identity.externalId), identityId, 'NX');
       await this.redis.zadd(identityListingIndex(ws, identityId), 0, identityId);

@@ -420,11 +420,11 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(await auditLength(t)).toBe(1);
     return [deleted, missing];
   },
-  putIdentity: async (t) => {
+  putRecord: async (t) => {
     const record = `${t}:identity`;
-    const written = await redis.putIdentityV1(record, 'id', 'id_1', 'pending', '1');
+    const written = await redis.putRecordV1(record, 'id', 'id_1', 'pending', '1');
     // A record there (live, pending or a tombstone) is never overwritten.
-    const exists = await redis.putIdentityV1(record, 'id', 'id_2');
+    const exists = await redis.putRecordV1(record, 'id', 'id_2');
     expect(await redis.hgetall(record)).toEqual({ id: 'id_1', pending: '1' });
     return [written, exists];
   },
