@@ -97,12 +97,14 @@ let admin: Redis;
     expect(info).toMatch(/role:master/);
     expect(Number(/tcp_port:(\d+)/.exec(server)?.[1])).not.toBe(oldMaster);
 
-    // The invalidation subscription followed too: node 0 learns of node 1's write.
+    // The invalidation subscription followed too: node 0 learns of node 1's write. (Its
+    // subscriber finds the new master through the Sentinels with ioredis's retry backoff, which
+    // on a loaded machine took over 5 s once.)
     await eventually(
       async () =>
         (await apis[0]!.get<{ name?: string }>('keys.getKey', { keyId })).body.name ===
         'after failover',
-      { what: 'the update read on the other node' },
+      { what: 'the update read on the other node', timeoutMs: 15_000 },
     );
     const disabled = await apis[1]!.post('keys.updateKey', { keyId, enabled: false });
     expect(disabled.status).toBe(200);
