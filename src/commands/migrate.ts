@@ -1,8 +1,10 @@
 import type { RedisClient } from '../redis/clients';
-import { apisMigration } from '../store/migration/apis';
-import { identitiesMigration } from '../store/migration/identities';
-import { keysMigration } from '../store/migration/keys';
-import { namespacesMigration } from '../store/migration/namespaces';
+import {
+  apisMigration,
+  identitiesMigration,
+  keysMigration,
+  namespacesMigration,
+} from '../store/migration/records';
 import { usageCounts } from '../store/migration/usageCounts';
 import type { MigrationStep } from '../store/migration/step';
 import type { CommandSpec } from './framework';

@@ -11,36 +11,45 @@ export interface LegacyKind {
   readonly marker: string;
   /** Matches every such record (a SCAN pattern). */
   readonly pattern: string;
-  /** Which names the pattern finds are such records, when it finds others too. */
-  readonly record?: RegExp;
+  /**
+   * Which names the pattern finds are such records (it may find others too: a key's sets, an
+   * API's old listings), capturing the workspace and the record's id (a namespace's name).
+   */
+  readonly record: RegExp;
 }
 
+/** `keyward:{<ws>}:key:<keyId>` and nothing after it (its `:perms` and `:roles` sets move with it). */
 export const LEGACY_KEYS: LegacyKind = {
   marker: names.layoutMigrated,
   pattern: legacy.keyPattern,
+  record: /^keyward:\{(ws_[A-Za-z0-9_]+)\}:key:([A-Za-z0-9_]+)$/,
 };
 
+/** `keyward:{<ws>}:identity:<identityId>` (its externalId entry and listing entry move with it). */
 export const LEGACY_IDENTITIES: LegacyKind = {
   marker: names.identityLayoutMigrated,
   pattern: legacy.identityPattern,
-};
-
-/** Rate-limit namespaces (with their id entries and overrides). */
-export const LEGACY_NAMESPACES: LegacyKind = {
-  marker: names.namespacesMigrated,
-  pattern: legacy.namespacePattern,
+  record: /^keyward:\{(ws_[A-Za-z0-9_]+)\}:identity:([A-Za-z0-9_]+)$/,
 };
 
 /**
- * `keyward:{<ws>}:api:<apiId>` (the workspace and the id captured): an API record of the previous
- * layout. Its pattern finds that layout's key listings too (`…:keys`, `…:owner:…`): the keys'.
+ * `keyward:{<ws>}:rlns:name:<name>`: the name is free text and runs to the end (its id entry and
+ * overrides live under `rlns:id:`, which no name record's key can spell).
  */
-export const LEGACY_API_RECORD = /^keyward:\{(ws_[A-Za-z0-9_]+)\}:api:([A-Za-z0-9_]+)$/;
+export const LEGACY_NAMESPACES: LegacyKind = {
+  marker: names.namespacesMigrated,
+  pattern: legacy.namespacePattern,
+  record: /^keyward:\{(ws_[A-Za-z0-9_]+)\}:rlns:name:([\s\S]*)$/,
+};
 
+/**
+ * `keyward:{<ws>}:api:<apiId>`: an API record of the previous layout. Its pattern finds that
+ * layout's key listings too (`…:keys`, `…:owner:…`), which are the keys' to move.
+ */
 export const LEGACY_APIS: LegacyKind = {
   marker: names.apiLayoutMigrated,
   pattern: legacy.apiPattern,
-  record: LEGACY_API_RECORD,
+  record: /^keyward:\{(ws_[A-Za-z0-9_]+)\}:api:([A-Za-z0-9_]+)$/,
 };
 
 /**
@@ -56,7 +65,7 @@ export class LegacyLayout {
 
   constructor(
     private readonly redis: Redis,
-    private readonly kind: LegacyKind = LEGACY_KEYS,
+    readonly kind: LegacyKind = LEGACY_KEYS,
     private readonly now: () => number = () => performance.now(),
   ) {}
 
@@ -81,8 +90,7 @@ export class LegacyLayout {
   async detect(): Promise<void> {
     if (this.detected || !(await this.mayRemain())) return;
     for await (const found of scanKeys(this.redis, this.kind.pattern)) {
-      const { record } = this.kind;
-      if (!found.some((name) => record?.test(name) ?? true)) continue;
+      if (!found.some((name) => this.kind.record.test(name))) continue;
       this.detected = true;
       return;
     }

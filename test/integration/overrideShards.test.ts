@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
 import type { AuditEntry } from '../../src/domain/audit';
-import { namespacesMigration } from '../../src/store/migration/namespaces';
+import { namespacesMigration } from '../../src/store/migration/records';
 import { legacy, names } from '../../src/store/names';
 import { OVERRIDE_SHARDS, RatelimitStore, overrideShard } from '../../src/store/ratelimitStore';
 import { startRedis, type TestRedis } from '../support/redisServer';
