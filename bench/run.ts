@@ -728,11 +728,16 @@ async function main(): Promise<void> {
       });
     const plain = await create();
     const fast = await create({ type: 'fast', ...HUGE });
-    // The old build verifies a key it created itself, the same as `fast`: a build of the previous
-    // layout (keys under their workspace's tag) does not find a key of this tree's layout.
+    // The old build verifies a key it created itself, the same as `fast`, in an API it created
+    // itself: a build of the previous layout (records under their workspace's tag) finds neither
+    // a key nor an API of this tree's layout.
     const baseFast = baseNode
       ? await rpc<{ keyId: string; key: string }>(baseNode.url, root.key, 'keys.createKey', {
-          apiId,
+          apiId: (
+            await rpc<{ apiId: string }>(baseNode.url, root.key, 'apis.createApi', {
+              name: 'bench (old build)',
+            })
+          ).apiId,
           prefix: 'bench',
           ratelimit: { type: 'fast', ...HUGE },
         })
