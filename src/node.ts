@@ -186,6 +186,7 @@ export async function startNode(
       [...defaultSteps(logger, services.metrics), ...(options.extraSteps ?? [])],
       { docsUrl: config.errorDocsUrl, logger },
     );
+    services.metrics.countInFlight(() => lifecycle.requestsInFlight);
     const app = createApp({
       services,
       routes,

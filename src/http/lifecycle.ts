@@ -52,6 +52,12 @@ export class Lifecycle {
   private readonly finishes: readonly ((exchange: Exchange) => void)[];
   /** The steps' static headers, in step order: sent after the request id. */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * Requests begun and not yet finished, through either door: what a draining node still owes
+   * (keyward_http_requests_in_flight). A field here, not a step: the verification path pays one
+   * increment, not one more call per request.
+   */
+  requestsInFlight = 0;
 
   constructor(
     steps: readonly LifecycleStep[],
@@ -75,6 +81,7 @@ export class Lifecycle {
       headers: {},
       status: 500,
     };
+    this.requestsInFlight++;
     for (const enter of this.enters) enter(exchange);
     return exchange;
   }
@@ -104,6 +111,7 @@ export class Lifecycle {
   }
 
   finish(exchange: Exchange, status: number): void {
+    this.requestsInFlight--;
     exchange.status = status;
     for (const finish of this.finishes) finish(exchange);
   }
@@ -115,11 +123,7 @@ export function defaultSteps(logger: Logger, metrics: Metrics): LifecycleStep[] 
   return [
     { headers: SECURITY_HEADERS },
     {
-      enter() {
-        metrics.requestsInFlight++;
-      },
       finish(exchange) {
-        metrics.requestsInFlight--;
         recordRequest(accessLog, metrics, exchange.state, exchange);
       },
     },

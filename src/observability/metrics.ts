@@ -26,8 +26,8 @@ export class Metrics {
   private readonly limiterFailures: Counter<'role'>;
   private readonly analyticsDropped: Counter<'kind'>;
   private readonly analyticsFlushes: Counter<'result'>;
-  /** Requests a node has read and not yet answered, through either door. */
-  requestsInFlight = 0;
+  /** Where the in-flight gauge reads its value: the node's Lifecycle, once there is one. */
+  private inFlight: () => number = () => 0;
 
   /** `caches`: the node's caches by the name they are reported under. */
   constructor(caches?: Readonly<Record<string, CacheStats>>) {
@@ -81,7 +81,7 @@ export class Metrics {
       name: 'keyward_http_requests_in_flight',
       help: 'Requests read and not yet answered: what a draining node still owes its clients',
       registers,
-      collect: () => inFlight.set(this.requestsInFlight),
+      collect: () => inFlight.set(this.inFlight()),
     });
     if (caches) {
       new Gauge({
@@ -108,6 +108,11 @@ export class Metrics {
         },
       });
     }
+  }
+
+  /** `read`: how many requests are read and not yet answered (Lifecycle.requestsInFlight). */
+  countInFlight(read: () => number): void {
+    this.inFlight = read;
   }
 
   request(operation: string, status: number, seconds: number): void {

@@ -89,9 +89,9 @@ export class UsageRecorder {
     const base = `${ws} ${apiId} ${minute} ${keyId} ${identityId}`;
     const suffix = tags.length === 0 ? '' : ` ${JSON.stringify(tags)}`;
     const counter = { keyId, identityId, tags };
-    const part = usagePart(ws, 'v', apiId, keyId);
+    // The part (a CRC-32 of the key id) only when a counter is new: most calls find theirs.
     this.add(`${base} ${v.code}${suffix}`, 1, () => ({
-      part,
+      part: usagePart(ws, 'v', apiId, keyId),
       kind: 'verification',
       minute,
       field: verificationField({ ...counter, outcome: v.code }),
@@ -99,7 +99,7 @@ export class UsageRecorder {
     }));
     if (v.credits > 0) {
       this.add(`${base} ${CREDITS}${suffix}`, v.credits, () => ({
-        part,
+        part: usagePart(ws, 'v', apiId, keyId),
         kind: 'credits',
         minute,
         field: verificationField({ ...counter, outcome: CREDITS }),

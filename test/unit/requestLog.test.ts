@@ -191,6 +191,7 @@ describe('recordRequest', () => {
     });
     const inFlight = async () =>
       /^keyward_http_requests_in_flight (\d+)$/m.exec(await metrics.registry.metrics())?.[1];
+    metrics.countInFlight(() => lifecycle.requestsInFlight);
     const first = lifecycle.begin('POST', '/v1/keys.verifyKey', 'keys.verifyKey');
     const second = lifecycle.begin('GET', '/v1/apis.getApi');
     expect(await inFlight()).toBe('2');
