@@ -133,11 +133,22 @@ export function auditEntryId(streamId: string, rank: number): string {
   return rank === WORKSPACE_RANK ? streamId : `${streamId}-${rank}`;
 }
 
+/** The largest part of a stream id Redis takes (an unsigned 64-bit integer). */
+const MAX_ID_PART = 2n ** 64n - 1n;
+
+/**
+ * A cursor's position. Its parts may be larger than any id Redis has (the schema allows 20
+ * digits): such a cursor stands before every entry, so it is clamped, never sent as it is.
+ */
 function cursorPosition(cursor: string): Position {
   const [ms, seq, shard] = cursor.split('-');
+  const clamp = (part: string | undefined) => {
+    const value = BigInt(part ?? 0);
+    return value > MAX_ID_PART ? MAX_ID_PART : value;
+  };
   return {
-    ms: BigInt(ms ?? 0),
-    seq: BigInt(seq ?? 0),
+    ms: clamp(ms),
+    seq: clamp(seq),
     rank: shard === undefined ? WORKSPACE_RANK : Number(shard),
   };
 }

@@ -85,6 +85,12 @@ test('pages of any size list every entry of every stream once, newest first, tie
   const afterTie = await store.list(ws, { limit: 3, cursor: '1000-0' });
   expect(afterTie.entries.map((entry) => entry.id)).toEqual(['1000-0-3', '1000-0-0', '999-5-9']);
   expect(afterTie.cursor).toBeUndefined();
+  // A cursor past every id Redis can hold (20 digits, as the schema allows) starts at the newest.
+  const past = await store.list(ws, {
+    limit: 2,
+    cursor: '99999999999999999999-99999999999999999999',
+  });
+  expect(past.entries.map((entry) => entry.id)).toEqual(expected.slice(0, 2));
   // A cursor on one of several equal ids goes on with the lower-ranked streams of that id.
   const midTie = await store.list(ws, { limit: 10, cursor: '1000-0-3' });
   expect(midTie.entries.map((entry) => entry.id)).toEqual(['1000-0-0', '999-5-9']);
