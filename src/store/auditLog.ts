@@ -82,9 +82,13 @@ export function auditFromStream(id: string, values: readonly string[]): AuditRec
  */
 export const AUDIT_SHARDS = 16;
 
-/** The shard an outbox entry is relayed to: by its token, so a relay run again finds its marker. */
-export function auditShard(token: string): number {
-  return crc32(token) % AUDIT_SHARDS;
+/**
+ * The shard an outbox entry is relayed to: by the id of its target (a key, an identity, an API…),
+ * so that one target's entries keep their order in one stream, and a relay run again finds its
+ * marker there.
+ */
+export function auditShard(targetId: string): number {
+  return crc32(targetId) % AUDIT_SHARDS;
 }
 
 /** What one shard keeps: a sixteenth of the log's cap, so the shards together keep the cap. */

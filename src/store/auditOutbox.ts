@@ -13,7 +13,7 @@ import { names } from './names';
  *   1. register: the outbox's name goes into a registry that the sweep reads (a name there whose
  *      outbox is empty costs one XRANGE a sweep, nothing more);
  *   2. the write's own script or MULTI appends the entry to the outbox under the write's tag;
- *   3. relay: each entry goes to one of its workspace's 16 audit shards (by its token), at most
+ *   3. relay: each entry goes to one of its workspace's 16 audit shards (by its target), at most
  *      once (a marker per entry in the shard's slot, set in the same step as the append), and is
  *      then deleted from the outbox.
  * A node that dies after step 2 leaves the entry in the outbox; the next write to the same outbox,
@@ -66,20 +66,24 @@ export function appendToOutbox(
 function relayed(
   id: string,
   values: readonly string[],
-): { ws: string; token: string; fields: string[] } | undefined {
+): { ws: string; token: string; targetId: string; fields: string[] } | undefined {
   let ws: string | undefined;
   let token: string | undefined;
+  let targetId = '';
   const fields: string[] = [];
   for (let i = 0; i + 1 < values.length; i += 2) {
     const [field, value] = [values[i] as string, values[i + 1] as string];
     if (field === 'workspaceId') ws = value;
     else if (field === 'token') token = value;
-    else fields.push(field, value);
+    else {
+      if (field === 'targetId') targetId = value;
+      fields.push(field, value);
+    }
   }
   if (ws === undefined || token === undefined || fields.length === 0) return undefined;
   // The stream entry's id is the relay's time; the write's own goes with it.
   fields.push('time', id.split('-')[0] as string);
-  return { ws, token, fields };
+  return { ws, token, targetId, fields };
 }
 
 export class AuditOutbox {
@@ -137,7 +141,7 @@ export class AuditOutbox {
   async relayEntry(id: string, values: readonly string[]): Promise<boolean> {
     const entry = relayed(id, values);
     if (!entry) return false;
-    const shard = auditShard(entry.token);
+    const shard = auditShard(entry.targetId);
     const argument = JSON.stringify({
       max: String(auditShardCap(this.maxEntries)),
       fields: entry.fields,

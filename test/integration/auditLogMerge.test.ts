@@ -114,30 +114,32 @@ test('a filtered page reads on through the shards, and a short page says where t
   expect(whole.cursor).toBeUndefined();
 });
 
-test('the relay appends an entry to the shard of its token, once, capped at a sixteenth', async () => {
+test('the relay appends an entry to the shard of its target, once, capped at a sixteenth', async () => {
   const ws = 'ws_relay';
-  const maxEntries = 32;
+  const maxEntries = 64;
   const outbox = new AuditOutbox(redis, maxEntries);
-  const tokens: string[] = [];
+  const targets: string[] = [];
+  // Two writes each of 20 keys, relayed as fast as they come (many in one millisecond).
   for (let i = 0; i < 40; i++) {
+    const targetId = `key_${i % 20}`;
     const fields = outboxFields(ws, {
       rootKeyId: 'rk_1',
-      operation: 'keys.createKey',
+      operation: 'keys.updateKey',
       targetType: 'key',
-      targetId: `key_${i}`,
+      targetId,
       summary: {},
       requestId: `req_${i}`,
     });
-    const token = fields[3] as string;
-    tokens.push(token);
+    targets.push(targetId);
     const id = `${3000 + i}-0`;
     expect(await outbox.relayEntry(id, fields)).toBe(true);
     // Relayed again (a node that died before taking it from its outbox): nothing appended.
     expect(await outbox.relayEntry(id, fields)).toBe(false);
   }
   const shards = new Map<number, number>();
-  for (const token of tokens)
-    shards.set(auditShard(token), (shards.get(auditShard(token)) ?? 0) + 1);
+  for (const target of targets) {
+    shards.set(auditShard(target), (shards.get(auditShard(target)) ?? 0) + 1);
+  }
   expect(shards.size).toBeGreaterThan(8);
   for (let shard = 0; shard < 16; shard++) {
     const length = await redis.xlen(names.auditShard(ws, shard));
@@ -147,4 +149,10 @@ test('the relay appends an entry to the shard of its token, once, capped at a si
     });
   }
   expect(await redis.xlen(names.audit(ws))).toBe(0);
+  // One target's entries are in one stream, in the order of their writes.
+  const store = new AuditLogStore(redis, maxEntries);
+  for (let k = 0; k < 20; k++) {
+    const page = await store.list(ws, { limit: 10, targetId: `key_${k}` });
+    expect(page.entries.map((entry) => entry.requestId)).toEqual([`req_${k + 20}`, `req_${k}`]);
+  }
 });

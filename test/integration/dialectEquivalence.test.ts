@@ -239,8 +239,8 @@ function normalise(snapshot: Map<string, string>): Record<string, string> {
       .replace(HASH, (hash) => hashes.get(hash) ?? '<hash>')
       .replace(CLOCK, '<ms>')
       .replace(/"start","[^"]*"/g, '"start","<start>"')
-      // A key's (identity's) listing shard follows from its id, an audit entry's shard from its
-      // random token: both differ between the runs.
+      // A key's (identity's) listing shard and an audit entry's shard follow from an id, and
+      // ids differ between the runs.
       .replace(/^(keyward:(?:apikeys|identities|audit):\{[^}.]*)\.[^}]*\}/, '$1.<shard>}');
   return Object.fromEntries([...snapshot].map(([name, value]) => [rewrite(name), rewrite(value)]));
 }
