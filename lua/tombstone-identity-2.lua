@@ -18,6 +18,7 @@
   tombstone, another workspace's, or none).
 ]]
 --- @include "includes/outbox"
+--- @include "includes/tombstone"
 
 local entry = outboxEntry(ARGV[4])
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'pending') == 1
@@ -25,18 +26,7 @@ if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'pending
   or redis.call('HGET', KEYS[1], 'workspaceId') ~= ARGV[1] then
   return -1
 end
-local kept = redis.call('HMGET', KEYS[1], 'id', 'workspaceId', 'externalId')
-redis.call('DEL', KEYS[1])
-local tombstone = { 'deletedAt', ARGV[5] }
-local fields = { 'id', 'workspaceId', 'externalId' }
-for i, field in ipairs(fields) do
-  if kept[i] then
-    tombstone[#tombstone + 1] = field
-    tombstone[#tombstone + 1] = kept[i]
-  end
-end
-redis.call('HSET', KEYS[1], unpack(tombstone))
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
+replaceWithTombstone(KEYS[1], { 'id', 'workspaceId', 'externalId' }, ARGV[5], ARGV[6])
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 appendOutbox(KEYS[2], entry)
 return 1

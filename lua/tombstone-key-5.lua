@@ -22,21 +22,13 @@
 ]]
 --- @include "includes/liveKey"
 --- @include "includes/outbox"
+--- @include "includes/tombstone"
 
 local entry = outboxEntry(ARGV[4])
 return changeLiveKey(KEYS[1], ARGV[1], function()
-  local kept = redis.call('HMGET', KEYS[1], 'id', 'workspaceId', 'apiId', 'hash', 'ownerId', 'seq')
-  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
-  local tombstone = { 'deletedAt', ARGV[5] }
-  local fields = { 'id', 'workspaceId', 'apiId', 'hash', 'ownerId', 'seq' }
-  for i, field in ipairs(fields) do
-    if kept[i] then
-      tombstone[#tombstone + 1] = field
-      tombstone[#tombstone + 1] = kept[i]
-    end
-  end
-  redis.call('HSET', KEYS[1], unpack(tombstone))
-  redis.call('PEXPIRE', KEYS[1], ARGV[6])
+  redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+  replaceWithTombstone(KEYS[1], { 'id', 'workspaceId', 'apiId', 'hash', 'ownerId', 'seq' }, ARGV[5],
+    ARGV[6])
   redis.call('PUBLISH', ARGV[2], ARGV[3])
   appendOutbox(KEYS[5], entry)
 end)
