@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,10 +18,33 @@ export const PREVIOUS_RELEASE = 'c62d6b0';
  * checkout's node_modules, tsc) and answers its cli.js: a node of that release, for tests that
  * fill a Redis the way it did. Built once per machine and commit.
  */
+/**
+ * Points a build's node_modules at this checkout's. The build is shared by every clone on the
+ * machine (it lives in the temporary folder), so the link a clone made before may lead into a
+ * clone that is gone: it is set again on every use, by a rename, which another test file using
+ * the same build at that moment never sees half done.
+ */
+function linkModules(dir: string): void {
+  const link = join(dir, 'node_modules');
+  const target = join(ROOT, 'node_modules');
+  try {
+    if (readlinkSync(link) === target) return;
+  } catch {
+    // No link yet (or not one): made below.
+  }
+  const fresh = `${link}.${process.pid}`;
+  rmSync(fresh, { force: true });
+  symlinkSync(target, fresh, 'dir');
+  renameSync(fresh, link);
+}
+
 export async function buildRelease(commit: string = PREVIOUS_RELEASE): Promise<string> {
   const dir = join(tmpdir(), `keyward-release-${commit}`);
   const cli = join(dir, 'dist', 'cli.js');
-  if (existsSync(cli)) return cli;
+  if (existsSync(cli)) {
+    linkModules(dir);
+    return cli;
+  }
   try {
     await run('git', ['-C', ROOT, 'cat-file', '-e', `${commit}^{commit}`]);
   } catch {
@@ -32,9 +55,7 @@ export async function buildRelease(commit: string = PREVIOUS_RELEASE): Promise<s
   }
   mkdirSync(dir, { recursive: true });
   await run('sh', ['-c', `git -C "${ROOT}" archive ${commit} | tar -x -C "${dir}"`]);
-  if (!existsSync(join(dir, 'node_modules'))) {
-    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  }
+  linkModules(dir);
   await run(
     process.execPath,
     [
