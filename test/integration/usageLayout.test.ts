@@ -285,9 +285,16 @@ describe('on a Redis Cluster of three masters', () => {
     await eventually(
       async () => {
         const answer = await api.get<Counts[]>('analytics.getVerifications', { apiId, start });
-        return answer.body[0]?.total === expected;
+        // Limit counts flush on their own schedule; both must be in before reading either.
+        const limits = await api.get<{ usage: { passed: number }[] }>('ratelimits.getUsage', {
+          namespaceName: 'layout.ns',
+          groupBy: 'identifier',
+          limit: 1000,
+        });
+        const passed = (limits.body.usage ?? []).reduce((sum, row) => sum + row.passed, 0);
+        return answer.body[0]?.total === expected && passed === 48 + 24;
       },
-      { what: 'the node to flush its counts' },
+      { what: 'the node to flush its verification and limit counts' },
     );
 
     // Every master holds some of the API's counters, none holds them all.
