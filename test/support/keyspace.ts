@@ -125,3 +125,62 @@ export async function snapshotKeyspace(redis: Redis): Promise<Map<string, string
   }
   return snapshot;
 }
+
+/** What `writeWatcher` reports: every write to the primary since `start`, but the timers'. */
+export interface WriteWatcher {
+  start(): Promise<void>;
+  /** `<event> <key>` of each write since `start`, in order; empty when nothing was written. */
+  writes(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** Key events that are not writes: a TTL running out, or memory pressure. */
+const NOT_WRITES = new Set(['expired', 'evicted']);
+
+/**
+ * Every write a database sees, from Redis's own keyspace notifications: a cheap stand-in for two
+ * `dumpKeyspace` calls around each request when a suite asks "did this write nothing?" hundreds
+ * of times. It is stricter than a dump diff (a write of the same value counts too). A PUBLISH on
+ * the same server is the barrier: notifications and messages reach one subscriber in the order
+ * Redis published them, so once the barrier's message is in, every earlier write's event is.
+ */
+export async function writeWatcher(url: string): Promise<WriteWatcher> {
+  const control = await adminRedis(url);
+  const subscriber = await adminRedis(url);
+  await control.config('SET', 'notify-keyspace-events', 'KEA');
+  const barrierChannel = `keyward-test:barrier:${process.pid}`;
+  let events: string[] = [];
+  let awaited: { token: string; resolve: () => void } | undefined;
+  subscriber.on('pmessage', (_pattern: string, channel: string, key: string) => {
+    const event = channel.slice(channel.indexOf(':') + 1);
+    const timerWrite =
+      /^keyward:(usage:|\{[^}]*\}:usage:)/.test(key) || key === names.auditOutboxes;
+    if (!NOT_WRITES.has(event) && !timerWrite) events.push(`${event} ${key}`);
+  });
+  subscriber.on('message', (_channel: string, token: string) => {
+    if (awaited?.token === token) awaited.resolve();
+  });
+  await subscriber.psubscribe('__keyevent@*__:*');
+  await subscriber.subscribe(barrierChannel);
+  let sequence = 0;
+  const barrier = async () => {
+    const token = String(++sequence);
+    const reached = new Promise<void>((resolve) => (awaited = { token, resolve }));
+    await control.publish(barrierChannel, token);
+    await reached;
+  };
+  return {
+    async start() {
+      await barrier();
+      events = [];
+    },
+    async writes() {
+      await barrier();
+      return events;
+    },
+    async close() {
+      await closeRedis(subscriber);
+      await closeRedis(control);
+    },
+  };
+}
