@@ -167,6 +167,7 @@ export async function startNode(
       },
       services.identities,
       services.apis,
+      services.rbac,
     );
     keyRepair.start();
     // Once, in the background: a Redis with no namespace of the previous layout never looks again.

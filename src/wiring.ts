@@ -52,7 +52,7 @@ export function assembleServices(parts: {
       config.auditMaxEntries,
       haltAt(config.faultHaltAt),
     ),
-    rbac: new RbacStore(primary, announce, config.auditMaxEntries),
+    rbac: new RbacStore(primary, announce, config.auditMaxEntries, step, parts.bookkeeping),
     identities: new IdentityStore(
       primary,
       announce,

@@ -6,6 +6,8 @@ import {
   LEGACY_IDENTITIES,
   LEGACY_KEYS,
   LEGACY_NAMESPACES,
+  LEGACY_PERMISSIONS,
+  LEGACY_ROLES,
   type LegacyKind,
 } from '../store/legacyLayout';
 
@@ -178,12 +180,14 @@ const LEGACY_KINDS: readonly (LegacyKind & { what: string })[] = [
   { ...LEGACY_IDENTITIES, what: 'identities' },
   { ...LEGACY_NAMESPACES, what: 'namespaces' },
   { ...LEGACY_APIS, what: 'APIs' },
+  { ...LEGACY_PERMISSIONS, what: 'permissions' },
+  { ...LEGACY_ROLES, what: 'roles' },
 ];
 
 /**
  * Whether records of the previous release's layout remain (docs/redis.md, "Upgrading the
- * layout"): nodes read them, at one more round trip for an unknown key, identity, namespace or
- * API, until `keyward migrate` moves them.
+ * layout"): nodes read them, at one more round trip for an unknown key, identity, namespace,
+ * API, permission or role, until `keyward migrate` moves them.
  */
 async function layoutCheck(redis: Redis): Promise<{ status: CheckStatus; detail: string }> {
   const done: string[] = [];

@@ -1,4 +1,3 @@
-import type { ChainableCommander } from 'ioredis';
 import type { RedisClient as Redis } from '../redis/clients';
 import {
   DEFAULT_AUDIT_MAX_ENTRIES,
@@ -25,21 +24,6 @@ export function auditFields(entry: AuditEntry): string[] {
     'requestId',
     entry.requestId,
   ];
-}
-
-/** The audit argument of a write script (lua/includes/audit.lua): the entry and the cap. */
-export function auditArgument(entry: AuditEntry, maxEntries: number): string {
-  return JSON.stringify({ max: String(maxEntries), fields: auditFields(entry) });
-}
-
-/** The same entry appended inside a MULTI, for the writes that are not scripts. */
-export function appendAudit(
-  multi: ChainableCommander,
-  ws: string,
-  entry: AuditEntry,
-  maxEntries: number,
-): ChainableCommander {
-  return multi.xadd(names.audit(ws), 'MAXLEN', String(maxEntries), '*', ...auditFields(entry));
 }
 
 /**

@@ -3,6 +3,7 @@ import { ApiStore } from './apiStore';
 import { IdentityStore } from './identityStore';
 import type { KeyStore } from './keyStore';
 import { names } from './names';
+import { RbacStore } from './rbacStore';
 import type { UnfinishedWrite } from './unfinishedWrites';
 
 /**
@@ -30,7 +31,7 @@ export const REPAIR_DEFAULTS = { intervalMs: 5_000, staleAfterMs: REPAIR_AFTER_M
  * where the write got to and completes it from there; run twice (two nodes, or a repair that
  * died itself), it changes nothing the second time. Key writes and identity writes share the
  * journal, so one sweep repairs both (an identity's steps are IdentityStore.repair's), and so do
- * API writes (ApiStore.repair's).
+ * API writes (ApiStore.repair's) and permission and role writes (RbacStore.repair's).
  */
 export class KeyRepair {
   private timer: NodeJS.Timeout | undefined;
@@ -45,6 +46,8 @@ export class KeyRepair {
     private readonly identities: IdentityStore = new IdentityStore(redis, () => undefined),
     /** API writes share it too. */
     private readonly apis: ApiStore = new ApiStore(redis, () => undefined),
+    /** And permission and role writes. */
+    private readonly rbac: RbacStore = new RbacStore(redis, () => undefined),
   ) {
     this.now = options.now ?? Date.now;
   }
@@ -78,6 +81,8 @@ export class KeyRepair {
       this.keys.legacy.detect(),
       this.identities.legacy.detect(),
       this.apis.legacy.detect(),
+      this.rbac.legacy.permission.detect(),
+      this.rbac.legacy.role.detect(),
     ]);
     let repaired = 0;
     let failure: { error: unknown } | undefined;
@@ -138,6 +143,10 @@ export class KeyRepair {
       case 'createApi':
       case 'deleteApi':
         await this.apis.repair(write);
+        return;
+      case 'createRbac':
+      case 'deleteRbac':
+        await this.rbac.repair(write);
         return;
       case 'updateKey': {
         if (write.owners.length > 0) {

@@ -52,6 +52,20 @@ export const LEGACY_APIS: LegacyKind = {
   record: /^keyward:\{(ws_[A-Za-z0-9_]+)\}:api:([A-Za-z0-9_]+)$/,
 };
 
+/** `keyward:{<ws>}:perm:<permissionId>`: a permission of the previous layout. */
+export const LEGACY_PERMISSIONS: LegacyKind = {
+  marker: names.permissionsMigrated,
+  pattern: legacy.permissionPattern,
+  record: /^keyward:\{(ws_[A-Za-z0-9_]+)\}:perm:([A-Za-z0-9_]+)$/,
+};
+
+/** `keyward:{<ws>}:role:<roleId>` (its `:perms` set moves with it). */
+export const LEGACY_ROLES: LegacyKind = {
+  marker: names.rolesMigrated,
+  pattern: legacy.rolePattern,
+  record: /^keyward:\{(ws_[A-Za-z0-9_]+)\}:role:([A-Za-z0-9_]+)$/,
+};
+
 /**
  * Whether records of one kind of the previous layout (under their workspace's tag) may remain,
  * so that reads must look for them too. Once `keyward migrate` has moved them all, or a node

@@ -4,11 +4,11 @@
  * (its permission and role sets, credits, buckets, audit outbox) by its id, the entry that finds
  * it from its hash by that hash, an API's listing and usage counts by the API and a shard; an
  * identity by its id, its externalId entry by workspace and externalId, the listing by shard; an
- * API's record by its id.
+ * API's record by its id; a permission or role by its id.
  * Records that one write must change in one step share a tag; writes that span tags take the
  * steps docs/redis.md lists. Some workspace records still carry the workspace's tag `{ws_…}`
- * (see `legacy` for the names the previous release gave keys, identities, namespaces and API
- * records).
+ * (see `legacy` for the names the previous release gave keys, identities, namespaces, API
+ * records, permissions and roles).
  */
 const PREFIX = 'keyward';
 
@@ -108,13 +108,24 @@ export const names = {
     `${PREFIX}:overrides:{${namespaceId}.${SHARD_TAGS[shard]!}}:order`,
   /** Set once no namespace of the previous layout is left: nodes then stop looking for them. */
   namespacesMigrated: `${PREFIX}:layout:namespaces-by-id`,
-  /** Permissions and roles: a record each, and per kind a hash of names → ids. */
-  permission: (ws: string, id: string) => `${PREFIX}:{${ws}}:perm:${id}`,
+  /**
+   * A permission's (a role's) record, tagged by its id (its audit outbox shares the tag). It is
+   * `pending` while its creation is under way, and a tombstone for a while after its deletion.
+   */
+  permission: (id: string) => `${PREFIX}:perm:{${id}}`,
+  role: (id: string) => `${PREFIX}:role:{${id}}`,
+  /** The ids of a role's permissions, beside its record. */
+  rolePermissions: (id: string) => `${PREFIX}:role:{${id}}:perms`,
+  /**
+   * Per kind, the workspace's index of names → ids, under the workspace's tag: what makes a name
+   * unique, and the one place a node reads to know the workspace's permissions and roles. An
+   * entry there is what makes its record count (docs/redis.md, "Creating a permission or role").
+   */
   permissionNames: (ws: string) => `${PREFIX}:{${ws}}:permnames`,
-  role: (ws: string, id: string) => `${PREFIX}:{${ws}}:role:${id}`,
-  /** The ids of a role's permissions. */
-  rolePermissions: (ws: string, id: string) => `${PREFIX}:{${ws}}:role:${id}:perms`,
   roleNames: (ws: string) => `${PREFIX}:{${ws}}:rolenames`,
+  /** Set once no permission (role) of the previous layout is left. */
+  permissionsMigrated: `${PREFIX}:layout:permissions-by-id`,
+  rolesMigrated: `${PREFIX}:layout:roles-by-id`,
   /**
    * An identity's record, tagged by its id like a key's (its audit outbox and its named limits'
    * buckets share the tag). While a creation is under way it is `pending`; a deletion leaves a
@@ -249,6 +260,13 @@ export const legacy = {
   api: (ws: string, apiId: string) => `${PREFIX}:{${ws}}:api:${apiId}`,
   /** Every legacy API record, and the legacy key listings under it (readers skip those). */
   apiPattern: `${PREFIX}:{ws_*}:api:*`,
+  /** The previous release's permissions and roles (their index of names did not move). */
+  permission: (ws: string, id: string) => `${PREFIX}:{${ws}}:perm:${id}`,
+  role: (ws: string, id: string) => `${PREFIX}:{${ws}}:role:${id}`,
+  rolePermissions: (ws: string, id: string) => `${PREFIX}:{${ws}}:role:${id}:perms`,
+  permissionPattern: `${PREFIX}:{ws_*}:perm:*`,
+  /** Every legacy role record, and its set of permissions (readers skip those). */
+  rolePattern: `${PREFIX}:{ws_*}:role:*`,
 } as const;
 
 const STORABLE_ID = /^[A-Za-z0-9_]{1,64}$/;

@@ -57,7 +57,20 @@ export type UnfinishedWrite =
    */
   | { op: 'createApi'; ws: string; apiId: string }
   /** An API's deletion: once its record is marked deleted, a repair takes its index entry. */
-  | { op: 'deleteApi'; ws: string; apiId: string };
+  | { op: 'deleteApi'; ws: string; apiId: string }
+  /**
+   * A permission's or a role's creation (src/store/rbacStore.ts): the claim of its name in the
+   * workspace's index is the point of no return, so a repair commits it when the index names it
+   * and undoes it otherwise. The audit entry travels in the pending record.
+   */
+  | { op: 'createRbac'; kind: RbacKind; ws: string; id: string; name: string }
+  /**
+   * Its deletion: once its name is released (the point of no return), a repair tombstones the
+   * record and appends `audit`, the deletion's outbox argument.
+   */
+  | { op: 'deleteRbac'; kind: RbacKind; ws: string; id: string; name: string; audit: string };
+
+export type RbacKind = 'permission' | 'role';
 
 /** A journal entry as stored: the write, and the token that makes it unique. */
 export interface Ticket {

@@ -3,6 +3,7 @@ import { hashKey } from '../../src/keys/keyMaterial';
 import { closeRedis } from '../../src/redis/clients';
 import { names } from '../../src/store/names';
 import { AuditOutbox } from '../../src/store/auditOutbox';
+import { AUDIT_SHARDS, auditShard } from '../../src/store/auditLog';
 import { AuditSweeper } from '../../src/store/auditSweeper';
 import { KeyRepair } from '../../src/store/keyRepair';
 import { KeyStore } from '../../src/store/keyStore';
@@ -452,20 +453,26 @@ test('auditLogs.list: newest first, cursor paging, filters by target and operati
   expect((await api.get('auditLogs.list', { cursor: 'nope' })).status).toBe(400);
 });
 
-test('the stream keeps at most KEYWARD_AUDIT_MAX_ENTRIES entries', async () => {
-  const node = await topology.addNode({ env: { KEYWARD_AUDIT_MAX_ENTRIES: '3' } });
+test('the log keeps at most KEYWARD_AUDIT_MAX_ENTRIES entries: a sixteenth in each shard', async () => {
+  // 16: each shard keeps its newest entry only.
+  const node = await topology.addNode({ env: { KEYWARD_AUDIT_MAX_ENTRIES: '16' } });
   const root = await topology.newRootKey();
   const api = client(node.url, root.key);
-  // Permissions are still written under the workspace's tag, with their entry in its own stream
-  // (an API's entry is relayed to a shard, capped at a sixteenth: auditOutbox.test.ts).
-  for (let i = 0; i < 6; i++) {
-    expect((await api.post('permissions.createPermission', { name: `capped-${i}` })).status).toBe(
-      200,
+  const newestByShard = new Map<number, string>();
+  for (let i = 0; i < 24; i++) {
+    const created = await api.post<{ permissionId: string }>('permissions.createPermission', {
+      name: `capped-${i}`,
+    });
+    expect(created.status).toBe(200);
+    newestByShard.set(auditShard(created.body.permissionId), `capped-${i}`);
+  }
+  for (let shard = 0; shard < AUDIT_SHARDS; shard++) {
+    expect(await primary.xlen(names.auditShard(root.workspaceId, shard))).toBe(
+      newestByShard.has(shard) ? 1 : 0,
     );
   }
-  expect(await primary.xlen(names.audit(root.workspaceId))).toBe(3);
   const kept = await entries(api);
-  expect(kept.map((e) => e.summary.name)).toEqual(['capped-5', 'capped-4', 'capped-3']);
+  expect(kept.map((e) => e.summary.name).sort()).toEqual([...newestByShard.values()].sort());
 });
 
 test('a node killed amid writes leaves every written key with its entry, and every entry with its key', async () => {

@@ -496,3 +496,142 @@ describe('APIs', () => {
     expect(await repair()).toBe(0);
   });
 });
+
+describe('permissions and roles', () => {
+  const kinds = [
+    { kind: 'permission', names: names.permissionNames, pattern: 'keyward:perm:*' },
+    { kind: 'role', names: names.roleNames, pattern: 'keyward:role:*' },
+  ] as const;
+
+  /**
+   * The index of names and the records agree: every entry names a record of the workspace that
+   * is committed (unless not `exact`: a pending one is a write under way), and every record of
+   * the workspace the index does not name is a tombstone (unless not `exact`: a write under way).
+   */
+  async function rbacConsistent(exact: boolean): Promise<void> {
+    const problems: string[] = [];
+    for (const { kind, names: index, pattern } of kinds) {
+      const entries = await admin.hgetall(index(workspaceId));
+      const named = new Set(Object.values(entries));
+      for (const [name, id] of Object.entries(entries)) {
+        const record = await admin.hgetall(`keyward:${kind === 'role' ? 'role' : 'perm'}:{${id}}`);
+        if (record.name !== name || record.deletedAt !== undefined) {
+          problems.push(`${kind} ${name} → ${id}: no record`);
+        } else if (exact && record.pending !== undefined) problems.push(`${kind} ${id}: pending`);
+      }
+      for (const found of await allKeys(admin, pattern)) {
+        const id = /\{([^}]+)\}$/.exec(found)?.[1];
+        if (id === undefined) continue;
+        const record = await admin.hgetall(found);
+        if (record.workspaceId !== workspaceId || named.has(id)) continue;
+        // A creation before its claim, and a deletion after its release, are named nowhere.
+        if (record.deletedAt === undefined && exact) {
+          problems.push(`${kind} ${id}: not named, not deleted`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  }
+
+  const role = (name: string) => api.get<{ id: string }>('permissions.getRole', { name });
+  const roleNames = async () =>
+    (await api.get<{ name: string }[]>('permissions.listRoles', {})).body.map((r) => r.name);
+  const entries = async (operation: string, targetId: string) =>
+    (await api.get<{ entries: unknown[] }>('auditLogs.list', { operation, targetId, limit: '100' }))
+      .body.entries.length;
+
+  beforeAll(async () => {
+    for (const name of ['docs.read', 'docs.write']) {
+      expect((await api.post('permissions.createPermission', { name })).status).toBe(200);
+    }
+  });
+
+  describe.each(['createRbac:journaled', 'createRbac:prepared'])(
+    'a creation killed at %s',
+    (point) => {
+      test('is found nowhere, listed nowhere, and undone by the repair', async () => {
+        const name = `killed ${point}`;
+        const before = await roleNames();
+        await halted(point, 'permissions.createRole', { name, permissions: ['docs.read'] });
+        expect((await role(name)).status).toBe(404);
+        expect(await roleNames()).toEqual(before);
+        await rbacConsistent(false);
+
+        expect(await repair()).toBe(1);
+        await rbacConsistent(true);
+        expect(await repair()).toBe(0);
+        // Nothing of it is left to refuse the name.
+        expect((await api.post('permissions.createRole', { name })).status).toBe(200);
+        expect((await role(name)).status).toBe(200);
+      });
+    },
+  );
+
+  test('a creation killed once it claimed its name exists from then on; the repair commits it with its audit entry', async () => {
+    const name = 'claimed editor';
+    await halted('createRbac:claimed', 'permissions.createRole', {
+      name,
+      permissions: ['docs.read', 'docs.write'],
+    });
+    // Past its point of no return: it reads, lists and grants as a role.
+    const found = await role(name);
+    expect(found.status).toBe(200);
+    expect(await roleNames()).toContain(name);
+    const { key } = (await api.post<{ key: string }>('keys.createKey', { apiId, roles: [name] }))
+      .body;
+    const checked = await api.post<{ code: string }>('keys.verifyKey', {
+      key,
+      authorization: { permissions: 'docs.write' },
+    });
+    expect(checked.body.code).toBe('VALID');
+    // And it holds its name: a second creation is refused.
+    expect((await api.post('permissions.createRole', { name })).status).toBe(409);
+    expect(await entries('permissions.createRole', found.body.id)).toBe(0);
+    await rbacConsistent(false);
+
+    expect(await repair()).toBe(1);
+    await rbacConsistent(true);
+    expect(await entries('permissions.createRole', found.body.id)).toBe(1);
+    expect(await repair()).toBe(0);
+  });
+
+  test('a deletion killed after it released the name: no key holds the role from then on, the name is free, the repair tombstones it', async () => {
+    const name = 'doomed role';
+    const created = await api.post<{ roleId: string }>('permissions.createRole', {
+      name,
+      permissions: ['docs.write'],
+    });
+    const roleId = created.body.roleId;
+    const { key } = (await api.post<{ key: string }>('keys.createKey', { apiId, roles: [name] }))
+      .body;
+    const canWrite = async () =>
+      (
+        await api.post<{ code: string }>('keys.verifyKey', {
+          key,
+          authorization: { permissions: 'docs.write' },
+        })
+      ).body.code;
+    // Cached on the healthy node: only the invalidation can take it out.
+    expect(await canWrite()).toBe('VALID');
+    expect(await canWrite()).toBe('VALID');
+    await halted('deleteRbac:released', 'permissions.deleteRole', { roleId });
+    await eventually(async () => (await canWrite()) === 'INSUFFICIENT_PERMISSIONS', {
+      what: 'the deleted role to stop granting',
+      timeoutMs: 1_000,
+    });
+    expect((await api.get('permissions.getRole', { roleId })).status).toBe(404);
+    expect(await roleNames()).not.toContain(name);
+    await rbacConsistent(false);
+    // The name is free at once: a new role takes it.
+    const again = await api.post<{ roleId: string }>('permissions.createRole', { name });
+    expect(again.status).toBe(200);
+
+    expect(await repair()).toBe(1);
+    await rbacConsistent(true);
+    expect(await admin.hget(names.role(roleId), 'deletedAt')).not.toBeNull();
+    expect(await admin.exists(names.rolePermissions(roleId))).toBe(0);
+    expect(await entries('permissions.deleteRole', roleId)).toBe(1);
+    expect((await role(name)).body.id).toBe(again.body.roleId);
+    expect(await repair()).toBe(0);
+  });
+});

@@ -370,55 +370,82 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(await redis.exists(`${t}:ns`)).toBe(0);
     return [changed, dropped];
   },
-  createRbacEntry: async (t) => {
-    const create = (id: string) =>
-      redis.createRbacEntryV2(
-        `${t}:names`,
-        `${t}:${id}`,
-        `${t}:${id}:members`,
-        `${t}:audit`,
-        'docs.read',
-        id,
-        'c',
-        'm',
-        AUDIT,
-        2,
-        'perm_a',
-        'perm_b',
-        'id',
-        id,
-      );
-    const created = await create('perm_1');
-    const taken = await create('perm_2');
-    expect(await redis.exists(`${t}:perm_2`)).toBe(0);
-    expect(await redis.smembers(`${t}:perm_1:members`)).toEqual(
-      expect.arrayContaining(['perm_a', 'perm_b']),
-    );
-    expect(await redis.hgetall(`${t}:perm_1`)).toEqual({ id: 'perm_1' });
-    expect(await redis.hgetall(`${t}:names`)).toEqual({ 'docs.read': 'perm_1' });
-    expect(await auditLength(t)).toBe(1);
-    return [created, taken];
+  putRecordWithMembers: async (t) => {
+    const [record, members] = [`${t}:role`, `${t}:role:perms`];
+    const put = (id: string, ...ids: string[]) =>
+      redis.putRecordWithMembersV1(record, members, ids.length, ...ids, 'id', id, 'name', 'r');
+    const written = await put('role_1', 'perm_a', 'perm_b');
+    // A record there (live, pending or a tombstone) is never overwritten, nor its members.
+    await redis.srem(members, 'perm_b');
+    const exists = await put('role_2', 'perm_b', 'perm_c');
+    expect(await redis.hgetall(record)).toEqual({ id: 'role_1', name: 'r' });
+    expect(await redis.smembers(members)).toEqual(['perm_a']);
+    expect(await put('role_3')).toBe(-1);
+    await redis.del(record, members);
+    expect(await put('role_4')).toBe(1);
+    expect(await redis.exists(members)).toBe(0);
+    return [written, exists];
   },
-  deleteRbacEntry: async (t) => {
-    await redis.hset(`${t}:names`, 'admin', 'role_1');
-    await redis.hset(`${t}:role_1`, 'id', 'role_1', 'name', 'admin');
-    await redis.sadd(`${t}:role_1:members`, 'perm_a');
-    const remove = () =>
-      redis.deleteRbacEntryV2(
-        `${t}:names`,
-        `${t}:role_1`,
-        `${t}:role_1:members`,
-        `${t}:audit`,
-        'c',
-        'm',
-        AUDIT,
-      );
-    const deleted = await remove();
-    expect(await redis.hgetall(`${t}:names`)).toEqual({});
-    expect(await redis.exists(`${t}:role_1:members`)).toBe(0);
-    const missing = await remove();
-    expect(await auditLength(t)).toBe(1);
+  releaseName: async (t) => {
+    const index = `${t}:names`;
+    await redis.hset(index, 'admin', 'role_1', 'reader', 'role_2');
+    // Only the name's own id releases it.
+    const notHeld = await redis.releaseNameV1(index, 'admin', 'role_9', `${t}:ch`, 'm');
+    const released = await redis.releaseNameV1(index, 'admin', 'role_1', `${t}:ch`, 'm');
+    expect(await redis.hgetall(index)).toEqual({ reader: 'role_2' });
+    expect(await redis.releaseNameV1(index, 'admin', 'role_1', `${t}:ch`, 'm')).toBe(0);
+    return [released, notHeld];
+  },
+  tombstoneRbacEntry: async (t) => {
+    const [record, members, outbox] = [`${t}:role`, `${t}:role:perms`, `${t}:outbox`];
+    const tombstone = (entry = OUTBOX) =>
+      redis.tombstoneRbacEntryV1(record, members, outbox, 'ws_1', entry, '1000', '60000');
+    const missing = await tombstone();
+    // A pending record (its creation's node died after the claim) gets its creation's entry first.
+    await redis.hset(record, 'id', 'role_1', 'workspaceId', 'ws_1', 'name', 'admin');
+    await redis.hset(record, 'description', 'd', 'pending', '1', 'pendingAudit', OUTBOX);
+    await redis.sadd(members, 'perm_a');
+    await expect(tombstone('[]')).rejects.toThrow('outbox entry');
+    expect(await redis.hget(record, 'pending')).toBe('1');
+    expect(await redis.hset(`${t}:other`, 'id', 'role_2', 'workspaceId', 'ws_2')).toBe(2);
+    expect(
+      await redis.tombstoneRbacEntryV1(`${t}:other`, members, outbox, 'ws_1', OUTBOX, '1', '1'),
+    ).toBe(-1);
+    const deleted = await tombstone();
+    expect(await redis.hgetall(record)).toEqual({
+      id: 'role_1',
+      workspaceId: 'ws_1',
+      name: 'admin',
+      deletedAt: '1000',
+    });
+    expect(await redis.pttl(record)).toBeGreaterThan(0);
+    expect(await redis.exists(members)).toBe(0);
+    expect(await redis.xlen(outbox)).toBe(2);
+    // A tombstone is deleted once: nothing more appended.
+    expect(await tombstone()).toBe(-1);
+    expect(await redis.xlen(outbox)).toBe(2);
     return [deleted, missing];
+  },
+  setRolePermissions: async (t) => {
+    const [record, members, outbox] = [`${t}:role`, `${t}:role:perms`, `${t}:outbox`];
+    const set = (...ids: string[]) =>
+      redis.setRolePermissionsV1(record, members, outbox, 'ws_1', `${t}:ch`, 'm', OUTBOX, ...ids);
+    const missing = await set('perm_a');
+    expect(await redis.exists(members)).toBe(0);
+    await redis.hset(record, 'id', 'role_1', 'workspaceId', 'ws_1', 'pending', '1');
+    await redis.hset(record, 'pendingAudit', OUTBOX);
+    await redis.sadd(members, 'perm_old');
+    const replaced = await set('perm_a', 'perm_b');
+    expect((await redis.smembers(members)).sort()).toEqual(['perm_a', 'perm_b']);
+    // The creation's entry, committed first, then the write's.
+    expect(await redis.hget(record, 'pending')).toBeNull();
+    expect(await redis.xlen(outbox)).toBe(2);
+    expect(await set()).toBe(1);
+    expect(await redis.exists(members)).toBe(0);
+    await redis.hset(record, 'deletedAt', '1');
+    expect(await set('perm_c')).toBe(-1);
+    expect(await redis.exists(members)).toBe(0);
+    return [replaced, missing];
   },
   putRecord: async (t) => {
     const record = `${t}:identity`;

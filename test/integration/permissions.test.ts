@@ -549,7 +549,7 @@ test('the store leaves no permission set, and no audit entry, under a role that 
     expect(
       await store.setRolePermissions(topology.workspaceId, gone, ['perm_x'], testAudit(gone)),
     ).toBe(false);
-    expect(await redis.exists(names.rolePermissions(topology.workspaceId, gone))).toBe(0);
+    expect(await redis.exists(names.rolePermissions(gone))).toBe(0);
     expect(await entries()).toBe(before);
   } finally {
     await closeRedis(redis);

@@ -3,6 +3,7 @@ import type { IdentityStore } from '../identityStore';
 import type { KeyStore } from '../keyStore';
 import type { LegacyLayout } from '../legacyLayout';
 import type { RatelimitStore } from '../ratelimitStore';
+import type { RbacStore } from '../rbacStore';
 import { scanKeys, type MigrationStep } from './step';
 
 /** What moves one kind of record of the previous layout, as a node moves one it reads. */
@@ -72,4 +73,20 @@ export const apisMigration = (apis: ApiStore): MigrationStep =>
     name: 'apis',
     legacy: apis.legacy,
     move: async (ws, id) => (await apis.moveLegacy(ws, id)) === 'moved',
+  });
+
+/** Permissions (their index of names did not move). */
+export const permissionsMigration = (rbac: RbacStore): MigrationStep =>
+  recordsMigration({
+    name: 'permissions',
+    legacy: rbac.legacy.permission,
+    move: async (ws, id) => (await rbac.moveLegacy('permission', ws, id)) === 'moved',
+  });
+
+/** Roles, with the ids of their permissions. */
+export const rolesMigration = (rbac: RbacStore): MigrationStep =>
+  recordsMigration({
+    name: 'roles',
+    legacy: rbac.legacy.role,
+    move: async (ws, id) => (await rbac.moveLegacy('role', ws, id)) === 'moved',
   });
