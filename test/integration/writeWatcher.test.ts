@@ -51,3 +51,15 @@ test("a TTL running out is not a write; the timers' usage counts are left out", 
   await redis.hincrby('keyward:usage:{ws:v:api}:day:1', 'valid', 1);
   expect(await watcher.writes()).toEqual([]);
 });
+
+test('a server stopped and started again is watched again', async () => {
+  await server.restart();
+  const again = await adminRedis(server.url);
+  try {
+    await watcher.start();
+    await again.set('keyward:after-restart', 'v');
+    expect(await watcher.writes()).toEqual(['set keyward:after-restart']);
+  } finally {
+    await closeRedis(again);
+  }
+});

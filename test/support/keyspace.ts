@@ -1,4 +1,4 @@
-import { Cluster, type Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
 import { names } from '../../src/store/names';
 import { UNFINISHED_SHARDS } from '../../src/store/unfinishedWrites';
@@ -146,9 +146,17 @@ const NOT_WRITES = new Set(['expired', 'evicted']);
  * Redis published them, so once the barrier's message is in, every earlier write's event is.
  */
 export async function writeWatcher(url: string): Promise<WriteWatcher> {
-  const control = await adminRedis(url);
-  const subscriber = await adminRedis(url);
-  await control.config('SET', 'notify-keyspace-events', 'KEA');
+  // Patient clients that ride out a suite stopping and restarting the server (a node's clients
+  // fail fast instead): commands wait for the reconnection, and the subscriptions are renewed.
+  const patient = { enableOfflineQueue: true, maxRetriesPerRequest: null, retryStrategy: () => 50 };
+  const control = new Redis(url, patient);
+  const subscriber = new Redis(url, patient);
+  for (const client of [control, subscriber]) client.on('error', () => undefined);
+  // A restarted server forgets the setting: it is set again on every connection, before
+  // whatever waited for it.
+  const notify = () => control.config('SET', 'notify-keyspace-events', 'KEA');
+  control.on('ready', () => void notify().catch(() => undefined));
+  await notify();
   const barrierChannel = `keyward-test:barrier:${process.pid}`;
   let events: string[] = [];
   let awaited: { token: string; resolve: () => void } | undefined;
@@ -166,9 +174,16 @@ export async function writeWatcher(url: string): Promise<WriteWatcher> {
   let sequence = 0;
   const barrier = async () => {
     const token = String(++sequence);
-    const reached = new Promise<void>((resolve) => (awaited = { token, resolve }));
-    await control.publish(barrierChannel, token);
-    await reached;
+    let arrived = false;
+    const reached = new Promise<void>((resolve) => {
+      awaited = { token, resolve: () => ((arrived = true), resolve()) };
+    });
+    // Sent again until it arrives: a subscriber renewing its subscription after a reconnection
+    // misses what was published meanwhile.
+    while (!arrived) {
+      await control.publish(barrierChannel, token);
+      await Promise.race([reached, new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
   };
   return {
     async start() {
@@ -180,8 +195,8 @@ export async function writeWatcher(url: string): Promise<WriteWatcher> {
       return events;
     },
     async close() {
-      await closeRedis(subscriber);
-      await closeRedis(control);
+      subscriber.disconnect();
+      control.disconnect();
     },
   };
 }
