@@ -154,35 +154,13 @@ export async function startNode(
         if (!answered) metrics.limiterFailure(actual);
       },
     });
-    services.usage.start();
-    auditSweeper.start();
-    // What a node that died left half done in a write across slots is finished or undone here.
-    keyRepair = new KeyRepair(
-      primary,
-      services.keys,
-      {
-        ...REPAIR_DEFAULTS,
-        failed: (error) =>
-          logger.warn({ err: error }, 'repair of unfinished writes failed; retrying'),
-      },
-      services.identities,
-      services.apis,
-      services.rbac,
-    );
-    keyRepair.start();
-    // Once, in the background: a Redis with no namespace of the previous layout never looks again.
-    void services.ratelimits.legacy
-      .detect()
-      .catch((error: unknown) =>
-        logger.warn({ err: error }, 'looking for namespaces of the previous layout failed'),
-      );
+    const routes = compileRoutes(services);
     const listener = new InvalidationListener(subscriber, services.directory);
     await listener.start();
 
     const dependencies: Dependency[] = [{ name: 'primary', redis: primary }];
     if (!localIsPrimary) dependencies.push({ name: 'local', redis: local });
 
-    const routes = compileRoutes(services);
     const lifecycle = new Lifecycle(
       [...defaultSteps(logger, services.metrics), ...(options.extraSteps ?? [])],
       { docsUrl: config.errorDocsUrl, logger },
@@ -247,6 +225,31 @@ export async function startNode(
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
+    // The background work starts once the node is up: what setting up holds the event loop for
+    // (compiling the routes' schemas takes a few hundred ms) would otherwise run past the command
+    // deadline of a first sweep's commands, and warn on every clean start.
+    services.usage.start();
+    auditSweeper.start();
+    // What a node that died left half done in a write across slots is finished or undone here.
+    keyRepair = new KeyRepair(
+      primary,
+      services.keys,
+      {
+        ...REPAIR_DEFAULTS,
+        failed: (error) =>
+          logger.warn({ err: error }, 'repair of unfinished writes failed; retrying'),
+      },
+      services.identities,
+      services.apis,
+      services.rbac,
+    );
+    keyRepair.start();
+    // Once, in the background: a Redis with no namespace of the previous layout never looks again.
+    void services.ratelimits.legacy
+      .detect()
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, 'looking for namespaces of the previous layout failed'),
+      );
 
     let closing: Promise<void> | undefined;
     const close = () => {
