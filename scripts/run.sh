@@ -27,11 +27,14 @@ if [ -z "${KEYWARD_REDIS_URL:-}" ]; then
 fi
 ROOT_JSON=$(node dist/cli.js root create --name "make run")
 ROOT_KEY=$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).key)' "$ROOT_JSON")
+WORKSPACE_ID=$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).workspaceId)' "$ROOT_JSON")
 cat <<MSG
 
   keyward is starting
   base URL:  http://127.0.0.1:${KEYWARD_PORT}
   root key:  ${ROOT_KEY}
+  workspace: ${WORKSPACE_ID}
+  dashboard: http://127.0.0.1:${KEYWARD_PORT}/dashboard
   redis:     ${KEYWARD_REDIS_URL}
 
   try:  curl -s http://127.0.0.1:${KEYWARD_PORT}/v1/liveness

@@ -111,6 +111,15 @@ export function createApp(options: AppOptions): Koa<KoaState> {
     });
   }
 
+  // A person who opens the node's address in a browser lands on the dashboard, not a 404.
+  for (const path of ['/', '/dashboard/']) {
+    methodsByPath.set(path, 'GET');
+    router.get(path, (ctx) => {
+      ctx.state.exchange.state.operation = 'dashboard';
+      ctx.redirect('/dashboard');
+    });
+  }
+
   methodsByPath.set('/metrics', 'GET');
   router.get('/metrics', async (ctx) => {
     ctx.state.exchange.state.operation = 'metrics';

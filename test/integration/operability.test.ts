@@ -93,6 +93,18 @@ describe('reference pages', () => {
     expect(html).not.toMatch(/<(script|link)[^>]+(src|href)="https?:/);
   });
 
+  test('/ and /dashboard/ lead to the dashboard', async () => {
+    for (const path of ['/', '/dashboard/']) {
+      const response = await fetch(`${base}${path}`, { redirect: 'manual' });
+      expect({ path, status: response.status, location: response.headers.get('location') }).toEqual(
+        { path, status: 302, location: '/dashboard' },
+      );
+    }
+    const page = await fetch(`${base}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<html');
+  });
+
   test('/docs/errors has an anchor for every code an envelope links to', async () => {
     const html = await (await fetch(`${base}/docs/errors`)).text();
     for (const code of Object.keys(ERROR_CODES))
