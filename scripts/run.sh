@@ -19,7 +19,8 @@ if [ -z "${KEYWARD_REDIS_URL:-}" ]; then
   else
     mkdir -p .run/redis
     redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$PWD/.run/redis" \
-      --appendonly yes --appendfsync everysec --save '' --daemonize no --loglevel warning &
+      --appendonly yes --appendfsync everysec --save '' --daemonize no --loglevel warning \
+      --logfile "$PWD/.run/redis/redis.log" &
     REDIS_PID=$!
     for _ in $(seq 1 100); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.05; done
   fi
