@@ -18,9 +18,10 @@ help:
 	@echo "make lint | fmt | build | bench | profile | clean"
 
 $(NPM_STAMP): package.json package-lock.json
-	@# npm ci refuses this lock file: npm 11 leaves the optional per-platform bindings of
-	@# unrs-resolver (a jest dependency) out of it. install follows the lock all the same.
-	npm install --no-audit --no-fund
+	@# ci installs exactly the lock, and never rewrites it: a fresh clone stays clean. The lock
+	@# lists every platform's optional bindings (unrs-resolver's, a jest dependency), as npm 11
+	@# writes them; one written without them made every new machine's npm install rewrite it.
+	npm ci --no-audit --no-fund
 	@touch $(NPM_STAMP)
 
 deps: $(NPM_STAMP)

@@ -84,8 +84,10 @@ if [ "$DRIVER_NAME" != profile ] && [ "$BASE_REF" != none ]; then
   modules=shared
   if ! git worktree add --detach --quiet "$SCRATCH/app" "$BASE_COMMIT" >"$OUT/base-build.log" 2>&1; then
     base_error="git worktree add failed (see ${OUT#"$ROOT"/}/base-build.log)"
-  elif cmp -s "$SCRATCH/app/package-lock.json" package-lock.json && [ -d node_modules ]; then
-    # Same lock file, same packages: this checkout's node_modules serve both builds.
+  elif node scripts/same-packages.mjs "$SCRATCH/app/package-lock.json" package-lock.json &&
+    [ -d node_modules ]; then
+    # Same packages (whichever other platforms' bindings either lock lists): this checkout's
+    # node_modules serve both builds.
     ln -s "$(readlink -f node_modules)" "$SCRATCH/app/node_modules"
   else
     modules=installed
