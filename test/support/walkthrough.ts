@@ -249,7 +249,8 @@ export const TIME_FIELDS = new Set([
   'time',
 ]);
 
-const ID = '(?:ws|api|key|req|rk|rlns|rlor|perm|role|id|aud)_[1-9A-HJ-NP-Za-km-z]{16,32}';
+/** src/keys/ids.ts's prefixes, and v2's `rl_` (a named limit's id, derived from its key's id). */
+const ID = '(?:ws|api|key|req|rk|rlns|rlor|perm|role|id|aud|rl)_[1-9A-HJ-NP-Za-km-z]{16,32}';
 const KEY = `(?:kwroot_[1-9A-HJ-NP-Za-km-z]{16,64}|${KEY_PATTERN})`;
 /** Ids and plaintext keys inside any string; group 1 is an id, group 2 a key. */
 const VARYING = new RegExp(`(?<![A-Za-z0-9_])(?:(${ID})|(${KEY}))(?![A-Za-z0-9_])`, 'g');
