@@ -189,6 +189,37 @@ describe('differences', () => {
 });
 
 describe('compareAnswer', () => {
+  test('seconds-from-now headers are any whole number; their name and case still count', () => {
+    const answer = {
+      lang: 'text',
+      line: 1,
+      text: 'RateLimit-Reset: 60\nRetry-After: 60\nRateLimit-Limit: 2',
+    };
+    const printed = printedParts(answer);
+    const seen = new Correspondence();
+    expect(
+      compareAnswer(
+        printed,
+        realParts(answer, 'RateLimit-Reset: 59\nRetry-After: 59\nRateLimit-Limit: 2'),
+        seen,
+      ),
+    ).toEqual([]);
+    expect(
+      compareAnswer(
+        printed,
+        realParts(answer, 'ratelimit-reset: 59\nRetry-After: 59\nRateLimit-Limit: 2'),
+        seen,
+      ),
+    ).toHaveLength(1);
+    expect(
+      compareAnswer(
+        printed,
+        realParts(answer, 'RateLimit-Reset: 60\nRetry-After: 60\nRateLimit-Limit: 3'),
+        seen,
+      ),
+    ).toHaveLength(1);
+  });
+
   test('a json answer compares parsed, whatever its layout', () => {
     const printed = printedParts({ lang: 'json', line: 1, text: '{\n  "a": 1,\n  "b": [true]\n}' });
     expect(
