@@ -28,7 +28,13 @@ let topology: Topology;
 let shell: ShellSession;
 
 beforeAll(async () => {
-  topology = await startTopology({ nodes: 1, localRedis: false });
+  topology = await startTopology({
+    nodes: 1,
+    localRedis: false,
+    // The walk-through waits 2 s for the usage counts (a node writes them at least once a
+    // second); writing them every 10 ms leaves that wait a wide margin on a busy machine.
+    env: { KEYWARD_ANALYTICS_FLUSH_MS: '10' },
+  });
   shell = shellSession({ B: topology.nodes[0]!.url, ROOT_KEY: topology.rootKey });
 });
 afterAll(async () => {
