@@ -50,20 +50,27 @@ export interface PostOperation {
 export const bodyOf = (op: PostOperation, entries: readonly (readonly [string, string])[]) =>
   (op.wrap ?? ((item: string) => item))(objectText(entries));
 
-/** A list of permission (or role) names: 1–100 names of 3–256 characters. */
-const badNames = () =>
+/**
+ * A list of permission (or role) names: up to 100 names of 3–256 characters, or (createKey, as
+ * Unkey v1's) of 1–512 characters.
+ */
+const badNames = (loose = false) =>
   fc.oneof(
     wrongType(['array']),
     fc.constantFrom(
       '[5]',
-      '["ab"]',
+      loose ? '[""]' : '["ab"]',
+      ...(loose ? [json(['n'.repeat(513)])] : []),
       '[null]',
       `[${Array.from({ length: 101 }, (_, i) => `"n.${i}"`).join(',')}]`,
     ),
   );
 
 /** Fields createKey and updateKey share beyond the key's own: what it holds, by name. */
-const holdingBreakers = () => ({ permissions: badNames(), roles: badNames() });
+const holdingBreakers = (loose = false) => ({
+  permissions: badNames(loose),
+  roles: badNames(loose),
+});
 
 export const keyFieldBreakers = () => ({
   name: badString(256, { nullable: true }),
@@ -354,7 +361,7 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     // Optional fields of createKey are not fuzzed with null: the contract leaves null open there.
     breakers: () => ({
       ...keyFieldBreakers(),
-      ...holdingBreakers(),
+      ...holdingBreakers(true),
       prefix: badPrefix().filter((text) => text !== 'null'),
       byteLength: badInteger(16, 255, { nullable: true }),
       remaining: badRemaining(),

@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError } from '../../errors';
 import { newId } from '../../keys/ids';
 import { DEFAULT_BYTE_LENGTH, generateKey } from '../../keys/keyMaterial';
 import { defineOperation, type Caller } from '../operation';
-import { permissionName, roleName } from '../permissions/schemas';
+import { keyLinkName } from '../permissions/schemas';
 import type { Services } from '../services';
 import { carryOut, namedRefs, planLinks, type LinkPlan } from './links';
 import {
@@ -34,8 +34,8 @@ async function planKeyLinks(
   if (input.permissions === undefined && input.roles === undefined) return [];
   const catalogue = await deps.rbac.catalogue(caller.rootKey.workspaceId);
   return [
-    planLinks(caller, 'permissions', namedRefs(input.permissions), catalogue),
-    planLinks(caller, 'roles', namedRefs(input.roles), catalogue),
+    planLinks(caller, 'permissions', namedRefs(input.permissions), catalogue, 'keyLink'),
+    planLinks(caller, 'roles', namedRefs(input.roles), catalogue, 'keyLink'),
   ];
 }
 
@@ -56,8 +56,9 @@ export const createKey = defineOperation({
     properties: {
       ...newKeyFieldsSchema,
       byteLength,
-      permissions: { type: 'array', maxItems: 100, items: permissionName },
-      roles: { type: 'array', maxItems: 100, items: roleName },
+      // Any 1–512 characters, as Unkey v1's createKey takes them (docs/decisions.md).
+      permissions: { type: 'array', maxItems: 100, items: keyLinkName },
+      roles: { type: 'array', maxItems: 100, items: keyLinkName },
     },
   },
   output: object({ keyId: id, key: plaintextKey }, ['keyId', 'key']),

@@ -5,7 +5,7 @@ import { newId } from '../../keys/ids';
 import type { LinkKind, RbacCatalogue } from '../../store/rbacStore';
 import { auditEntry } from '../audit';
 import type { Caller } from '../operation';
-import { newNameProblem } from '../permissions/schemas';
+import { newNameProblem, type NameRule } from '../permissions/schemas';
 import { object } from '../schemas';
 import type { Services } from '../services';
 
@@ -98,28 +98,30 @@ export interface LinkPlan {
 /**
  * Resolves refs without writing anything: an unknown id, or an unknown name without
  * `create: true`, is 404; creating without `rbac.*.create_<kind>` is 403. A caller that links
- * several kinds plans them all before it creates anything.
+ * several kinds plans them all before it creates anything. A name to create follows `names`: the
+ * catalogue's rules, or createKey's 1–512 characters of any kind.
  */
 export function planLinks(
   caller: Caller,
   kind: LinkKind,
   refs: readonly LinkRef[],
   catalogue: RbacCatalogue,
+  names: NameRule = 'catalogue',
 ): LinkPlan {
-  const names = byId(catalogue, kind);
-  const ids = new Map([...names].map(([id, name]) => [name, id]));
+  const known = byId(catalogue, kind);
+  const ids = new Map([...known].map(([id, name]) => [name, id]));
   const existing: Linked[] = [];
   const toCreate = new Set<string>();
   refs.forEach((item, index) => {
     if (item.id !== undefined) {
-      const name = names.get(item.id);
+      const name = known.get(item.id);
       if (name === undefined) throw new NotFoundError(`${SINGULAR[kind]} ${item.id} not found`);
       existing.push({ id: item.id, name });
     } else if (item.name !== undefined) {
       const id = ids.get(item.name);
       if (id !== undefined) existing.push({ id, name: item.name });
       else if (item.create) {
-        const problem = newNameProblem(kind, item.name);
+        const problem = newNameProblem(kind, item.name, names);
         if (problem) throw new BadRequestError(`${kind}[${index}].name: ${problem}`);
         toCreate.add(item.name);
       } else {

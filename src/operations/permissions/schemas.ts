@@ -14,6 +14,15 @@ export const permissionName = {
 /** A role's name is a label for people (Unkey v1's `name`): 3–256 characters of any kind. */
 export const roleName = { type: 'string', minLength: 3, maxLength: 256 } as const;
 
+/**
+ * A name Unkey v1's createKey takes (and creates when missing): any 1–512 characters, for a
+ * permission as for a role. What a permission query cannot spell it cannot ask for, as in Unkey.
+ */
+export const keyLinkName = { type: 'string', minLength: 1, maxLength: 512 } as const;
+
+/** Which rule a name to create follows: the catalogue's own, or createKey's looser one. */
+export type NameRule = 'catalogue' | 'keyLink';
+
 const PERMISSION_NAME = new RegExp(permissionName.pattern);
 
 /**
@@ -21,12 +30,17 @@ const PERMISSION_NAME = new RegExp(permissionName.pattern);
  * (calls that may create one from a name, keys.addPermissions with `create`, take any name to
  * look up): undefined when nothing is.
  */
-export function newNameProblem(kind: 'permissions' | 'roles', name: string): string | undefined {
-  const rule = kind === 'permissions' ? permissionName : roleName;
+export function newNameProblem(
+  kind: 'permissions' | 'roles',
+  name: string,
+  names: NameRule = 'catalogue',
+): string | undefined {
+  const rule =
+    names === 'keyLink' ? keyLinkName : kind === 'permissions' ? permissionName : roleName;
   if (name.length < rule.minLength || name.length > rule.maxLength) {
     return `must be ${rule.minLength}–${rule.maxLength} characters`;
   }
-  if (kind === 'permissions' && !PERMISSION_NAME.test(name)) {
+  if (names === 'catalogue' && kind === 'permissions' && !PERMISSION_NAME.test(name)) {
     return 'may hold only letters, digits and _ . : -';
   }
   return undefined;
