@@ -178,7 +178,7 @@ function v2Path(route: (typeof v2Routes)[number]): Record<string, unknown> {
 export function openApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const route of routes) {
-    const schema = plain(route.input);
+    const schema = plain(route.v1Input ?? route.input);
     const errors = Object.fromEntries(
       ERROR_STATUSES.map((status) => [
         String(status),

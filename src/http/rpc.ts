@@ -34,7 +34,7 @@ export function compileRoutes(services: Services): CompiledRoute[] {
     path: pathOf(route),
     method: route.method,
     label: route.name,
-    validate: compile<never>(route.input),
+    validate: compile<never>(route.v1Input ?? route.input),
     queryProperties: (route.input.properties ?? {}) as Record<string, { type?: unknown }>,
     run: bindOperation(route, services),
   }));
@@ -86,6 +86,7 @@ export async function invoke(
     if (!route.headers) return { status: 200, body };
     return { status: 200, headers: route.headers(output as never, services.now()), body };
   }
+  route.v1Check?.(input as never);
   const output = await compiled.run(caller, input);
   if (!route.headers) return { status: 200, body: output };
   return { status: 200, headers: route.headers(output as never, services.now()), body: output };

@@ -11,6 +11,12 @@ export interface NamedLimitInput {
   type?: RatelimitType;
 }
 
+/** The first name a list of limits gives twice, if any. */
+export function repeatedName(input: readonly { name: string }[]): string | undefined {
+  const seen = new Set<string>();
+  return input.find(({ name }) => (seen.has(name) ? true : (seen.add(name), false)))?.name;
+}
+
 /**
  * The stored form of a list of named limits: each name once, `consistent` and not applied
  * automatically unless the input says so (Unkey's defaults), in the order given.

@@ -257,7 +257,7 @@ test('every permission, role, key-link and override write leaves exactly one ent
     ['keys.setPermissions', { permissions: byId }, { permissionIds: [permissionId] }],
     ['keys.addRoles', { roles: [{ id: roleId }] }, { roleIds: [roleId] }],
     ['keys.removeRoles', { roles: [{ id: roleId }] }, { roleIds: [roleId] }],
-    ['keys.setRoles', { roles: [] }, { roleIds: [] }],
+    ['keys.setRoles', { roles: [{ id: roleId }] }, { roleIds: [roleId] }],
   ];
   for (const [operation, body, summary] of links) {
     const { entry } = await audited(ws, () => api.post(operation, { keyId, ...body }));

@@ -414,12 +414,6 @@ describe('refusals', () => {
         { meta: {} },
         'identityId: give either identityId or externalId',
       ],
-      [
-        'identities.updateIdentity',
-        'POST',
-        { identityId, ratelimits: [tokens, { ...tokens, limit: 1 }] },
-        'ratelimits[1].name: "tokens" is named twice',
-      ],
       ['identities.updateIdentity', 'POST', { identityId, meta: null }, 'meta: must be object'],
       [
         'identities.updateIdentity',

@@ -46,3 +46,58 @@ describe('keys.createKey', () => {
     expect((await api.get<{ total: number }>('apis.listKeys', { apiId })).body.total).toBe(1);
   });
 });
+
+describe('keys.setPermissions and keys.setRoles', () => {
+  test('judge the body before they look the key up: a bad body naming no key is 400, not 404', async () => {
+    for (const [operation, kind] of [
+      ['keys.setPermissions', 'permissions'],
+      ['keys.setRoles', 'roles'],
+    ] as const) {
+      // Unkey v1's "empty permissions" / "empty roles" (its error tests): at least one item.
+      const empty = await api.post<{ error: { code: string; message: string } }>(operation, {
+        keyId: 'key_123',
+        [kind]: [],
+      });
+      expect(empty.status).toBe(400);
+      expect(empty.body.error.code).toBe('BAD_REQUEST');
+      expect(empty.body.error.message).toContain(kind);
+      for (const body of [
+        { keyId: '', [kind]: [{ id: 'perm_123' }] },
+        { keyId: 'key_123', [kind]: [{ id: 5 }] },
+        { keyId: 'key_123', [kind]: 'all' },
+      ]) {
+        expect((await api.post(operation, body)).status).toBe(400);
+      }
+      // A good body naming no key is the 404.
+      expect(
+        (await api.post(operation, { keyId: 'key_123', [kind]: [{ name: 'x' }] })).status,
+      ).toBe(404);
+    }
+    // Through the SDK, as a v1 user meets it.
+    const viaSdk = await unkey.keys.setPermissions({ keyId: 'key_123', permissions: [] });
+    expect(viaSdk.error?.code).toBe('BAD_REQUEST');
+  });
+});
+
+describe('identities.updateIdentity', () => {
+  test('naming one rate limit twice is 409 CONFLICT in Unkey v1’s words, and nothing changes', async () => {
+    const externalId = `twice_${Date.now()}`;
+    const { identityId } = await ok(unkey.identities.create({ externalId }));
+    const tokens = { name: 'tokens', limit: 10, duration: 60_000 };
+    const { error } = await unkey.identities.update({
+      identityId,
+      ratelimits: [tokens, { ...tokens, limit: 5 }],
+    });
+    expect(error?.code).toBe('CONFLICT');
+    expect(error?.message).toBe('Ratelimit with name "tokens" is already defined in the request');
+    const raw = await api.post('identities.updateIdentity', {
+      externalId,
+      ratelimits: [tokens, tokens],
+    });
+    expect(raw.status).toBe(409);
+    expect((await ok(unkey.identities.get({ identityId }))).ratelimits).toEqual([]);
+    // Named once each, it is written.
+    await ok(unkey.identities.update({ identityId, ratelimits: [tokens] }));
+    expect((await ok(unkey.identities.get({ identityId }))).ratelimits).toMatchObject([tokens]);
+  });
+});

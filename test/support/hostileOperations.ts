@@ -167,7 +167,7 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
       ['keyId', json(fixture.keyId)],
       ['permissions', `[{"name":"fuzz.permissions","create":true}]`],
     ],
-    breakers: () => ({ permissions: badLinks(0) }),
+    breakers: () => ({ permissions: badLinks(1) }),
   },
   'keys.addRoles': {
     base: () => [
@@ -188,7 +188,7 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
       ['keyId', json(fixture.keyId)],
       ['roles', `[{"name":"fuzz.roles","create":true}]`],
     ],
-    breakers: () => ({ roles: badLinks(0) }),
+    breakers: () => ({ roles: badLinks(1) }),
   },
   'permissions.createPermission': {
     base: () => [

@@ -1,3 +1,5 @@
+import { ConflictError } from '../../errors';
+import { repeatedName } from '../namedLimits';
 import { defineOperation } from '../operation';
 import { meta, namedLimits, object } from '../schemas';
 import { identityChanges, type IdentityFieldsInput } from './fields';
@@ -23,6 +25,13 @@ export const updateIdentity = defineOperation({
   input: object({ ...identityHandles, meta, ratelimits: namedLimits }),
   output: identityOutput,
   uses: ['identities', 'now'],
+  // Unkey v1 answers a limit named twice with 409 CONFLICT and these words (v2: 400).
+  v1Check(input: UpdateIdentityInput) {
+    const name = repeatedName(input.ratelimits ?? []);
+    if (name !== undefined) {
+      throw new ConflictError(`Ratelimit with name "${name}" is already defined in the request`);
+    }
+  },
   check(input: UpdateIdentityInput) {
     exactlyOneIdentity(input);
     identityChanges(input);
