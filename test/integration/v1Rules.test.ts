@@ -101,3 +101,39 @@ describe('identities.updateIdentity', () => {
     expect((await ok(unkey.identities.get({ identityId }))).ratelimits).toMatchObject([tokens]);
   });
 });
+
+describe('identities.listIdentities', () => {
+  test('lists one environment, `default` unless named, with identity.<environment>.read_identity', async () => {
+    const other = await topology.newRootKey();
+    const admin = v1Sdk(topology.nodes[0]!.url, other.key);
+    for (const externalId of ['env_a', 'env_b', 'env_c']) {
+      await ok(admin.identities.create({ externalId }));
+    }
+    const all = await ok(admin.identities.list({}));
+    expect(all.identities.map((i) => i.externalId)).toEqual(['env_a', 'env_b', 'env_c']);
+    expect(all.total).toBe(3);
+    expect(await ok(admin.identities.list({ environment: 'default' }))).toEqual(all);
+    // Every identity is made in `default` (as Unkey v1's createIdentity does): another holds none.
+    expect(await ok(admin.identities.list({ environment: 'staging' }))).toEqual({
+      identities: [],
+      total: 0,
+    });
+
+    const scoped = async (permissions: string[]) =>
+      v1Sdk(
+        topology.nodes[0]!.url,
+        (await topology.newRootKey({ workspaceId: other.workspaceId, permissions })).key,
+      );
+    const defaultReader = await scoped(['identity.default.read_identity']);
+    expect((await ok(defaultReader.identities.list({}))).total).toBe(3);
+    const stagingReader = await scoped(['identity.staging.read_identity']);
+    expect((await ok(stagingReader.identities.list({ environment: 'staging' }))).total).toBe(0);
+    const refused = await stagingReader.identities.list({});
+    expect(refused.error?.code).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(refused.error?.message).toContain('identity.default.read_identity');
+    // identity.*.read_identity reads every environment.
+    const wildcard = await scoped(['identity.*.read_identity']);
+    expect((await ok(wildcard.identities.list({ environment: 'staging' }))).total).toBe(0);
+    expect((await ok(wildcard.identities.list({}))).total).toBe(3);
+  });
+});

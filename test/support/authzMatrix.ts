@@ -279,6 +279,11 @@ interface Call {
    * its id): in another workspace it is not there, a 404.
    */
   namesResource?: true;
+  /**
+   * For a rule of scope `input` whose ids name no resource (listIdentities' environment): in
+   * another workspace it lists that workspace's own, not a 404.
+   */
+  workspaceWide?: true;
   /** The query of a GET, the body of a POST: what the rule's `ids` read. */
   input: (scene: Scene) => object;
   /** For a rule of scope `resource`: what the handler looks up and checks. */
@@ -725,9 +730,16 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
   ],
   'identities.listIdentities': [
     {
-      // The caller's own workspace's, whichever that is (as listApis).
+      // The caller's own workspace's, whichever that is (as listApis); `default` when unnamed.
       input: () => ({}),
+      workspaceWide: true,
       effect: async (_, response) => expect(response.body.total).toEqual(expect.any(Number)),
+    },
+    {
+      variant: 'of another environment',
+      input: () => ({ environment: 'staging' }),
+      workspaceWide: true,
+      effect: async (_, response) => expect(response.body).toEqual({ identities: [], total: 0 }),
     },
   ],
   'identities.updateIdentity': [
@@ -863,7 +875,7 @@ function expected(principal: Principal, row: Row, scene: Scene): Outcome {
         if (!allowedWith([id])) return forbidden(id);
       }
       // Another workspace's API is looked up in the caller's own workspace: it is not there.
-      return own ? { kind: 'allowed' } : { kind: 'not found' };
+      return own || row.call.workspaceWide ? { kind: 'allowed' } : { kind: 'not found' };
     }
     case 'resource': {
       const { lookup } = row.call;
@@ -908,7 +920,8 @@ export function authzMatrix(part: 0 | 1): void {
       // The registry is what the routes are: the matrix covers what is served.
       expect(names).toEqual(registry.map((op) => op.name));
       // The declarations say what docs/security.md's authorization matrix documents: its resource,
-      // action and scope (`*`: any; the input's `<apiId>`: input; an id found by the lookup: resource).
+      // action and scope (`*`: any; the input's `<apiId>` or `<environment>`: input; an id found by
+      // the lookup: resource).
       const documented = new Map<string, string>();
       const doc = readFileSync(join(__dirname, '../../docs/security.md'), 'utf8');
       for (const line of doc.split('\n')) {
@@ -918,7 +931,8 @@ export function authzMatrix(part: 0 | 1): void {
         );
         if (!ops || !permission) continue;
         const [, resource, id, action] = permission;
-        const scope = id === '*' ? 'any' : id === '<apiId>' ? 'input' : 'resource';
+        const scope =
+          id === '*' ? 'any' : id === '<apiId>' || id === '<environment>' ? 'input' : 'resource';
         for (const [, name] of ops.matchAll(/`([a-z][A-Za-z]*\.[A-Za-z]+)`/g)) {
           documented.set(name!, `${resource}.${action} (${scope})`);
         }
