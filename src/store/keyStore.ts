@@ -125,6 +125,18 @@ function liveKey(hash: StoredHash, ws: string): KeyRecord | undefined {
   return record?.workspaceId === ws ? record : undefined;
 }
 
+/** A record with the ids of what it holds, sorted (absent when it holds nothing of a kind). */
+function withLinks(
+  record: KeyRecord | undefined,
+  permissionIds: string[],
+  roleIds: string[],
+): KeyRecord | undefined {
+  if (!record) return undefined;
+  if (permissionIds.length > 0) record.permissionIds = permissionIds.sort();
+  if (roleIds.length > 0) record.roleIds = roleIds.sort();
+  return record;
+}
+
 /** What a creation's commit did, and the id of its audit entry in the key's outbox when it did. */
 export interface Commit {
   outcome: 'committed' | 'committed_before' | 'gone';
@@ -464,11 +476,7 @@ export class KeyStore {
       if (!(await this.legacy.mayRemain())) return undefined;
       return (await this.moveLegacyKey(ws, keyId)) === 'moved' ? this.get(ws, keyId) : undefined;
     }
-    const record = liveKey(hash, ws);
-    if (!record) return undefined;
-    if (permissionIds.length > 0) record.permissionIds = permissionIds.sort();
-    if (roleIds.length > 0) record.roleIds = roleIds.sort();
-    return record;
+    return withLinks(liveKey(hash, ws), permissionIds, roleIds);
   }
 
   async findByHash(ws: string, hash: string): Promise<KeyRecord | undefined> {
@@ -751,12 +759,30 @@ export class KeyStore {
     return liveKey(await this.redis.hgetall(names.key(keyId)), ws);
   }
 
-  /** A listed key's record (without its sets), wherever it lives; undefined unless live. */
+  /**
+   * A listed key's record with the ids of what it holds, wherever it lives; undefined unless
+   * live. The record and its two sets share the key's tag: one round trip, as `get`.
+   */
   private async readForListing(ws: string, keyId: string): Promise<KeyRecord | undefined> {
-    const hash = await this.redis.hgetall(names.key(keyId));
-    if (hash.id !== undefined) return liveKey(hash, ws);
+    const [hash, permissionIds, roleIds] = execResults(
+      await this.redis
+        .pipeline()
+        .hgetall(names.key(keyId))
+        .smembers(names.keyPermissions(keyId))
+        .smembers(names.keyRoles(keyId))
+        .exec(),
+    ) as [StoredHash, string[], string[]];
+    if (hash.id !== undefined) return withLinks(liveKey(hash, ws), permissionIds, roleIds);
     // Only a key of the previous layout can be listed without a record under its own tag.
-    return keyFromHash(await this.redis.hgetall(legacy.key(ws, keyId)));
+    const [legacyHash, legacyPermissionIds, legacyRoleIds] = execResults(
+      await this.redis
+        .pipeline()
+        .hgetall(legacy.key(ws, keyId))
+        .smembers(legacy.keyPermissions(ws, keyId))
+        .smembers(legacy.keyRoles(ws, keyId))
+        .exec(),
+    ) as [StoredHash, string[], string[]];
+    return withLinks(keyFromHash(legacyHash), legacyPermissionIds, legacyRoleIds);
   }
 
   /** Removes an id from the API's listing when its record is gone. */

@@ -1,4 +1,5 @@
 import type { Unkey } from '@unkey/api';
+import { Unkey as UnkeyV2 } from 'unkey-api-v2';
 import { ok, v1Sdk } from '../support/v1Sdk';
 import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
@@ -135,5 +136,47 @@ describe('identities.listIdentities', () => {
     const wildcard = await scoped(['identity.*.read_identity']);
     expect((await ok(wildcard.identities.list({ environment: 'staging' }))).total).toBe(0);
     expect((await ok(wildcard.identities.list({}))).total).toBe(3);
+  });
+});
+
+describe('apis.listKeys', () => {
+  test('each key answers its roles and its permissions, its roles’ included (v1 and v2)', async () => {
+    const apiId = await newApi('listed holdings');
+    expect(
+      (await api.post('permissions.createRole', { name: 'lister', permissions: ['list.read'] }))
+        .status,
+    ).toBe(200);
+    const holder = await ok(
+      unkey.keys.create({ apiId, permissions: ['list.write'], roles: ['lister'] }),
+    );
+    const plain = await ok(unkey.keys.create({ apiId }));
+    const roleOnly = await ok(unkey.keys.create({ apiId, roles: ['lister'] }));
+
+    // v1, through the SDK: permissions are the key's own and its roles', as Unkey v1 lists them.
+    const listed = await ok(unkey.apis.listKeys({ apiId }));
+    const byId = new Map(listed.keys.map((key) => [key.id, key]));
+    expect(byId.get(holder.keyId)).toMatchObject({
+      permissions: ['list.read', 'list.write'],
+      roles: ['lister'],
+    });
+    expect(byId.get(roleOnly.keyId)).toMatchObject({
+      permissions: ['list.read'],
+      roles: ['lister'],
+    });
+    // A key that holds nothing answers neither list (v2 omits empty ones; v1's are optional).
+    expect(byId.get(plain.keyId)).not.toHaveProperty('permissions');
+    expect(byId.get(plain.keyId)).not.toHaveProperty('roles');
+    // getKey shows the key's own permissions, as Unkey v1's getKey does.
+    expect((await ok(unkey.keys.get({ keyId: holder.keyId }))).permissions).toEqual(['list.write']);
+
+    // v2, through its published client.
+    const v2 = new UnkeyV2({ rootKey: topology.rootKey, serverURL: topology.nodes[0]!.url });
+    const page = await v2.apis.listKeys({ apiId });
+    const v2ById = new Map(page.result.data.map((key) => [key.keyId, key]));
+    expect(v2ById.get(holder.keyId)).toMatchObject({
+      permissions: ['list.read', 'list.write'],
+      roles: ['lister'],
+    });
+    expect(v2ById.get(plain.keyId)).not.toHaveProperty('permissions');
   });
 });

@@ -58,7 +58,7 @@ export const listKeys = defineOperation({
       ...(ownerId !== undefined ? { ownerId } : {}),
     });
     return {
-      keys: await Promise.all(found.keys.map((key) => viewWithCredits(deps, key))),
+      keys: await Promise.all(found.keys.map((key) => viewWithCredits(deps, key, 'effective'))),
       total: found.total,
       ...(found.more && found.lastSeq !== undefined ? { cursor: String(found.lastSeq) } : {}),
     };

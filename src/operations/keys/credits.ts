@@ -41,15 +41,19 @@ export function creditSpend(
   };
 }
 
-/** A key as clients see it, with its credits as they stand now. */
+/**
+ * A key as clients see it, with its credits as they stand now. `permissions` are its own (getKey),
+ * or its own and its roles' (listKeys, as Unkey's v1 and v2 listKeys answer them).
+ */
 export async function viewWithCredits(
   deps: Pick<Services, 'keys' | 'now' | 'directory'>,
   key: KeyRecord,
+  permissions: 'own' | 'effective' = 'own',
 ): Promise<KeyView> {
   const view = keyView(key);
   if (holdsAny(key)) {
     const holdings = holdingsOf(key, await deps.directory.catalogue(key.workspaceId));
-    view.permissions = holdings.permissions;
+    view.permissions = permissions === 'own' ? holdings.permissions : [...holdings.effectiveSorted];
     view.roles = holdings.roles;
   }
   const identity = key.identityId
