@@ -180,3 +180,94 @@ describe('apis.listKeys', () => {
     expect(v2ById.get(plain.keyId)).not.toHaveProperty('permissions');
   });
 });
+
+describe('keys.updateKey', () => {
+  test('takes roles and permissions as [{id} | {name, create?}] and replaces what the key holds', async () => {
+    const apiId = await newApi('updated refs');
+    const { permissionId: readId } = await ok(
+      unkey.permissions.createPermission({ name: 'upd.read' }),
+    );
+    const { roleId } = await ok(unkey.permissions.createRole({ name: 'upd role' }));
+    const { keyId } = await ok(
+      unkey.keys.create({ apiId, permissions: ['upd.old'], roles: ['upd old role'] }),
+    );
+    await ok(
+      unkey.keys.update({
+        keyId,
+        permissions: [{ id: readId }, { name: 'upd.made', create: true }],
+        roles: [{ id: roleId }],
+      }),
+    );
+    const held = await ok(unkey.keys.get({ keyId }));
+    expect(held.permissions).toEqual(['upd.made', 'upd.read']);
+    expect(held.roles).toEqual(['upd role']);
+    // By name without create: it must exist (404, nothing changed); [] takes all away.
+    const missing = await unkey.keys.update({ keyId, permissions: [{ name: 'upd.nowhere' }] });
+    expect(missing.error?.code).toBe('NOT_FOUND');
+    expect((await ok(unkey.keys.get({ keyId }))).permissions).toEqual(['upd.made', 'upd.read']);
+    await ok(unkey.keys.update({ keyId, roles: [], permissions: [{ name: 'upd.read' }] }));
+    const after = await ok(unkey.keys.get({ keyId }));
+    expect(after.permissions).toEqual(['upd.read']);
+    expect(after.roles ?? []).toEqual([]);
+    // An unknown id is 404; a ref naming neither id nor name is 400 before the key is looked up.
+    expect((await api.post('keys.updateKey', { keyId, roles: [{ id: 'role_nope' }] })).status).toBe(
+      404,
+    );
+    const neither = await api.post<{ error: { message: string } }>('keys.updateKey', {
+      keyId: 'key_unknown',
+      permissions: [{ create: true }],
+    });
+    expect(neither.status).toBe(400);
+    expect(neither.body.error.message).toBe('permissions[0]: give either id or name');
+    const badName = await api.post<{ error: { message: string } }>('keys.updateKey', {
+      keyId,
+      permissions: [{ name: '' }],
+    });
+    expect(badName.status).toBe(400);
+    expect(badName.body.error.message).toContain('permissions[0].name');
+  });
+
+  test('creating needs rbac.*.create_permission (create_role), taking away remove_…; a refusal writes nothing', async () => {
+    const apiId = await newApi('updated refs, refused');
+    const { keyId } = await ok(unkey.keys.create({ apiId, permissions: ['upd.kept'] }));
+    const scoped = async (permissions: string[]) =>
+      v1Sdk(
+        topology.nodes[0]!.url,
+        (await topology.newRootKey({ workspaceId: topology.workspaceId, permissions })).key,
+      );
+    const updater = await scoped([
+      'api.*.update_key',
+      'rbac.*.add_permission_to_key',
+      'rbac.*.add_role_to_key',
+    ]);
+    const create = await updater.keys.update({
+      keyId,
+      permissions: [{ name: 'upd.kept' }, { name: 'upd.new', create: true }],
+    });
+    expect(create.error?.code).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(create.error?.message).toContain('rbac.*.create_permission');
+    const role = await updater.keys.update({
+      keyId,
+      roles: [{ name: 'upd new role', create: true }],
+    });
+    expect(role.error?.message).toContain('rbac.*.create_role');
+    const away = await updater.keys.update({ keyId, permissions: [] });
+    expect(away.error?.message).toContain('rbac.*.remove_permission_from_key');
+    expect((await ok(unkey.keys.get({ keyId }))).permissions).toEqual(['upd.kept']);
+    const names = (await ok(unkey.permissions.listPermissions())).map((p) => p.name);
+    expect(names).not.toContain('upd.new');
+    // Allowed to create, it does.
+    const creator = await scoped([
+      'api.*.update_key',
+      'rbac.*.add_permission_to_key',
+      'rbac.*.create_permission',
+    ]);
+    await ok(
+      creator.keys.update({
+        keyId,
+        permissions: [{ name: 'upd.kept' }, { name: 'upd.new', create: true }],
+      }),
+    );
+    expect((await ok(unkey.keys.get({ keyId }))).permissions).toEqual(['upd.kept', 'upd.new']);
+  });
+});

@@ -379,7 +379,9 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     ],
     breakers: () => ({
       ...keyFieldBreakers(),
-      ...holdingBreakers(),
+      // v1's refs (`{ id } | { name, create? }`) or names alone (v2's form).
+      permissions: fc.oneof(badNames(), badLinks(0), fc.constant('[{"create":true}]')),
+      roles: fc.oneof(badNames(), badLinks(0), fc.constant('[{}]')),
       remaining: badRemaining().filter((text) => text !== '0'),
     }),
   },

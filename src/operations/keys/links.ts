@@ -21,15 +21,28 @@ export interface Linked {
   name: string;
 }
 
-const ref = object({
+/** `{ id } | { name, create? }`, as the key calls and Unkey v1's updateKey take them. */
+export const linkRef = object({
   id: { type: 'string', minLength: 1, maxLength: 64 },
   name: { type: 'string', minLength: 1, maxLength: 512 },
   create: { type: 'boolean' },
 });
 
-/** Names given where Unkey takes names alone (createKey, updateKey, createRole): created if missing. */
-export function namedRefs(names: readonly string[] = []): LinkRef[] {
-  return names.map((name) => ({ name, create: true }));
+/**
+ * Names given where Unkey takes names alone (createKey, createRole, v2's updateKey): created if
+ * missing. A ref given as one (v1's updateKey) is taken as it is.
+ */
+export function namedRefs(names: readonly (string | LinkRef)[] = []): LinkRef[] {
+  return names.map((name) => (typeof name === 'string' ? { name, create: true } : name));
+}
+
+/** A ref that names neither an id nor a name: 400, before anything is looked up. */
+export function checkRefs(kind: LinkKind, refs: readonly (string | LinkRef)[] = []): void {
+  refs.forEach((item, index) => {
+    if (typeof item !== 'string' && item.id === undefined && item.name === undefined) {
+      throw new BadRequestError(`${kind}[${index}]: give either id or name`);
+    }
+  });
 }
 
 /** `{ keyId, permissions: [...] }` (or `roles`), with at least `min` items and at most 100. */
@@ -37,7 +50,7 @@ export function linksInput(kind: LinkKind, min: number) {
   return object(
     {
       keyId: { type: 'string', minLength: 1, maxLength: 64 },
-      [kind]: { type: 'array', minItems: min, maxItems: 100, items: ref },
+      [kind]: { type: 'array', minItems: min, maxItems: 100, items: linkRef },
     },
     ['keyId', kind],
   );

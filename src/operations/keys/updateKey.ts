@@ -4,7 +4,16 @@ import type { KeyRecord } from '../../domain/key';
 import { defineOperation, requirePermission, type Caller } from '../operation';
 import { permissionName, roleName } from '../permissions/schemas';
 import type { Services } from '../services';
-import { carryOut, namedRefs, planLinks, requireRemovalOfOthers, type LinkPlan } from './links';
+import {
+  carryOut,
+  checkRefs,
+  linkRef,
+  namedRefs,
+  planLinks,
+  requireRemovalOfOthers,
+  type LinkPlan,
+  type LinkRef,
+} from './links';
 import {
   empty,
   environment,
@@ -25,9 +34,13 @@ import { auditEntry, changedFields } from '../audit';
 
 type UpdateKeyInput = KeyFieldsInput & {
   keyId: string;
-  permissions?: string[];
-  roles?: string[];
+  /** v1's `{ id } | { name, create? }`, or a name alone (v2's form: created when missing). */
+  permissions?: (string | LinkRef)[];
+  roles?: (string | LinkRef)[];
 };
+
+/** One item of `permissions` or `roles`: a name (v2), or a ref (Unkey v1's updateKey). */
+const holding = (name: object) => ({ if: { type: 'string' }, then: name, else: linkRef });
 
 const ADD = { permissions: 'add_permission_to_key', roles: 'add_role_to_key' } as const;
 
@@ -72,13 +85,17 @@ export const updateKey = defineOperation({
       remaining: nullable({ ...remaining, minimum: 0 }),
       refill: { ...refill, type: ['object', 'null'] },
       enabled: { type: 'boolean' },
-      // By name, replacing what the key holds (Unkey v1); missing ones created when allowed.
-      permissions: { type: 'array', maxItems: 100, items: permissionName },
-      roles: { type: 'array', maxItems: 100, items: roleName },
+      // Replacing what the key holds, as Unkey v1's updateKey (its setPermissions/setRoles).
+      permissions: { type: 'array', maxItems: 100, items: holding(permissionName) },
+      roles: { type: 'array', maxItems: 100, items: holding(roleName) },
     },
   },
   output: empty,
   uses: ['keys', 'directory', 'now', 'rbac', 'identities'],
+  check(input: UpdateKeyInput) {
+    checkRefs('permissions', input.permissions);
+    checkRefs('roles', input.roles);
+  },
   async handle(deps, caller, input: UpdateKeyInput): Promise<Record<string, never>> {
     const key = await loadKey(deps, caller, input.keyId, 'update_key');
     const now = deps.now();
