@@ -196,3 +196,66 @@ describe("v2 accepts unknown fields where Unkey's spec leaves the object open, a
     expect(await junkStored()).toEqual([]);
   });
 });
+
+describe('v1 ignores unknown fields: accepted, never stored, never audited', () => {
+  test('keys.createKey with a misspelt field and unknown nested ones', async () => {
+    const apiId = await newApi();
+    const created = await newKey(apiId, {
+      name: 'lenient',
+      remainig: 5,
+      ratelimit: { limit: 5, duration: 60_000, [JUNK]: 1 },
+      [JUNK]: { deep: [JUNK] },
+    });
+    const entry = await newestEntry();
+    expect(entry).toMatchObject({ operation: 'keys.createKey', target: { id: created.keyId } });
+    expect(entry.summary).toEqual({ apiId, fields: ['name', 'ratelimit'] });
+    const view = await v1.get<Record<string, unknown>>('keys.getKey', { keyId: created.keyId });
+    expect(view.body.remaining).toBeUndefined();
+    expect(JSON.stringify(view.body)).not.toContain(JUNK);
+    expect(await junkStored()).toEqual([]);
+  });
+
+  test('keys.updateKey and identities.createIdentity', async () => {
+    const apiId = await newApi();
+    const { keyId } = await newKey(apiId);
+    const updated = await v1.post('keys.updateKey', {
+      keyId,
+      enabled: false,
+      remaining: 3,
+      refill: { interval: 'daily', amount: 5, [JUNK]: 1 },
+      [JUNK]: 1,
+    });
+    expect(updated.status).toBe(200);
+    expect((await newestEntry()).summary).toEqual({
+      apiId,
+      fields: ['enabled', 'refill', 'remaining'],
+    });
+    const view = await v1.get<Record<string, unknown>>('keys.getKey', { keyId });
+    expect(view.body.refill).toMatchObject({ interval: 'daily', amount: 5 });
+    expect(JSON.stringify(view.body)).not.toContain(JUNK);
+
+    const identity = await v1.post('identities.createIdentity', {
+      externalId: 'lenient_identity',
+      [JUNK]: 1,
+    });
+    expect(identity.status).toBe(200);
+    expect((await newestEntry()).summary).toEqual({
+      externalId: 'lenient_identity',
+      fields: [],
+    });
+    expect(await junkStored()).toEqual([]);
+  });
+
+  test('keys.createKey with 2,000 junk fields: a small audit entry of the known fields', async () => {
+    const apiId = await newApi();
+    const body: Record<string, unknown> = { apiId, name: 'big body' };
+    for (let i = 0; i < 2000; i++) body[`${JUNK}_${i}_${'j'.repeat(80)}`] = 'v'.repeat(32);
+    expect(JSON.stringify(body).length).toBeGreaterThan(240_000);
+    const { keyId } = await newKey(apiId, body);
+    const entry = await newestEntry();
+    expect(entry.target.id).toBe(keyId);
+    expect(entry.summary).toEqual({ apiId, fields: ['name'] });
+    expect(JSON.stringify(entry).length).toBeLessThan(1_000);
+    expect(await junkStored()).toEqual([]);
+  });
+});
