@@ -13,6 +13,8 @@ import { auditEntry, changedFields } from '../audit';
 
 type UpdateIdentityInput = IdentityHandle & IdentityFieldsInput;
 
+const updateIdentityInput = object({ ...identityHandles, meta, ratelimits: namedLimits });
+
 export const updateIdentity = defineOperation({
   name: 'identities.updateIdentity',
   method: 'POST',
@@ -20,7 +22,7 @@ export const updateIdentity = defineOperation({
   summary:
     "Replaces an identity's meta and/or its whole list of rate limits; answers the identity after the update.",
   permission: { resource: 'identity', action: 'update_identity', scope: 'resource' },
-  input: object({ ...identityHandles, meta, ratelimits: namedLimits }),
+  input: updateIdentityInput,
   output: identityOutput,
   uses: ['identities', 'now'],
   check(input: UpdateIdentityInput) {
@@ -41,7 +43,7 @@ export const updateIdentity = defineOperation({
       deps.now(),
       auditEntry(caller, 'identities.updateIdentity', 'identity', identity.id, {
         externalId: identity.externalId,
-        fields: changedFields(changes, []),
+        fields: changedFields(updateIdentityInput, changes, []),
       }),
     );
     // Deleted since it was loaded.
