@@ -20,8 +20,7 @@
 --- @include "includes/tombstone"
 
 local entry = outboxEntry(ARGV[2])
-if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'deletedAt') == 1
-  or redis.call('HGET', KEYS[1], 'workspaceId') ~= ARGV[1] then
+if not isRecordOf(KEYS[1], ARGV[1]) then
   return -1
 end
 commitPending(KEYS[1], KEYS[3])

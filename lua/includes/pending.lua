@@ -6,7 +6,14 @@
 
   commitPending(record, outbox) appends the waiting entry to `outbox` and drops the marks, once:
   a record that is not pending is left as it is.
+  isRecordOf(record, ws) says whether `record` is there, of workspace `ws`, and no tombstone
+  (pending or not).
 ]]
+local function isRecordOf(record, ws)
+  return redis.call('EXISTS', record) == 1 and redis.call('HEXISTS', record, 'deletedAt') == 0
+    and redis.call('HGET', record, 'workspaceId') == ws
+end
+
 local function commitPending(record, outbox)
   if redis.call('HEXISTS', record, 'pending') == 0 then
     return

@@ -193,8 +193,19 @@ class Parser {
   private parseOperand(depth: number): PermissionQuery {
     const token = this.take();
     switch (token.type) {
-      case 'name':
+      case 'name': {
+        // NOT in front of an operand is meant as an operator, which Unkey's grammar lacks: name
+        // it, rather than the operand after it (`a AND NOT b` would blame "b"). A permission
+        // named NOT still parses where an operand ends (`a AND NOT`).
+        const after = this.peek().type;
+        if (token.text.toUpperCase() === 'NOT' && (after === 'name' || after === '(')) {
+          throw bad(
+            this.path,
+            `unknown operator ${JSON.stringify(token.text)} at ${token.at}: queries have AND and OR only`,
+          );
+        }
         return { kind: 'permission', name: token.text };
+      }
       case '(': {
         if (depth >= MAX_DEPTH) {
           throw bad(this.path, `nested deeper than ${MAX_DEPTH} levels at ${token.at}`);

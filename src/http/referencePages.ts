@@ -18,8 +18,18 @@ export function referenceHtml(document: Record<string, unknown>): string {
           const input =
             (operation.requestBody as { content: Record<string, { schema: unknown }> } | undefined)
               ?.content['application/json']?.schema ?? operation.parameters;
+          const answer = (
+            operation.responses as
+              Record<string, { content?: Record<string, { schema: unknown }> }> | undefined
+          )?.['200']?.content?.['application/json']?.schema;
+          const text = (field: unknown) =>
+            typeof field === 'string' ? `<p>${escape(field)}</p>` : '';
+          const shape = (title: string, schema: unknown) =>
+            schema === undefined
+              ? ''
+              : `<h3>${title}</h3><pre>${escape(JSON.stringify(schema, null, 2))}</pre>`;
           return `<h2 id="${escape(String(operation.operationId))}"><span class="verb ${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h2>
-${input ? `<pre>${escape(JSON.stringify(input, null, 2))}</pre>` : ''}`;
+${text(operation.summary)}${text(operation.description)}${shape('Input', input)}${shape('Answer (200)', answer)}`;
         })
         .join('\n'),
     )

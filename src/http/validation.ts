@@ -35,8 +35,20 @@ export function describe(error: ErrorObject | undefined, root: string): string {
     case 'pattern':
       message = `must match ${String(error.params.pattern)}`;
       break;
+    case 'additionalProperties':
+      // Only v2 bodies refuse fields they do not declare: the unknown one is named by its path,
+      // cut short when its name is long (the body, up to 1 MiB, is the caller's own).
+      segments.push(shortened(String(error.params.additionalProperty)));
+      message = 'is not a field of this request';
+      break;
   }
   return `${segments.length > 0 ? fieldPath(segments) : root}: ${message}`;
+}
+
+const LONGEST_NAME = 64;
+
+function shortened(name: string): string {
+  return name.length > LONGEST_NAME ? `${name.slice(0, LONGEST_NAME)}…` : name;
 }
 
 /** `ratelimit.limit`, and `[3].apiId` for an item of an array. */

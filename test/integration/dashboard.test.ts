@@ -593,8 +593,9 @@ test('links a key to an identity on its page, gives it named limits, and verifie
     ['requests', 'consistent (global)', '5', '1 min', 'yes'],
     ['uploads', 'fast (per node)', '2', '1 d', 'no, when named'],
   ]);
-  // The seed limit is as it was, in the record.
+  // The seed limit is as it was, in the record, and the named ones are beside it.
   await sees(page.locator('dd'), '10 tokens, +10 every 1 min (fast)');
+  await sees(page.locator('dd'), 'requests: 5 per 1 min; uploads: 2 per 1 d, when named');
   await screenshot('key-identity');
 
   type Verified = Verdict & {

@@ -23,7 +23,6 @@ describe('addressing', () => {
       '/v1/keys.nope',
       '/v1/nope.createKey',
       '/v3/keys.createKey',
-      '/',
       '/v1/keys.createkey',
     ]) {
       const response = await fetch(`${base}${path}`, { method: 'POST' });

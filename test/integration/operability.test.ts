@@ -91,6 +91,15 @@ describe('reference pages', () => {
     for (const route of routes) expect(html).toContain(`/v1/${route.name}`);
     for (const route of v2Routes) expect(html).toContain(`/v2/${route.name}`);
     expect(html).not.toMatch(/<(script|link)[^>]+(src|href)="https?:/);
+    // Each operation with what it does, what it needs and what it answers.
+    const section = html.slice(html.indexOf('<code>/v1/keys.createKey</code>'));
+    const createKey = section.slice(0, section.indexOf('<h2', 1));
+    expect(createKey).toContain('Needs the root-key permission');
+    expect(createKey).toContain('api.');
+    expect(createKey).toContain('<h3>Input</h3>');
+    expect(createKey).toContain('<h3>Answer (200)</h3>');
+    expect(createKey).toMatch(/&quot;keyId&quot;/);
+    expect(createKey).toContain(`<p>${routes.find((r) => r.name === 'keys.createKey')!.summary}`);
   });
 
   test('/ and /dashboard/ lead to the dashboard', async () => {

@@ -195,3 +195,18 @@ test('an unknown v2 operation is a 404 in v2’s shape', async () => {
     error: { status: 404, title: 'Not Found', detail: 'no such operation: POST /v2/keys.nope' },
   });
 });
+
+test('a wrong verb on a v2 operation is a 405 in v2’s shape, with an Unkey type URI', async () => {
+  const response = await fetch(`${topology.nodes[0]!.url}/v2/keys.verifyKey`);
+  expect(response.status).toBe(405);
+  expect(response.headers.get('allow')).toBe('POST');
+  expect(await response.json()).toEqual({
+    meta: { requestId: response.headers.get('x-request-id') },
+    error: {
+      title: 'Method Not Allowed',
+      detail: 'method GET is not allowed here; use POST',
+      status: 405,
+      type: 'https://unkey.com/docs/errors/unkey/application/invalid_input',
+    },
+  });
+});

@@ -55,6 +55,16 @@ describe('v2 string form: valid queries', () => {
     expect(parsePermissionQuery(input)).toEqual(expected);
   });
 
+  test('NOT is a permission name where an operand ends', () => {
+    expect(parsePermissionQuery('a AND NOT')).toEqual({
+      kind: 'and',
+      of: [
+        { kind: 'permission', name: 'a' },
+        { kind: 'permission', name: 'NOT' },
+      ],
+    });
+  });
+
   test('a permission name may be 512 characters long', () => {
     const name = 'p'.repeat(512);
     expect(parsePermissionQuery(name)).toEqual(perm(name));
@@ -83,7 +93,9 @@ describe('v2 string form: refusals name the path and the place', () => {
     ['a AND OR b', 'unexpected "OR" at 6'],
     ['a XOR b', 'unknown operator "XOR" at 2'],
     ['a b', 'unknown operator "b" at 2'],
-    ['NOT a', 'unknown operator "a" at 4'],
+    ['NOT a', 'unknown operator "NOT" at 0: queries have AND and OR only'],
+    ['a AND NOT b', 'unknown operator "NOT" at 6: queries have AND and OR only'],
+    ['a AND not (b OR c)', 'unknown operator "not" at 6: queries have AND and OR only'],
     ['a && b', 'invalid character "&" at 2'],
     ['a || b', 'invalid character "|" at 2'],
     ['permission$1 OR permission@2', 'invalid character "$" at 10'],

@@ -1,7 +1,7 @@
 import { PreconditionFailedError } from '../../errors';
 import { getVerifications } from '../../operations/keys/getVerifications';
 import { object } from '../../operations/schemas';
-import { defineV2Route } from './route';
+import { defineV2Route, open } from './route';
 
 /**
  * v2's analytics run the caller's SQL against Unkey's ClickHouse. keyward keeps no such store,
@@ -11,7 +11,8 @@ import { defineV2Route } from './route';
 export const v2GetVerifications = defineV2Route({
   name: 'analytics.getVerifications',
   operation: getVerifications,
-  input: object({ query: { type: 'string', minLength: 1 } }, ['query']),
+  // Unkey's spec leaves this body open.
+  input: open(object({ query: { type: 'string', minLength: 1 } }, ['query'])),
   output: { type: 'array', items: { type: 'object' } },
   toInput(): never {
     throw new PreconditionFailedError(

@@ -115,8 +115,9 @@ export function v2ErrorType(error: KeywardError): string {
     case 'DELETE_PROTECTED':
       return `${UNKEY}/unkey/application/precondition_failed`;
     case 'METHOD_NOT_ALLOWED':
-      // Unkey's v2 router has no such problem type: keyward's own reference names it.
-      return '/docs/errors#method_not_allowed';
+      // Unkey's router answers a wrong verb in plain text, with no problem type: its nearest
+      // code is a request it cannot take as sent (docs/decisions.md).
+      return `${UNKEY}/unkey/application/invalid_input`;
     case 'RATE_LIMITED':
       return `${UNKEY}/user/too_many_requests/workspace_rate_limited`;
     case 'SERVICE_UNAVAILABLE':

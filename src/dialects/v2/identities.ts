@@ -13,7 +13,7 @@ import {
 import type { NamedLimitInput } from '../../operations/namedLimits';
 import { empty, id, meta, namedLimits, object, pageLimit, text } from '../../operations/schemas';
 import { isKeywardId, v2Pagination } from './lists';
-import { defineV2Route } from './route';
+import { defineV2Route, open } from './route';
 import { refuse, v2Limits, type V2Identity } from './shapes';
 
 /**
@@ -49,6 +49,9 @@ const identityOutput = object(
   ['id', 'externalId', 'meta', 'ratelimits'],
 );
 
+/** v2's RatelimitRequest list: each limit open, as Unkey's spec leaves it. */
+const v2NamedLimits = { ...namedLimits, items: open(namedLimits.items) } as const;
+
 interface V2IdentityFields {
   meta?: Record<string, unknown>;
   ratelimits?: NamedLimitInput[];
@@ -64,7 +67,11 @@ function fields(body: V2IdentityFields): V2IdentityFields {
 export const v2CreateIdentity = defineV2Route({
   name: 'identities.createIdentity',
   operation: createIdentity,
-  input: object({ externalId: newExternalId, meta, ratelimits: namedLimits }, ['externalId']),
+  // Unkey's spec leaves this body open (no `additionalProperties: false`, unlike updateIdentity's):
+  // other fields are accepted and not read.
+  input: open(
+    object({ externalId: newExternalId, meta, ratelimits: v2NamedLimits }, ['externalId']),
+  ),
   output: object({ identityId: { type: 'string' } }, ['identityId']),
   toInput: (body: V2IdentityFields & { externalId: string }) => ({
     externalId: body.externalId,
@@ -105,7 +112,7 @@ export const v2ListIdentities = defineV2Route({
 export const v2UpdateIdentity = defineV2Route({
   name: 'identities.updateIdentity',
   operation: updateIdentity,
-  input: object({ identity: text, meta, ratelimits: namedLimits }, ['identity']),
+  input: object({ identity: text, meta, ratelimits: v2NamedLimits }, ['identity']),
   output: identityOutput,
   toInput: (body: V2IdentityFields & { identity: string }) => ({
     ...identityHandle(body.identity),

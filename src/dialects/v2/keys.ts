@@ -8,7 +8,7 @@ import { whoami } from '../../operations/keys/whoami';
 import { createKeys } from '../../operations/migrations/createKeys';
 import type { NamedLimitInput } from '../../operations/namedLimits';
 import { INTERVAL_MAX, LIMIT_MAX, limitName, object } from '../../operations/schemas';
-import { defineV2Route } from './route';
+import { defineV2Route, open } from './route';
 import { limitId, refuse, v2Key } from './shapes';
 
 export const keyId = {
@@ -31,19 +31,24 @@ const credits = object(
   { remaining: { type: ['integer', 'null'], minimum: 0, maximum: LIMIT_MAX }, refill },
   ['remaining'],
 );
-/** v2's RatelimitRequest, with keyward's `type` beside it (v2 has no fast mode of its own). */
+/**
+ * v2's RatelimitRequest, with keyward's `type` beside it (v2 has no fast mode of its own). Open,
+ * as Unkey's spec leaves it: other fields are accepted and not read.
+ */
 export const ratelimits = {
   type: 'array',
   maxItems: 20,
-  items: object(
-    {
-      name: limitName,
-      limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
-      duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
-      autoApply: { type: 'boolean' },
-      type: { type: 'string', enum: ['fast', 'consistent'] },
-    },
-    ['name', 'limit', 'duration'],
+  items: open(
+    object(
+      {
+        name: limitName,
+        limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+        duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
+        autoApply: { type: 'boolean' },
+        type: { type: 'string', enum: ['fast', 'consistent'] },
+      },
+      ['name', 'limit', 'duration'],
+    ),
   ),
 } as const;
 
@@ -153,14 +158,17 @@ export const v2VerifyKey = defineV2Route({
       ratelimits: {
         type: 'array',
         maxItems: 20,
-        items: object(
-          {
-            name: limitName,
-            cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
-            limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
-            duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
-          },
-          ['name'],
+        // Open, as Unkey's spec leaves KeysVerifyKeyRatelimit.
+        items: open(
+          object(
+            {
+              name: limitName,
+              cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
+              limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+              duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
+            },
+            ['name'],
+          ),
         ),
       },
       migrationId: { type: 'string', maxLength: 256 },
@@ -253,7 +261,8 @@ export const v2MigrateKeys = defineV2Route({
       keys: {
         type: 'array',
         minItems: 1,
-        items: object({ hash: { type: 'string', minLength: 3 } }, ['hash']),
+        // keyward reads none of a key's fields (the call is refused), so they pass unchecked.
+        items: open(object({ hash: { type: 'string', minLength: 3 } }, ['hash'])),
       },
     },
     ['migrationId', 'apiId', 'keys'],

@@ -17,7 +17,10 @@ export interface V2Route<CoreInput = never, CoreOutput extends object = object, 
   /** `service.method` as v2 names it (`ratelimit.limit` for v1's `ratelimits.limit`). */
   readonly name: `${string}.${string}`;
   readonly operation: Operation<never, CoreInput, CoreOutput>;
-  /** The v2 request body. */
+  /**
+   * The v2 request body. Every object in it that declares its properties refuses others, as
+   * Unkey's spec does (`additionalProperties: false`), unless it is marked `open` (defineV2Route).
+   */
   readonly input: JsonSchema;
   /** The v2 `data` (for the OpenAPI document). */
   readonly output: JsonSchema;
@@ -52,12 +55,60 @@ export function inV2Terms(
   return new BadRequestError(`${fieldNames[v1]}${error.message.slice(v1.length)}`);
 }
 
-/** Keeps a route's own types for its module; the registry erases them. */
+/**
+ * Keeps a route's own types for its module; the registry erases them. Its body schema is made
+ * strict here, once for every route (see `strict`), so the validator and the OpenAPI document
+ * both refuse what Unkey's v2 refuses.
+ */
 export function defineV2Route<CoreInput, CoreOutput extends object, Body>(
   route: Omit<V2Route<CoreInput, CoreOutput, Body>, 'operation'> & {
     // Whatever services it uses: the route never binds them itself (src/http/rpc.ts does).
     operation: Operation<keyof Services, CoreInput, CoreOutput>;
   },
 ): V2Route<CoreInput, CoreOutput, Body> {
-  return route as V2Route<CoreInput, CoreOutput, Body>;
+  return { ...route, input: strict(route.input) } as V2Route<CoreInput, CoreOutput, Body>;
+}
+
+/**
+ * An object of a v2 body where Unkey's spec allows fields it does not declare (it says nothing
+ * of `additionalProperties`): createIdentity's and rerollKey's bodies, a RatelimitRequest. v2
+ * accepts them there and the route reads only the fields it knows.
+ */
+export function open<Schema extends JsonSchema>(
+  schema: Schema,
+): Schema & { additionalProperties: true } {
+  return { ...schema, additionalProperties: true };
+}
+
+/**
+ * A copy of a v2 body schema in which every object that lists its properties refuses any other
+ * (`additionalProperties: false`), as Unkey's v2 spec says of its request bodies and of the
+ * objects in them, but for those marked `open`. An object without `properties` (`meta`) is free
+ * JSON in both. The schemas the operations share are never changed: this copies.
+ */
+export function strict(schema: JsonSchema): JsonSchema {
+  const copy: Record<string, unknown> = { ...schema };
+  if (isSchema(copy.properties)) {
+    copy.properties = Object.fromEntries(
+      Object.entries(copy.properties).map(([name, property]) => [
+        name,
+        isSchema(property) ? strict(property) : property,
+      ]),
+    );
+    if (copy.additionalProperties === undefined) copy.additionalProperties = false;
+  }
+  if (isSchema(copy.items)) copy.items = strict(copy.items);
+  for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const branches = copy[keyword];
+    if (Array.isArray(branches)) {
+      copy[keyword] = branches.map((branch: unknown) =>
+        isSchema(branch) ? strict(branch) : branch,
+      );
+    }
+  }
+  return copy;
+}
+
+function isSchema(value: unknown): value is JsonSchema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

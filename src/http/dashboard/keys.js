@@ -114,7 +114,7 @@ function keyRow(key, changed) {
     h('td', {}, orDash(key.name)),
     h('td', {}, orDash(key.ownerId)),
     h('td', {}, statusBadge(key.enabled)),
-    h('td', {}, rateLimitText(key.ratelimit)),
+    h('td', {}, limitsText(key)),
     h('td', {}, creditsText(key)),
     h('td', {}, keyActions(key, changed, changed)),
   );
@@ -127,6 +127,17 @@ function rateLimitText(ratelimit) {
   if (!ratelimit) return 'none';
   const { limit, refillRate, refillInterval, type } = ratelimit;
   return `${limit} tokens, +${refillRate} every ${duration(refillInterval)} (${type})`;
+}
+
+/** The seed limit and the named ones, as a key's row and page show them. */
+function limitsText(key) {
+  const named = (key.ratelimits ?? []).map(
+    (limit) =>
+      `${limit.name}: ${limit.limit} per ${duration(limit.duration)}` +
+      `${limit.autoApply ? '' : ', when named'}`,
+  );
+  if (named.length === 0) return rateLimitText(key.ratelimit);
+  return [...(key.ratelimit ? [rateLimitText(key.ratelimit)] : []), ...named].join('; ');
 }
 
 function creditsText(key) {
@@ -417,7 +428,7 @@ function recordList(key) {
     ['Name', orDash(key.name)],
     ['Owner', orDash(key.ownerId)],
     ['Status', statusBadge(key.enabled)],
-    ['Rate limit', rateLimitText(key.ratelimit)],
+    ['Rate limits', limitsText(key)],
     ['Credits', creditsText(key)],
     ['Expires', key.expires === undefined ? 'never' : dateTime(key.expires)],
     ['Created', dateTime(key.createdAt)],

@@ -8,6 +8,10 @@ import { auditEntry, changedFields } from '../audit';
 
 type CreateIdentityInput = IdentityFieldsInput & { externalId: string };
 
+const createIdentityInput = object({ externalId: newExternalId, meta, ratelimits: namedLimits }, [
+  'externalId',
+]);
+
 export const createIdentity = defineOperation({
   name: 'identities.createIdentity',
   method: 'POST',
@@ -15,7 +19,7 @@ export const createIdentity = defineOperation({
   summary:
     'Creates an identity: an externalId unique in the workspace, with meta and named rate limits its keys share.',
   permission: { resource: 'identity', action: 'create_identity', scope: 'any' },
-  input: object({ externalId: newExternalId, meta, ratelimits: namedLimits }, ['externalId']),
+  input: createIdentityInput,
   output: object({ identityId: { type: 'string' } }, ['identityId']),
   uses: ['identities', 'now'],
   check(input: CreateIdentityInput) {
@@ -34,7 +38,7 @@ export const createIdentity = defineOperation({
       },
       auditEntry(caller, 'identities.createIdentity', 'identity', identityId, {
         externalId: input.externalId,
-        fields: changedFields(input, ['externalId']),
+        fields: changedFields(createIdentityInput, input, ['externalId']),
       }),
     );
     if (outcome === 'external_id_taken') {

@@ -15,6 +15,8 @@ import { auditEntry, changedFields } from '../audit';
 
 type UpdateIdentityInput = IdentityHandle & IdentityFieldsInput;
 
+const updateIdentityInput = object({ ...identityHandles, meta, ratelimits: namedLimits });
+
 export const updateIdentity = defineOperation({
   name: 'identities.updateIdentity',
   method: 'POST',
@@ -22,7 +24,7 @@ export const updateIdentity = defineOperation({
   summary:
     "Replaces an identity's meta and/or its whole list of rate limits; answers the identity after the update.",
   permission: { resource: 'identity', action: 'update_identity', scope: 'resource' },
-  input: object({ ...identityHandles, meta, ratelimits: namedLimits }),
+  input: updateIdentityInput,
   output: identityOutput,
   uses: ['identities', 'now'],
   // Unkey v1 answers a limit named twice with 409 CONFLICT and these words (v2: 400).
@@ -50,7 +52,7 @@ export const updateIdentity = defineOperation({
       deps.now(),
       auditEntry(caller, 'identities.updateIdentity', 'identity', identity.id, {
         externalId: identity.externalId,
-        fields: changedFields(changes, []),
+        fields: changedFields(updateIdentityInput, changes, []),
       }),
     );
     // Deleted since it was loaded.

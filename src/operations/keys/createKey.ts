@@ -39,6 +39,18 @@ async function planKeyLinks(
   ];
 }
 
+const createKeyInput = {
+  type: 'object',
+  required: ['apiId'],
+  properties: {
+    ...newKeyFieldsSchema,
+    byteLength,
+    // Any 1–512 characters, as Unkey v1's createKey takes them (docs/decisions.md).
+    permissions: { type: 'array', maxItems: 100, items: keyLinkName },
+    roles: { type: 'array', maxItems: 100, items: keyLinkName },
+  },
+} as const;
+
 export const createKey = defineOperation({
   name: 'keys.createKey',
   method: 'POST',
@@ -50,17 +62,7 @@ export const createKey = defineOperation({
     scope: 'input',
     ids: (input: CreateKeyInput) => [input.apiId],
   },
-  input: {
-    type: 'object',
-    required: ['apiId'],
-    properties: {
-      ...newKeyFieldsSchema,
-      byteLength,
-      // Any 1–512 characters, as Unkey v1's createKey takes them (docs/decisions.md).
-      permissions: { type: 'array', maxItems: 100, items: keyLinkName },
-      roles: { type: 'array', maxItems: 100, items: keyLinkName },
-    },
-  },
+  input: createKeyInput,
   output: object({ keyId: id, key: plaintextKey }, ['keyId', 'key']),
   uses: ['keys', 'now', 'rbac', 'directory', 'identities'],
   async handle(deps, caller, input: CreateKeyInput): Promise<{ keyId: string; key: string }> {
@@ -79,7 +81,7 @@ export const createKey = defineOperation({
     const keyId = newId('key', now);
     const audit = auditEntry(caller, 'keys.createKey', 'key', keyId, {
       apiId: input.apiId,
-      fields: changedFields(input, ['apiId', 'prefix', 'byteLength']),
+      fields: changedFields(createKeyInput, input, ['apiId', 'prefix', 'byteLength']),
     });
     if (plans.length > 0 || fields.ownerId) {
       await linkIdentity(deps, ws, fields, now, { create: audit });

@@ -62,34 +62,36 @@ async function planReplacements(
   });
 }
 
+const updateKeyInput = {
+  type: 'object',
+  required: ['keyId'],
+  properties: {
+    keyId: id,
+    name: nullable(text),
+    ownerId: nullable(text),
+    externalId: nullable(text),
+    meta: nullable(meta),
+    expires: nullable(expires),
+    environment: nullable(environment),
+    ratelimit: { ...ratelimit, type: ['object', 'null'] },
+    ratelimits: { ...namedLimits, type: ['array', 'null'] },
+    // 0 is allowed here, as updateRemaining's `set 0` is: a key can be used up on purpose.
+    remaining: nullable({ ...remaining, minimum: 0 }),
+    refill: { ...refill, type: ['object', 'null'] },
+    enabled: { type: 'boolean' },
+    // Replacing what the key holds, as Unkey v1's updateKey (its setPermissions/setRoles).
+    permissions: { type: 'array', maxItems: 100, items: holding(permissionName) },
+    roles: { type: 'array', maxItems: 100, items: holding(roleName) },
+  },
+} as const;
+
 export const updateKey = defineOperation({
   name: 'keys.updateKey',
   method: 'POST',
   plane: 'management',
   summary: 'Changes a key: an absent field is unchanged, null clears it.',
   permission: { resource: 'api', action: 'update_key', scope: 'resource' },
-  input: {
-    type: 'object',
-    required: ['keyId'],
-    properties: {
-      keyId: id,
-      name: nullable(text),
-      ownerId: nullable(text),
-      externalId: nullable(text),
-      meta: nullable(meta),
-      expires: nullable(expires),
-      environment: nullable(environment),
-      ratelimit: { ...ratelimit, type: ['object', 'null'] },
-      ratelimits: { ...namedLimits, type: ['array', 'null'] },
-      // 0 is allowed here, as updateRemaining's `set 0` is: a key can be used up on purpose.
-      remaining: nullable({ ...remaining, minimum: 0 }),
-      refill: { ...refill, type: ['object', 'null'] },
-      enabled: { type: 'boolean' },
-      // Replacing what the key holds, as Unkey v1's updateKey (its setPermissions/setRoles).
-      permissions: { type: 'array', maxItems: 100, items: holding(permissionName) },
-      roles: { type: 'array', maxItems: 100, items: holding(roleName) },
-    },
-  },
+  input: updateKeyInput,
   output: empty,
   uses: ['keys', 'directory', 'now', 'rbac', 'identities'],
   check(input: UpdateKeyInput) {
@@ -118,7 +120,7 @@ export const updateKey = defineOperation({
     }
     const audit = auditEntry(caller, 'keys.updateKey', 'key', key.id, {
       apiId: key.apiId,
-      fields: changedFields(input, ['keyId']),
+      fields: changedFields(updateKeyInput, input, ['keyId']),
     });
     await linkIdentity(deps, key.workspaceId, fields, now, { create: audit });
     // One atomic record write, a new `remaining` included (the credits hash applies it when next
