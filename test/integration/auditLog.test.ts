@@ -461,6 +461,12 @@ test('the log keeps at most KEYWARD_AUDIT_MAX_ENTRIES entries: a sixteenth in ea
   });
   const root = await topology.newRootKey();
   const api = client(node.url, root.key);
+  // The root key's own creation has an entry already, in the shard its id picks.
+  const taken = new Set<number>();
+  for (let shard = 0; shard < AUDIT_SHARDS; shard++) {
+    if ((await primary.xlen(names.auditShard(root.workspaceId, shard))) > 0) taken.add(shard);
+  }
+  expect(taken.size).toBe(1);
   const newestByShard = new Map<number, string>();
   for (let i = 0; i < 24; i++) {
     const created = await api.post<{ permissionId: string }>('permissions.createPermission', {
@@ -471,10 +477,10 @@ test('the log keeps at most KEYWARD_AUDIT_MAX_ENTRIES entries: a sixteenth in ea
   }
   for (let shard = 0; shard < AUDIT_SHARDS; shard++) {
     expect(await primary.xlen(names.auditShard(root.workspaceId, shard))).toBe(
-      newestByShard.has(shard) ? 1 : 0,
+      newestByShard.has(shard) || taken.has(shard) ? 1 : 0,
     );
   }
-  const kept = await entries(api);
+  const kept = (await entries(api)).filter((e) => e.operation === 'permissions.createPermission');
   expect(kept.map((e) => e.summary.name).sort()).toEqual([...newestByShard.values()].sort());
 });
 
