@@ -23,7 +23,7 @@ export interface CompiledRoute {
   /** v2 only: the body read into the operation's input, its answer written in v2's envelope. */
   v2?: {
     route: V2Route<unknown, object, unknown>;
-    /** The operation's own input rules, held against what the route read from the v2 body. */
+    /** The operation's input rules (widened where v2's are), held against what the route read. */
     validateInput: Validator<never>;
   };
 }
@@ -48,7 +48,7 @@ export function compileRoutes(services: Services): CompiledRoute[] {
       validate: compile<never>(v2Route.input),
       queryProperties: {},
       run: bindOperation(route, services),
-      v2: { route: v2Route, validateInput: compile<never>(route.input) },
+      v2: { route: v2Route, validateInput: compile<never>(v2Route.coreInput ?? route.input) },
     };
   });
   return [...v1, ...v2];

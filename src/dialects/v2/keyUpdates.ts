@@ -9,7 +9,7 @@ import {
 import type { NamedLimitInput } from '../../operations/namedLimits';
 import { LIMIT_MAX, nullable, object } from '../../operations/schemas';
 import { keyId, meta, ratelimits, refill } from './keys';
-import { defineV2Route } from './route';
+import { defineV2Route, widen } from './route';
 import { refillOf, refuse } from './shapes';
 
 /** The input of keyward's updateKey, as this route fills it (its module keeps the type to itself). */
@@ -85,6 +85,11 @@ export const v2UpdateKey = defineV2Route({
   name: 'keys.updateKey',
   fieldNames: { remaining: 'credits.remaining', refill: 'credits.refill' },
   operation: updateKey,
+  // Unkey v2 takes up to 1,000 permissions and 50 limits; keyward's v1, 100 and 20.
+  coreInput: widen(updateKey.input, {
+    permissions: { maxItems: 1000 },
+    ratelimits: { maxItems: 50 },
+  }),
   input: object(
     {
       keyId,
@@ -102,7 +107,7 @@ export const v2UpdateKey = defineV2Route({
       ratelimits: nullable(ratelimits),
       enabled: { type: 'boolean' },
       roles: { type: 'array', maxItems: 100, items: { type: 'string' } },
-      permissions: { type: 'array', maxItems: 100, items: { type: 'string' } },
+      permissions: { type: 'array', maxItems: 1000, items: { type: 'string' } },
     },
     ['keyId'],
   ),

@@ -8,8 +8,11 @@ import { whoami } from '../../operations/keys/whoami';
 import { createKeys } from '../../operations/migrations/createKeys';
 import type { NamedLimitInput } from '../../operations/namedLimits';
 import { INTERVAL_MAX, LIMIT_MAX, limitName, object } from '../../operations/schemas';
-import { defineV2Route, open } from './route';
+import { defineV2Route, open, widen } from './route';
 import { limitId, refuse, v2Key } from './shapes';
+
+/** The most credits one v2 verification may spend (Unkey v2's `credits.cost` maximum). */
+export const CREDIT_COST_MAX = 1_000_000_000_000;
 
 export const keyId = {
   type: 'string',
@@ -37,7 +40,7 @@ const credits = object(
  */
 export const ratelimits = {
   type: 'array',
-  maxItems: 20,
+  maxItems: 50,
   items: open(
     object(
       {
@@ -77,6 +80,11 @@ export const v2CreateKey = defineV2Route({
   name: 'keys.createKey',
   fieldNames: { remaining: 'credits.remaining', refill: 'credits.refill' },
   operation: createKey,
+  // Unkey v2 takes up to 1,000 permissions and 50 limits; keyward's v1, 100 and 20.
+  coreInput: widen(createKey.input, {
+    permissions: { maxItems: 1000 },
+    ratelimits: { maxItems: 50 },
+  }),
   input: object(
     {
       apiId: keyId,
@@ -86,7 +94,7 @@ export const v2CreateKey = defineV2Route({
       externalId: { type: 'string', minLength: 1, maxLength: 255 },
       meta,
       roles: { type: 'array', maxItems: 100, items: { type: 'string' } },
-      permissions: { type: 'array', maxItems: 100, items: { type: 'string' } },
+      permissions: { type: 'array', maxItems: 1000, items: { type: 'string' } },
       expires: { type: 'integer', minimum: 0, maximum: 4_102_444_800_000 },
       credits,
       ratelimits,
@@ -145,6 +153,10 @@ export const v2VerifyKey = defineV2Route({
   name: 'keys.verifyKey',
   fieldNames: { 'remaining.cost': 'credits.cost', 'authorization.permissions': 'permissions' },
   operation: verifyKey,
+  // Unkey v2's credits.cost goes to 1e12; keyward's v1 remaining.cost to 1e9.
+  coreInput: widen(verifyKey.input, {
+    remaining: { properties: { cost: { type: 'integer', minimum: 0, maximum: CREDIT_COST_MAX } } },
+  }),
   input: object(
     {
       key: { type: 'string', minLength: 1, maxLength: 512 },
@@ -154,7 +166,9 @@ export const v2VerifyKey = defineV2Route({
         items: { type: 'string', minLength: 1, maxLength: 512 },
       },
       permissions: { type: 'string', minLength: 1, maxLength: 1000 },
-      credits: object({ cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX } }, ['cost']),
+      credits: object({ cost: { type: 'integer', minimum: 0, maximum: CREDIT_COST_MAX } }, [
+        'cost',
+      ]),
       ratelimits: {
         type: 'array',
         maxItems: 20,
