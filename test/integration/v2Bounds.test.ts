@@ -168,3 +168,54 @@ describe('ratelimit.limit', () => {
     );
   });
 });
+
+describe('externalId', () => {
+  test('1–255 characters of [a-zA-Z0-9_.-], for identities and keys', async () => {
+    const { data: short } = await unkey.identities.createIdentity({ externalId: 'a' });
+    expect(short.identityId).toMatch(/^id_/);
+    const { data: long } = await unkey.identities.createIdentity({ externalId: 'e'.repeat(255) });
+    expect(long.identityId).toMatch(/^id_/);
+
+    expect(await rawV2('identities.createIdentity', { externalId: 'e'.repeat(256) })).toMatchObject(
+      invalid('body.externalId'),
+    );
+    expect(await rawV2('identities.createIdentity', { externalId: 'a b' })).toMatchObject(
+      invalid('body.externalId'),
+    );
+    expect(await rawV2('identities.createIdentity', { externalId: '' })).toMatchObject(
+      invalid('body.externalId'),
+    );
+
+    const apiId = await newApi('v2 bounds externalId');
+    expect(await rawV2('keys.createKey', { apiId, externalId: 'user@example' })).toMatchObject(
+      invalid('body.externalId'),
+    );
+    const { data: key } = await unkey.keys.createKey({ apiId, externalId: 'b' });
+    expect(await rawV2('keys.updateKey', { keyId: key.keyId, externalId: 'a/b' })).toMatchObject(
+      invalid('body.externalId'),
+    );
+  });
+});
+
+describe('a monthly refill names its day', () => {
+  test('createKey and updateKey refuse a monthly refill without refillDay, as Unkey does', async () => {
+    const apiId = await newApi('v2 bounds refill');
+    const monthly = { interval: 'monthly', amount: 10 };
+    expect(
+      await rawV2('keys.createKey', { apiId, credits: { remaining: 5, refill: monthly } }),
+    ).toMatchObject(invalid('body.credits.refill.refillDay'));
+
+    const { data: key } = await unkey.keys.createKey({
+      apiId,
+      credits: { remaining: 5, refill: { interval: 'monthly', amount: 10, refillDay: 3 } },
+    });
+    expect(
+      await rawV2('keys.updateKey', { keyId: key.keyId, credits: { refill: monthly } }),
+    ).toMatchObject(invalid('body.credits.refill.refillDay'));
+    const { data: stored } = await unkey.keys.getKey({ keyId: key.keyId });
+    expect(stored.credits).toEqual({
+      remaining: 5,
+      refill: { interval: 'monthly', amount: 10, refillDay: 3 },
+    });
+  });
+});

@@ -8,7 +8,8 @@ import {
 } from '../../operations/keys/updateRemaining';
 import type { NamedLimitInput } from '../../operations/namedLimits';
 import { LIMIT_MAX, nullable, object } from '../../operations/schemas';
-import { keyId, meta, ratelimits, refill } from './keys';
+import { v2ExternalId } from './identities';
+import { keyId, meta, ratelimits, refill, v2Refill } from './keys';
 import { defineV2Route, widen } from './route';
 import { refillOf, refuse } from './shapes';
 
@@ -75,7 +76,7 @@ export function updateKeyInput(body: V2UpdateKeyBody): UpdateKeyInput {
       if (credits.refill?.interval === 'daily' && credits.refill.refillDay !== undefined) {
         refuse('credits.refill.refillDay', 'only allowed with interval monthly');
       }
-      input.refill = credits.refill;
+      input.refill = credits.refill === null ? null : v2Refill(credits.refill);
     }
   }
   return input;
@@ -94,7 +95,7 @@ export const v2UpdateKey = defineV2Route({
     {
       keyId,
       name: { type: ['string', 'null'], minLength: 1, maxLength: 255 },
-      externalId: { type: ['string', 'null'], minLength: 1, maxLength: 255 },
+      externalId: { ...v2ExternalId, type: ['string', 'null'] },
       meta: nullable(meta),
       expires: { type: ['integer', 'null'], minimum: 0, maximum: 4_102_444_800_000 },
       credits: {

@@ -9,6 +9,7 @@ import { createKeys } from '../../operations/migrations/createKeys';
 import type { NamedLimitInput } from '../../operations/namedLimits';
 import { INTERVAL_MAX, LIMIT_MAX, limitName, object } from '../../operations/schemas';
 import { defineV2Route, open, widen } from './route';
+import { v2ExternalId } from './identities';
 import { limitId, refuse, v2Key } from './shapes';
 
 /** The most credits one v2 verification may spend (Unkey v2's `credits.cost` maximum). */
@@ -55,6 +56,19 @@ export const ratelimits = {
   ),
 } as const;
 
+/**
+ * A refill as v2 takes it: a `monthly` one names its day, as Unkey's createKey and updateKey ask
+ * (`refillDay` must be provided when the refill interval is `monthly`); v1 defaults it to 1.
+ */
+export function v2Refill<Refill extends { interval: string; refillDay?: number }>(
+  refill: Refill,
+): Refill {
+  if (refill.interval === 'monthly' && refill.refillDay === undefined) {
+    refuse('credits.refill.refillDay', 'is required with interval monthly');
+  }
+  return refill;
+}
+
 export interface V2Credits {
   remaining: number | null;
   refill?: { interval: 'daily' | 'monthly'; amount: number; refillDay?: number };
@@ -91,7 +105,7 @@ export const v2CreateKey = defineV2Route({
       prefix: { type: 'string', pattern: PREFIX_PATTERN },
       name: { type: 'string', minLength: 1, maxLength: 255 },
       byteLength: { type: 'integer', minimum: MIN_BYTE_LENGTH, maximum: MAX_BYTE_LENGTH },
-      externalId: { type: 'string', minLength: 1, maxLength: 255 },
+      externalId: v2ExternalId,
       meta,
       roles: { type: 'array', maxItems: 100, items: { type: 'string' } },
       permissions: { type: 'array', maxItems: 1000, items: { type: 'string' } },
@@ -121,7 +135,7 @@ export const v2CreateKey = defineV2Route({
     if (body.ratelimits !== undefined) input.ratelimits = body.ratelimits;
     if (body.credits && body.credits.remaining !== null) {
       input.remaining = body.credits.remaining;
-      if (body.credits.refill) input.refill = body.credits.refill;
+      if (body.credits.refill) input.refill = v2Refill(body.credits.refill);
     } else if (body.credits?.refill) refuse('credits.refill', 'requires credits.remaining');
     return input;
   },
