@@ -80,7 +80,7 @@ export async function invoke(
     try {
       output = await compiled.run(caller, v2.validateInput(v2.route.toInput(input), 'body'));
     } catch (error) {
-      throw inV2Terms(error, v2.route.fieldNames);
+      throw inV2Terms(v2.route.refusal ? v2.route.refusal(error) : error, v2.route.fieldNames);
     }
     const body = { meta: { requestId: state.requestId }, ...v2.route.toBody(output, input) };
     if (!route.headers) return { status: 200, body };

@@ -219,3 +219,67 @@ describe('a monthly refill names its day', () => {
     });
   });
 });
+
+describe('keys.updateCredits as Unkey answers it', () => {
+  test('set to null (or without a value) makes usage unlimited and drops the refill', async () => {
+    const apiId = await newApi('v2 bounds unlimited');
+    const { data: key } = await unkey.keys.createKey({
+      apiId,
+      credits: { remaining: 5, refill: { interval: 'daily', amount: 20 } },
+    });
+    const { data } = await unkey.keys.updateCredits({
+      keyId: key.keyId,
+      operation: 'set',
+      value: null,
+    });
+    expect(data).toEqual({ remaining: null });
+    const { data: stored } = await unkey.keys.getKey({ keyId: key.keyId });
+    expect(stored.credits).toBeUndefined();
+
+    const { data: again } = await unkey.keys.createKey({ apiId, credits: { remaining: 5 } });
+    expect(await rawV2('keys.updateCredits', { keyId: again.keyId, operation: 'set' })).toEqual({
+      status: 200,
+      body: { meta: { requestId: expect.any(String) }, data: { remaining: null } },
+    });
+    expect((await unkey.keys.verifyKey({ key: again.key })).data).toMatchObject({ valid: true });
+  });
+
+  test('a decrement past zero leaves zero', async () => {
+    const apiId = await newApi('v2 bounds decrement');
+    const { data: key } = await unkey.keys.createKey({ apiId, credits: { remaining: 3 } });
+    const { data } = await unkey.keys.updateCredits({
+      keyId: key.keyId,
+      operation: 'decrement',
+      value: 10,
+    });
+    expect(data).toEqual({ remaining: 0 });
+    expect((await unkey.keys.verifyKey({ key: key.key })).data).toMatchObject({
+      valid: false,
+      code: 'USAGE_EXCEEDED',
+    });
+    // v1's updateRemaining still refuses it.
+    const refused = await v1.post('keys.updateRemaining', {
+      keyId: key.keyId,
+      op: 'decrement',
+      value: 1,
+    });
+    expect(refused.status).toBe(400);
+  });
+
+  test('increment or decrement of a key without credits, or without a value, is a 400', async () => {
+    const apiId = await newApi('v2 bounds no credits');
+    const { data: unlimited } = await unkey.keys.createKey({ apiId });
+    for (const operation of ['increment', 'decrement']) {
+      expect(
+        await rawV2('keys.updateCredits', { keyId: unlimited.keyId, operation, value: 1 }),
+      ).toMatchObject(invalid('body.operation'));
+      expect(
+        await rawV2('keys.updateCredits', { keyId: unlimited.keyId, operation }),
+      ).toMatchObject(invalid('body.value'));
+    }
+    // A key without credits gets them by `set`.
+    expect(
+      (await unkey.keys.updateCredits({ keyId: unlimited.keyId, operation: 'set', value: 4 })).data,
+    ).toEqual({ remaining: 4 });
+  });
+});

@@ -1,10 +1,12 @@
 import type { RefillConfig } from '../../domain/credits';
 import { DEFAULT_LIMIT_NAME } from '../../domain/namedLimits';
+import { BadRequestError, PreconditionFailedError } from '../../errors';
 import { updateKey } from '../../operations/keys/updateKey';
 import {
   REFILL,
   updateRemaining,
   type RemainingAnswer,
+  type UpdateRemainingInput,
 } from '../../operations/keys/updateRemaining';
 import type { NamedLimitInput } from '../../operations/namedLimits';
 import { LIMIT_MAX, nullable, object } from '../../operations/schemas';
@@ -123,9 +125,18 @@ interface V2UpdateCreditsBody {
   value?: number | null;
 }
 
+/**
+ * keyward's updateRemaining as Unkey v2 answers it: `set` to null (or without a value) makes
+ * usage unlimited and drops the refill, a decrement past zero leaves zero, and incrementing or
+ * decrementing a key without credits is a 400 (keyward's v1 answers 412).
+ */
 export const v2UpdateCredits = defineV2Route({
   name: 'keys.updateCredits',
   operation: updateRemaining,
+  coreInput: widen(updateRemaining.input, {
+    op: { enum: ['increment', 'decrement', 'set', 'decrementToZero'] },
+    value: { type: ['integer', 'null'] },
+  }),
   input: object(
     {
       keyId,
@@ -137,16 +148,18 @@ export const v2UpdateCredits = defineV2Route({
   output: object({ remaining: { type: ['integer', 'null'] }, refill: { type: 'object' } }, [
     'remaining',
   ]),
-  toInput(body: V2UpdateCreditsBody) {
-    if (body.value === undefined || body.value === null) {
-      if (body.operation !== 'set') refuse('value', `is required with ${body.operation}`);
-      refuse(
-        'value',
-        'unlimited usage is keys.updateKey with credits: null in keyward; set takes a number',
-      );
+  toInput(body: V2UpdateCreditsBody): UpdateRemainingInput {
+    const value = body.value ?? null;
+    if (value === null && body.operation !== 'set') {
+      refuse('value', `is required with ${body.operation}`);
     }
-    return { keyId: body.keyId, op: body.operation, value: body.value };
+    const op = body.operation === 'decrement' ? 'decrementToZero' : body.operation;
+    return { keyId: body.keyId, op, value };
   },
+  refusal: (error) =>
+    error instanceof PreconditionFailedError
+      ? new BadRequestError(`operation: ${error.message}`)
+      : error,
   toBody: (answer: RemainingAnswer) => {
     const refilled = answer[REFILL];
     return {

@@ -39,6 +39,11 @@ export interface V2Route<CoreInput = never, CoreOutput extends object = object, 
    * raises names the field as the v2 client sent it.
    */
   readonly fieldNames?: Readonly<Record<string, string>>;
+  /**
+   * Where Unkey v2 answers one of the operation's refusals with another status (keyward's 412 for
+   * incrementing a key without credits is v2's 400): the error as v2 answers it.
+   */
+  refusal?(error: unknown): unknown;
 }
 
 /**
