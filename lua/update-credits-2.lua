@@ -6,7 +6,8 @@
 
   KEYS[1]  the credits hash: { remaining, lastRefillAt, appliedReset }
   KEYS[2]  the audit outbox of the key's tag (stream)
-  ARGV[1]  op: "set", "increment" or "decrement"
+  ARGV[1]  op: "set", "increment", "decrement", or "decrementToZero" (a decrement past zero
+           leaves zero: Unkey v2's keys.updateCredits)
   ARGV[2]  value (integer ≥ 0)
   ARGV[3]  refillBoundary  unix ms of the latest refill point; "" when credits never refill
   ARGV[4]  refillAmount    what `remaining` resets to at a refill point not yet applied
@@ -17,7 +18,7 @@
   ARGV[8]  the outbox entry (lua/includes/outbox.lua), appended when the credits change
   ARGV[3…7] are the credit arguments of includes/credits.lua, in its order.
 
-  Returns the new remaining, or -1 when a decrement would go below zero (nothing written).
+  Returns the new remaining, or -1 when a "decrement" would go below zero (nothing written).
 ]]
 --- @include "includes/credits"
 --- @include "includes/outbox"
@@ -30,6 +31,8 @@ if op == 'set' then
   remaining = value
 elseif op == 'increment' then
   remaining = remaining + value
+elseif op == 'decrementToZero' then
+  remaining = math.max(remaining - value, 0)
 else
   if value > remaining then
     return -1

@@ -23,7 +23,7 @@ export interface CompiledRoute {
   /** v2 only: the body read into the operation's input, its answer written in v2's envelope. */
   v2?: {
     route: V2Route<unknown, object, unknown>;
-    /** The operation's own input rules, held against what the route read from the v2 body. */
+    /** The operation's input rules (widened where v2's are), held against what the route read. */
     validateInput: Validator<never>;
   };
 }
@@ -48,7 +48,7 @@ export function compileRoutes(services: Services): CompiledRoute[] {
       validate: compile<never>(v2Route.input),
       queryProperties: {},
       run: bindOperation(route, services),
-      v2: { route: v2Route, validateInput: compile<never>(route.input) },
+      v2: { route: v2Route, validateInput: compile<never>(v2Route.coreInput ?? route.input) },
     };
   });
   return [...v1, ...v2];
@@ -80,7 +80,7 @@ export async function invoke(
     try {
       output = await compiled.run(caller, v2.validateInput(v2.route.toInput(input), 'body'));
     } catch (error) {
-      throw inV2Terms(error, v2.route.fieldNames);
+      throw inV2Terms(v2.route.refusal ? v2.route.refusal(error) : error, v2.route.fieldNames);
     }
     const body = { meta: { requestId: state.requestId }, ...v2.route.toBody(output, input) };
     if (!route.headers) return { status: 200, body };

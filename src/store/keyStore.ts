@@ -35,6 +35,7 @@ export interface CreditState {
 }
 
 export type CreditsUpdate = number | 'would_go_negative';
+export type CreditsOp = 'set' | 'increment' | 'decrement' | 'decrementToZero';
 
 /** The first record version: a created key's "set remaining" is named after it. */
 const FIRST_VERSION = '1';
@@ -423,14 +424,15 @@ export class KeyStore {
   }
 
   /**
-   * set / increment / decrement, atomic with verifications, after any refill point passed. The
+   * set / increment / decrement (or decrementToZero, which stops at zero rather than refusing),
+   * atomic with verifications, after any refill point passed. The
    * credits are in the key's slot, not the workspace's: the entry goes through the key's audit
    * outbox (src/store/auditOutbox.ts), appended by the script that changes them.
    */
   async updateCredits(
     ws: string,
     keyId: string,
-    op: 'set' | 'increment' | 'decrement',
+    op: CreditsOp,
     value: number,
     refill: { boundary: number; amount: number } | undefined,
     reset: CreditReset,

@@ -108,6 +108,9 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     // One entry, for the one change; the outbox expires on its own.
     expect(await redis.xlen(outbox)).toBe(1);
     expect(await redis.pttl(outbox)).toBeGreaterThan(0);
+    // decrementToZero (v2's decrement) stops at zero where decrement refuses.
+    expect(await update('decrementToZero', 9)).toBe(0);
+    expect(await redis.hget(credits, 'remaining')).toBe('0');
     return [incremented, negative];
   },
   revokeRootKey: async (t) => {

@@ -18,7 +18,7 @@ import {
 const PINNED_SHA1: Record<ScriptName, string> = {
   tokenBucket: '2fecdd73e35d1aae6b7328dc2f28c134fa252eaa',
   multiBucket: '44a2c96f80400187b1696270d666a5757a40af30',
-  updateCredits: '9f16b6f7be6b13a965bd6d6674d848a1515b8731',
+  updateCredits: 'd46e64737fdd03ee2cea17721205e59c618fadca',
   putKey: 'bd492ae34ea59724e47c75ea4c6d065ff2086039',
   commitKey: '4e2029188cce337277fbe98a3ad6264e572af06d',
   discardPendingKey: '139cd11caddd656bc8edf6d7510003946e7509b1',

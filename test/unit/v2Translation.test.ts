@@ -87,28 +87,46 @@ describe('updateKeyInput (v2 keys.updateKey → updateKey)', () => {
 
 describe('v2 keys.updateCredits', () => {
   test('operation and value become updateRemaining’s op and value', () => {
+    expect(v2UpdateCredits.toInput({ keyId: 'k', operation: 'increment', value: 3 })).toEqual({
+      keyId: 'k',
+      op: 'increment',
+      value: 3,
+    });
+    // Unkey v2's decrement stops at zero.
     expect(v2UpdateCredits.toInput({ keyId: 'k', operation: 'decrement', value: 3 })).toEqual({
       keyId: 'k',
-      op: 'decrement',
+      op: 'decrementToZero',
       value: 3,
     });
   });
 
+  test.each([{ operation: 'set', value: null }, { operation: 'set' }] as const)(
+    '%j is set to unlimited usage',
+    (body) => {
+      expect(v2UpdateCredits.toInput({ keyId: 'k', ...body })).toEqual({
+        keyId: 'k',
+        op: 'set',
+        value: null,
+      });
+    },
+  );
+
   test.each([
     [{ operation: 'increment' }, 'value: is required with increment'],
     [{ operation: 'decrement', value: null }, 'value: is required with decrement'],
-    [
-      { operation: 'set', value: null },
-      'value: unlimited usage is keys.updateKey with credits: null in keyward; set takes a number',
-    ],
-    [
-      { operation: 'set' },
-      'value: unlimited usage is keys.updateKey with credits: null in keyward; set takes a number',
-    ],
   ] as const)('%j is refused', (body, message) => {
     expect(() => v2UpdateCredits.toInput({ keyId: 'k', ...body })).toThrow(
       new BadRequestError(message),
     );
+  });
+
+  test('a key without credits cannot be incremented: v2 answers 400 where v1 answers 412', () => {
+    const refusal = v2UpdateCredits.refusal!(
+      new PreconditionFailedError('key k has unlimited usage'),
+    );
+    expect(refusal).toEqual(new BadRequestError('operation: key k has unlimited usage'));
+    const other = new NotFoundError('key k not found');
+    expect(v2UpdateCredits.refusal!(other)).toBe(other);
   });
 
   test('the answer is KeyCreditsData: the count, and the refill when the key has one', () => {

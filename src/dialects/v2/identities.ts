@@ -3,7 +3,6 @@ import { deleteIdentity } from '../../operations/identities/deleteIdentity';
 import { getIdentity } from '../../operations/identities/getIdentity';
 import { listIdentities } from '../../operations/identities/listIdentities';
 import type { IdentityHandle } from '../../operations/identities/loadIdentity';
-import { newExternalId } from '../../operations/identities/schemas';
 import { updateIdentity } from '../../operations/identities/updateIdentity';
 import {
   LISTED_META,
@@ -13,7 +12,7 @@ import {
 import type { NamedLimitInput } from '../../operations/namedLimits';
 import { empty, id, meta, namedLimits, object, pageLimit, text } from '../../operations/schemas';
 import { isKeywardId, v2Pagination } from './lists';
-import { defineV2Route, open } from './route';
+import { defineV2Route, open, widen } from './route';
 import { refuse, v2Limits, type V2Identity } from './shapes';
 
 /**
@@ -64,13 +63,25 @@ function fields(body: V2IdentityFields): V2IdentityFields {
   };
 }
 
+/**
+ * v2's externalId: 1–255 of `[a-zA-Z0-9_.-]` (Unkey's spec, for identities and keys alike). v1's
+ * createIdentity takes 3–256 characters of any kind; a v2 call is held to v2's bound instead.
+ */
+export const v2ExternalId = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[a-zA-Z0-9_.-]+$',
+} as const;
+
 export const v2CreateIdentity = defineV2Route({
   name: 'identities.createIdentity',
   operation: createIdentity,
+  coreInput: widen(createIdentity.input, { externalId: { minLength: 1 } }),
   // Unkey's spec leaves this body open (no `additionalProperties: false`, unlike updateIdentity's):
   // other fields are accepted and not read.
   input: open(
-    object({ externalId: newExternalId, meta, ratelimits: v2NamedLimits }, ['externalId']),
+    object({ externalId: v2ExternalId, meta, ratelimits: v2NamedLimits }, ['externalId']),
   ),
   output: object({ identityId: { type: 'string' } }, ['identityId']),
   toInput: (body: V2IdentityFields & { externalId: string }) => ({

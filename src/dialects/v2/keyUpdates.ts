@@ -1,15 +1,18 @@
 import type { RefillConfig } from '../../domain/credits';
 import { DEFAULT_LIMIT_NAME } from '../../domain/namedLimits';
+import { BadRequestError, PreconditionFailedError } from '../../errors';
 import { updateKey } from '../../operations/keys/updateKey';
 import {
   REFILL,
   updateRemaining,
   type RemainingAnswer,
+  type UpdateRemainingInput,
 } from '../../operations/keys/updateRemaining';
 import type { NamedLimitInput } from '../../operations/namedLimits';
 import { LIMIT_MAX, nullable, object } from '../../operations/schemas';
-import { keyId, meta, ratelimits, refill } from './keys';
-import { defineV2Route } from './route';
+import { v2ExternalId } from './identities';
+import { keyId, meta, ratelimits, refill, v2Refill } from './keys';
+import { defineV2Route, widen } from './route';
 import { refillOf, refuse } from './shapes';
 
 /** The input of keyward's updateKey, as this route fills it (its module keeps the type to itself). */
@@ -75,7 +78,7 @@ export function updateKeyInput(body: V2UpdateKeyBody): UpdateKeyInput {
       if (credits.refill?.interval === 'daily' && credits.refill.refillDay !== undefined) {
         refuse('credits.refill.refillDay', 'only allowed with interval monthly');
       }
-      input.refill = credits.refill;
+      input.refill = credits.refill === null ? null : v2Refill(credits.refill);
     }
   }
   return input;
@@ -85,11 +88,16 @@ export const v2UpdateKey = defineV2Route({
   name: 'keys.updateKey',
   fieldNames: { remaining: 'credits.remaining', refill: 'credits.refill' },
   operation: updateKey,
+  // Unkey v2 takes up to 1,000 permissions and 50 limits; keyward's v1, 100 and 20.
+  coreInput: widen(updateKey.input, {
+    permissions: { maxItems: 1000 },
+    ratelimits: { maxItems: 50 },
+  }),
   input: object(
     {
       keyId,
       name: { type: ['string', 'null'], minLength: 1, maxLength: 255 },
-      externalId: { type: ['string', 'null'], minLength: 1, maxLength: 255 },
+      externalId: { ...v2ExternalId, type: ['string', 'null'] },
       meta: nullable(meta),
       expires: { type: ['integer', 'null'], minimum: 0, maximum: 4_102_444_800_000 },
       credits: {
@@ -102,7 +110,7 @@ export const v2UpdateKey = defineV2Route({
       ratelimits: nullable(ratelimits),
       enabled: { type: 'boolean' },
       roles: { type: 'array', maxItems: 100, items: { type: 'string' } },
-      permissions: { type: 'array', maxItems: 100, items: { type: 'string' } },
+      permissions: { type: 'array', maxItems: 1000, items: { type: 'string' } },
     },
     ['keyId'],
   ),
@@ -117,9 +125,18 @@ interface V2UpdateCreditsBody {
   value?: number | null;
 }
 
+/**
+ * keyward's updateRemaining as Unkey v2 answers it: `set` to null (or without a value) makes
+ * usage unlimited and drops the refill, a decrement past zero leaves zero, and incrementing or
+ * decrementing a key without credits is a 400 (keyward's v1 answers 412).
+ */
 export const v2UpdateCredits = defineV2Route({
   name: 'keys.updateCredits',
   operation: updateRemaining,
+  coreInput: widen(updateRemaining.input, {
+    op: { enum: ['increment', 'decrement', 'set', 'decrementToZero'] },
+    value: { type: ['integer', 'null'] },
+  }),
   input: object(
     {
       keyId,
@@ -131,16 +148,18 @@ export const v2UpdateCredits = defineV2Route({
   output: object({ remaining: { type: ['integer', 'null'] }, refill: { type: 'object' } }, [
     'remaining',
   ]),
-  toInput(body: V2UpdateCreditsBody) {
-    if (body.value === undefined || body.value === null) {
-      if (body.operation !== 'set') refuse('value', `is required with ${body.operation}`);
-      refuse(
-        'value',
-        'unlimited usage is keys.updateKey with credits: null in keyward; set takes a number',
-      );
+  toInput(body: V2UpdateCreditsBody): UpdateRemainingInput {
+    const value = body.value ?? null;
+    if (value === null && body.operation !== 'set') {
+      refuse('value', `is required with ${body.operation}`);
     }
-    return { keyId: body.keyId, op: body.operation, value: body.value };
+    const op = body.operation === 'decrement' ? 'decrementToZero' : body.operation;
+    return { keyId: body.keyId, op, value };
   },
+  refusal: (error) =>
+    error instanceof PreconditionFailedError
+      ? new BadRequestError(`operation: ${error.message}`)
+      : error,
   toBody: (answer: RemainingAnswer) => {
     const refilled = answer[REFILL];
     return {

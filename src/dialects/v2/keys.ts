@@ -8,8 +8,12 @@ import { whoami } from '../../operations/keys/whoami';
 import { createKeys } from '../../operations/migrations/createKeys';
 import type { NamedLimitInput } from '../../operations/namedLimits';
 import { INTERVAL_MAX, LIMIT_MAX, limitName, object } from '../../operations/schemas';
-import { defineV2Route, open } from './route';
+import { defineV2Route, open, widen } from './route';
+import { v2ExternalId } from './identities';
 import { limitId, refuse, v2Key } from './shapes';
+
+/** The most credits one v2 verification may spend (Unkey v2's `credits.cost` maximum). */
+export const CREDIT_COST_MAX = 1_000_000_000_000;
 
 export const keyId = {
   type: 'string',
@@ -37,7 +41,7 @@ const credits = object(
  */
 export const ratelimits = {
   type: 'array',
-  maxItems: 20,
+  maxItems: 50,
   items: open(
     object(
       {
@@ -51,6 +55,19 @@ export const ratelimits = {
     ),
   ),
 } as const;
+
+/**
+ * A refill as v2 takes it: a `monthly` one names its day, as Unkey's createKey and updateKey ask
+ * (`refillDay` must be provided when the refill interval is `monthly`); v1 defaults it to 1.
+ */
+export function v2Refill<Refill extends { interval: string; refillDay?: number }>(
+  refill: Refill,
+): Refill {
+  if (refill.interval === 'monthly' && refill.refillDay === undefined) {
+    refuse('credits.refill.refillDay', 'is required with interval monthly');
+  }
+  return refill;
+}
 
 export interface V2Credits {
   remaining: number | null;
@@ -77,16 +94,21 @@ export const v2CreateKey = defineV2Route({
   name: 'keys.createKey',
   fieldNames: { remaining: 'credits.remaining', refill: 'credits.refill' },
   operation: createKey,
+  // Unkey v2 takes up to 1,000 permissions and 50 limits; keyward's v1, 100 and 20.
+  coreInput: widen(createKey.input, {
+    permissions: { maxItems: 1000 },
+    ratelimits: { maxItems: 50 },
+  }),
   input: object(
     {
       apiId: keyId,
       prefix: { type: 'string', pattern: PREFIX_PATTERN },
       name: { type: 'string', minLength: 1, maxLength: 255 },
       byteLength: { type: 'integer', minimum: MIN_BYTE_LENGTH, maximum: MAX_BYTE_LENGTH },
-      externalId: { type: 'string', minLength: 1, maxLength: 255 },
+      externalId: v2ExternalId,
       meta,
       roles: { type: 'array', maxItems: 100, items: { type: 'string' } },
-      permissions: { type: 'array', maxItems: 100, items: { type: 'string' } },
+      permissions: { type: 'array', maxItems: 1000, items: { type: 'string' } },
       expires: { type: 'integer', minimum: 0, maximum: 4_102_444_800_000 },
       credits,
       ratelimits,
@@ -113,7 +135,7 @@ export const v2CreateKey = defineV2Route({
     if (body.ratelimits !== undefined) input.ratelimits = body.ratelimits;
     if (body.credits && body.credits.remaining !== null) {
       input.remaining = body.credits.remaining;
-      if (body.credits.refill) input.refill = body.credits.refill;
+      if (body.credits.refill) input.refill = v2Refill(body.credits.refill);
     } else if (body.credits?.refill) refuse('credits.refill', 'requires credits.remaining');
     return input;
   },
@@ -145,6 +167,10 @@ export const v2VerifyKey = defineV2Route({
   name: 'keys.verifyKey',
   fieldNames: { 'remaining.cost': 'credits.cost', 'authorization.permissions': 'permissions' },
   operation: verifyKey,
+  // Unkey v2's credits.cost goes to 1e12; keyward's v1 remaining.cost to 1e9.
+  coreInput: widen(verifyKey.input, {
+    remaining: { properties: { cost: { type: 'integer', minimum: 0, maximum: CREDIT_COST_MAX } } },
+  }),
   input: object(
     {
       key: { type: 'string', minLength: 1, maxLength: 512 },
@@ -154,7 +180,9 @@ export const v2VerifyKey = defineV2Route({
         items: { type: 'string', minLength: 1, maxLength: 512 },
       },
       permissions: { type: 'string', minLength: 1, maxLength: 1000 },
-      credits: object({ cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX } }, ['cost']),
+      credits: object({ cost: { type: 'integer', minimum: 0, maximum: CREDIT_COST_MAX } }, [
+        'cost',
+      ]),
       ratelimits: {
         type: 'array',
         maxItems: 20,

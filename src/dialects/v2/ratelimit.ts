@@ -1,7 +1,12 @@
 import type { Override } from '../../domain/overrides';
 import { deleteOverride } from '../../operations/ratelimits/deleteOverride';
 import { getOverride } from '../../operations/ratelimits/getOverride';
-import { limit, type LimitInput, type LimitOutcome } from '../../operations/ratelimits/limit';
+import {
+  limit,
+  limitRequest,
+  type LimitInput,
+  type LimitOutcome,
+} from '../../operations/ratelimits/limit';
 import { listOverrides } from '../../operations/ratelimits/listOverrides';
 import {
   multiLimit,
@@ -11,7 +16,6 @@ import {
 import type { NamespaceRef } from '../../operations/ratelimits/namespaces';
 import { setOverride } from '../../operations/ratelimits/setOverride';
 import {
-  duration,
   empty,
   identifier,
   INTERVAL_MAX,
@@ -21,7 +25,7 @@ import {
   pageLimit,
 } from '../../operations/schemas';
 import { isKeywardId, v2Pagination } from './lists';
-import { defineV2Route } from './route';
+import { defineV2Route, widen } from './route';
 import { refuse } from './shapes';
 
 interface V2LimitBody {
@@ -32,14 +36,25 @@ interface V2LimitBody {
   cost?: number;
 }
 
+/**
+ * v2's identifier: up to 512 characters (Unkey's column is varchar(512)); keyward's v1 keeps 256.
+ * The operation's rules are widened to match (`coreInput`).
+ */
+const v2Identifier = { type: 'string', minLength: 1, maxLength: 512 } as const;
+const coreLimit = widen(limitRequest, { identifier: v2Identifier });
+
+/** A window of v2's ratelimit calls: 1 s to 30 days (keyward's own start at 1 ms). */
+const v2Duration = { type: 'integer', minimum: 1000, maximum: INTERVAL_MAX } as const;
+
 /** v2's limit request: one check, as ratelimit.limit and each item of multiLimit take it. */
 const limitBody = object(
   {
-    // keyward's namespace names are narrower than v2's (they become part of Redis key names).
+    // keyward's namespace names are narrower than v2's: a name is part of Redis key names and of
+    // the invalidation messages, and root keys' permissions name it (docs/decisions.md).
     namespace: namespaceName,
-    identifier,
+    identifier: v2Identifier,
     limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
-    duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
+    duration: v2Duration,
     cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
   },
   ['namespace', 'identifier', 'limit', 'duration'],
@@ -60,6 +75,7 @@ export const v2Limit = defineV2Route({
   name: 'ratelimit.limit',
   operation: limit,
   input: limitBody,
+  coreInput: coreLimit,
   output: object(
     {
       limit: { type: 'integer' },
@@ -131,7 +147,7 @@ export const v2SetOverride = defineV2Route({
       namespace: namespaceName,
       identifier,
       limit: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
-      duration,
+      duration: v2Duration,
     },
     ['namespace', 'identifier', 'limit', 'duration'],
   ),
@@ -206,6 +222,7 @@ export const v2MultiLimit = defineV2Route({
   name: 'ratelimit.multiLimit',
   operation: multiLimit,
   input: { type: 'array', minItems: 1, maxItems: 100, items: limitBody },
+  coreInput: { ...multiLimit.input, items: coreLimit },
   output: object(
     {
       passed: { type: 'boolean' },

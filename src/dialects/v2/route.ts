@@ -22,6 +22,13 @@ export interface V2Route<CoreInput = never, CoreOutput extends object = object, 
    * Unkey's spec does (`additionalProperties: false`), unless it is marked `open` (defineV2Route).
    */
   readonly input: JsonSchema;
+  /**
+   * The operation's input rules for what toInput read, where Unkey v2's bounds are wider than
+   * v1's (createKey's 1,000 permissions): the operation's schema with those properties widened
+   * (`widen`). Absent, the operation's own schema, as v1 holds it. Every other rule, and the
+   * operation's own checks, are the same for both dialects.
+   */
+  readonly coreInput?: JsonSchema;
   /** The v2 `data` (for the OpenAPI document). */
   readonly output: JsonSchema;
   /** The operation's input from the v2 body; throws BadRequestError for what v2 allows and keyward does not. */
@@ -32,6 +39,11 @@ export interface V2Route<CoreInput = never, CoreOutput extends object = object, 
    * raises names the field as the v2 client sent it.
    */
   readonly fieldNames?: Readonly<Record<string, string>>;
+  /**
+   * Where Unkey v2 answers one of the operation's refusals with another status (keyward's 412 for
+   * incrementing a key without credits is v2's 400): the error as v2 answers it.
+   */
+  refusal?(error: unknown): unknown;
 }
 
 /**
@@ -67,6 +79,25 @@ export function defineV2Route<CoreInput, CoreOutput extends object, Body>(
   },
 ): V2Route<CoreInput, CoreOutput, Body> {
   return { ...route, input: strict(route.input) } as V2Route<CoreInput, CoreOutput, Body>;
+}
+
+/**
+ * A copy of an operation's input schema with keywords of some of its properties replaced
+ * (`{permissions: {maxItems: 1000}}`): a bound Unkey's v2 holds wider than keyward's v1, whose
+ * answers must not change. The operation's schema itself is never changed.
+ */
+export function widen(
+  schema: JsonSchema,
+  changes: Readonly<Record<string, JsonSchema>>,
+): JsonSchema {
+  const own = isSchema(schema.properties) ? schema.properties : {};
+  const properties: Record<string, unknown> = { ...own };
+  for (const [name, keywords] of Object.entries(changes)) {
+    const property = own[name];
+    if (!isSchema(property)) throw new Error(`widen: the operation has no property ${name}`);
+    properties[name] = { ...property, ...keywords };
+  }
+  return { ...schema, properties };
 }
 
 /**

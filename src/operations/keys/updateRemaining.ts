@@ -5,6 +5,7 @@ import { id, LIMIT_MAX, object } from '../schemas';
 import { creditSpend } from './credits';
 import { loadKey } from './loadKey';
 import { auditEntry } from '../audit';
+import type { CreditsOp } from '../../store/keyStore';
 
 /**
  * The key's refill, beside the count it answers (Unkey v2's credits answer shows both). A symbol,
@@ -13,14 +14,20 @@ import { auditEntry } from '../audit';
 export const REFILL: unique symbol = Symbol('refill');
 
 export interface RemainingAnswer {
-  remaining: number;
+  /** null: unlimited usage (only a `set` to null answers it). */
+  remaining: number | null;
   [REFILL]?: RefillConfig;
 }
 
-interface UpdateRemainingInput {
+/**
+ * v1's schema takes the first three ops and a number. Unkey v2's updateCredits also reaches
+ * `decrementToZero` (a decrement past zero leaves zero) and `set` to null (unlimited usage),
+ * which its route's schema allows (src/dialects/v2/keyUpdates.ts).
+ */
+export interface UpdateRemainingInput {
   keyId: string;
-  op: 'increment' | 'decrement' | 'set';
-  value: number;
+  op: CreditsOp;
+  value: number | null;
 }
 
 export const updateRemaining = defineOperation({
@@ -47,6 +54,14 @@ export const updateRemaining = defineOperation({
       op: input.op,
       value: input.value,
     });
+    if (input.value === null) {
+      if (input.op !== 'set') throw new BadRequestError(`value: is required with ${input.op}`);
+      // Unlimited usage, the refill gone with the count: updateKey's `remaining: null`.
+      if (!(await deps.keys.update(key.workspaceId, key.id, { credits: null }, now, audit))) {
+        throw new NotFoundError(`key ${key.id} not found`);
+      }
+      return { remaining: null };
+    }
     if (!spend) {
       if (input.op !== 'set') {
         throw new PreconditionFailedError(
