@@ -202,7 +202,8 @@ export async function rpc<T>(
 export function provenance(root: string): { commit: string; uncommitted: string[] } {
   const git = (...args: string[]) => {
     try {
-      return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+      // trimEnd: porcelain's first line leads with a space (" M src/…") that is part of it.
+      return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trimEnd();
     } catch {
       return '';
     }

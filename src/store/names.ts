@@ -117,6 +117,11 @@ export const names = {
   /** The ids of a role's permissions, beside its record. */
   rolePermissions: (id: string) => `${PREFIX}:role:{${id}}:perms`,
   /**
+   * Never written (a permission has no members): named so that the scripts serving both kinds
+   * get a members key in the record's slot.
+   */
+  permissionMembers: (id: string) => `${PREFIX}:perm:{${id}}:members`,
+  /**
    * Per kind, the workspace's index of names → ids, under the workspace's tag: what makes a name
    * unique, and the one place a node reads to know the workspace's permissions and roles. An
    * entry there is what makes its record count (docs/redis.md, "Creating a permission or role").
@@ -264,6 +269,8 @@ export const legacy = {
   permission: (ws: string, id: string) => `${PREFIX}:{${ws}}:perm:${id}`,
   role: (ws: string, id: string) => `${PREFIX}:{${ws}}:role:${id}`,
   rolePermissions: (ws: string, id: string) => `${PREFIX}:{${ws}}:role:${id}:perms`,
+  /** Never written, as names.permissionMembers. */
+  permissionMembers: (ws: string, id: string) => `${PREFIX}:{${ws}}:perm:${id}:members`,
   permissionPattern: `${PREFIX}:{ws_*}:perm:*`,
   /** Every legacy role record, and its set of permissions (readers skip those). */
   rolePattern: `${PREFIX}:{ws_*}:role:*`,

@@ -31,10 +31,10 @@ const TOMBSTONE_TTL_MS = 3_600_000;
 const KINDS = {
   permission: {
     record: names.permission,
-    members: (id: string) => `${names.permission(id)}:members`,
+    members: names.permissionMembers,
     names: names.permissionNames,
     legacyRecord: legacy.permission,
-    legacyMembers: (ws: string, id: string) => `${legacy.permission(ws, id)}:members`,
+    legacyMembers: legacy.permissionMembers,
   },
   role: {
     record: names.role,
