@@ -60,7 +60,10 @@ export function expectNoInternals(text: string, echoes: readonly string[] = []):
     if (echo.length > 0) text = text.split(echo).join('<echo>');
   }
   // keyward's own ids are random base58 and may spell "ajv" or "ERR" by chance.
-  text = text.replace(/\b(?:ws|api|key|req|rk|rlns|rlor)_[1-9A-HJ-NP-Za-km-z]+/g, '<id>');
+  text = text.replace(
+    /\b(?:ws|api|key|req|rk|rlns|rlor|perm|role|id|aud|rl)_[1-9A-HJ-NP-Za-km-z]+/g,
+    '<id>',
+  );
   for (const pattern of INTERNALS) {
     if (pattern.test(text)) {
       throw new Error(`answer leaks internals (${pattern}): ${text.slice(0, 500)}`);

@@ -346,6 +346,11 @@ export function badNamedLimits(
     nullable?: boolean;
     /** Every valid input carries `ratelimit` too, so a `default` among the limits is one too many. */
     defaultIsTaken?: boolean;
+    /**
+     * A name given twice is a 409, not a 400 (v1 updateIdentity, as Unkey v1 answers it:
+     * test/integration/v1Rules.test.ts), so it is no breaker here.
+     */
+    twiceIsConflict?: boolean;
   } = {},
 ): fc.Arbitrary<string> {
   const valid = { name: 'requests', limit: 10, duration: 1000 };
@@ -373,7 +378,7 @@ export function badNamedLimits(
       json([{ name: 'requests', limit: 10 }]),
       json([{ name: 'requests', duration: 1000 }]),
       json([{ limit: 10, duration: 1000 }]),
-      json([valid, { ...valid, limit: 5 }]),
+      ...(options.twiceIsConflict ? [] : [json([valid, { ...valid, limit: 5 }])]),
       json(Array.from({ length: 21 }, (_, i) => ({ ...valid, name: `r${i}` }))),
     ),
     wrongType(['string']).map((bad) => `[{"name":${bad},"limit":10,"duration":1000}]`),

@@ -334,7 +334,7 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     breakers: () => ({
       externalId: fc.oneof(badString(256), fc.constant(json(fixture.identityExternalId))),
       meta: badMeta(),
-      ratelimits: badNamedLimits(),
+      ratelimits: badNamedLimits({ twiceIsConflict: true }),
     }),
   },
   'identities.deleteIdentity': {
