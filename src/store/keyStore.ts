@@ -459,14 +459,9 @@ export class KeyStore {
     return result;
   }
 
-  /**
-   * The record and the ids of what it holds, in one round trip. A key of the previous layout is
-   * moved to the current one on the way (moveLegacyKey), so that every write, which
-   * reads its key first, works on the current layout.
-   */
-  async get(ws: string, keyId: string): Promise<KeyRecord | undefined> {
-    if (!isStorableId(keyId)) return undefined;
-    const [hash, permissionIds, roleIds] = execResults(
+  /** A key's record and the ids of what it holds: they share the key's tag, one round trip. */
+  private async readWithLinks(keyId: string): Promise<[StoredHash, string[], string[]]> {
+    return execResults(
       await this.redis
         .pipeline()
         .hgetall(names.key(keyId))
@@ -474,6 +469,16 @@ export class KeyStore {
         .smembers(names.keyRoles(keyId))
         .exec(),
     ) as [StoredHash, string[], string[]];
+  }
+
+  /**
+   * The record and the ids of what it holds, in one round trip. A key of the previous layout is
+   * moved to the current one on the way (moveLegacyKey), so that every write, which
+   * reads its key first, works on the current layout.
+   */
+  async get(ws: string, keyId: string): Promise<KeyRecord | undefined> {
+    if (!isStorableId(keyId)) return undefined;
+    const [hash, permissionIds, roleIds] = await this.readWithLinks(keyId);
     if (hash.id === undefined) {
       if (!(await this.legacy.mayRemain())) return undefined;
       return (await this.moveLegacyKey(ws, keyId)) === 'moved' ? this.get(ws, keyId) : undefined;
@@ -766,14 +771,7 @@ export class KeyStore {
    * live. The record and its two sets share the key's tag: one round trip, as `get`.
    */
   private async readForListing(ws: string, keyId: string): Promise<KeyRecord | undefined> {
-    const [hash, permissionIds, roleIds] = execResults(
-      await this.redis
-        .pipeline()
-        .hgetall(names.key(keyId))
-        .smembers(names.keyPermissions(keyId))
-        .smembers(names.keyRoles(keyId))
-        .exec(),
-    ) as [StoredHash, string[], string[]];
+    const [hash, permissionIds, roleIds] = await this.readWithLinks(keyId);
     if (hash.id !== undefined) return withLinks(liveKey(hash, ws), permissionIds, roleIds);
     // Only a key of the previous layout can be listed without a record under its own tag.
     const [legacyHash, legacyPermissionIds, legacyRoleIds] = execResults(
