@@ -459,15 +459,20 @@ export class KeyStore {
     return result;
   }
 
-  /** A key's record and the ids of what it holds: they share the key's tag, one round trip. */
-  private async readWithLinks(keyId: string): Promise<[StoredHash, string[], string[]]> {
+  /**
+   * A key's record and the ids of what it holds, in one round trip (they share a tag in either
+   * layout): this layout's unless `ws` is given, then the previous layout's under that workspace.
+   */
+  private async readWithLinks(
+    keyId: string,
+    ws?: string,
+  ): Promise<[StoredHash, string[], string[]]> {
+    const [record, permissions, roles] =
+      ws === undefined
+        ? [names.key(keyId), names.keyPermissions(keyId), names.keyRoles(keyId)]
+        : [legacy.key(ws, keyId), legacy.keyPermissions(ws, keyId), legacy.keyRoles(ws, keyId)];
     return execResults(
-      await this.redis
-        .pipeline()
-        .hgetall(names.key(keyId))
-        .smembers(names.keyPermissions(keyId))
-        .smembers(names.keyRoles(keyId))
-        .exec(),
+      await this.redis.pipeline().hgetall(record).smembers(permissions).smembers(roles).exec(),
     ) as [StoredHash, string[], string[]];
   }
 
@@ -774,14 +779,7 @@ export class KeyStore {
     const [hash, permissionIds, roleIds] = await this.readWithLinks(keyId);
     if (hash.id !== undefined) return withLinks(liveKey(hash, ws), permissionIds, roleIds);
     // Only a key of the previous layout can be listed without a record under its own tag.
-    const [legacyHash, legacyPermissionIds, legacyRoleIds] = execResults(
-      await this.redis
-        .pipeline()
-        .hgetall(legacy.key(ws, keyId))
-        .smembers(legacy.keyPermissions(ws, keyId))
-        .smembers(legacy.keyRoles(ws, keyId))
-        .exec(),
-    ) as [StoredHash, string[], string[]];
+    const [legacyHash, legacyPermissionIds, legacyRoleIds] = await this.readWithLinks(keyId, ws);
     return withLinks(keyFromHash(legacyHash), legacyPermissionIds, legacyRoleIds);
   }
 
@@ -807,14 +805,7 @@ export class KeyStore {
    * idempotent, so a move run twice, or interrupted and run again, ends the same.
    */
   async moveLegacyKey(ws: string, keyId: string): Promise<'moved' | 'absent'> {
-    const [hash, permissionIds, roleIds] = execResults(
-      await this.redis
-        .pipeline()
-        .hgetall(legacy.key(ws, keyId))
-        .smembers(legacy.keyPermissions(ws, keyId))
-        .smembers(legacy.keyRoles(ws, keyId))
-        .exec(),
-    ) as [StoredHash, string[], string[]];
+    const [hash, permissionIds, roleIds] = await this.readWithLinks(keyId, ws);
     const record = keyFromHash(hash);
     if (!record) return 'absent';
     const fields: string[] = [];
