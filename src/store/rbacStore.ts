@@ -141,12 +141,6 @@ export class RbacStore {
     return this.create('role', role, permissionIds, audit);
   }
 
-  /** The ids of a role's permissions (some may name deleted ones). */
-  async rolePermissionIds(ws: string, roleId: string): Promise<string[]> {
-    if (!(await this.read('role', ws, roleId))) return [];
-    return this.redis.smembers(names.rolePermissions(roleId));
-  }
-
   async getPermission(ws: string, id: string): Promise<PermissionRecord | undefined> {
     const hash = await this.read('permission', ws, id);
     return hash && permissionFromHash(hash);
@@ -380,10 +374,18 @@ export class RbacStore {
     return false;
   }
 
-  /** Whether the record an index entry names is anywhere: the previous layout is read first. */
+  /**
+   * Whether the record an index entry names is anywhere: the previous layout is read first (a
+   * move copies, then deletes), while its records may remain.
+   */
   private async recordExists(kind: RbacKind, ws: string, id: string): Promise<boolean> {
     if (!isStorableId(id)) return false;
-    if ((await this.redis.exists(KINDS[kind].legacyRecord(ws, id))) === 1) return true;
+    if (
+      (await this.legacy[kind].mayRemain()) &&
+      (await this.redis.exists(KINDS[kind].legacyRecord(ws, id))) === 1
+    ) {
+      return true;
+    }
     return isRecordOf(await this.redis.hgetall(KINDS[kind].record(id)), ws);
   }
 

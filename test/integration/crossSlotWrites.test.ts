@@ -499,8 +499,13 @@ describe('APIs', () => {
 
 describe('permissions and roles', () => {
   const kinds = [
-    { kind: 'permission', names: names.permissionNames, pattern: 'keyward:perm:*' },
-    { kind: 'role', names: names.roleNames, pattern: 'keyward:role:*' },
+    {
+      kind: 'permission',
+      names: names.permissionNames,
+      record: names.permission,
+      pattern: 'keyward:perm:*',
+    },
+    { kind: 'role', names: names.roleNames, record: names.role, pattern: 'keyward:role:*' },
   ] as const;
 
   /**
@@ -510,11 +515,11 @@ describe('permissions and roles', () => {
    */
   async function rbacConsistent(exact: boolean): Promise<void> {
     const problems: string[] = [];
-    for (const { kind, names: index, pattern } of kinds) {
+    for (const { kind, names: index, record: recordName, pattern } of kinds) {
       const entries = await admin.hgetall(index(workspaceId));
       const named = new Set(Object.values(entries));
       for (const [name, id] of Object.entries(entries)) {
-        const record = await admin.hgetall(`keyward:${kind === 'role' ? 'role' : 'perm'}:{${id}}`);
+        const record = await admin.hgetall(recordName(id));
         if (record.name !== name || record.deletedAt !== undefined) {
           problems.push(`${kind} ${name} → ${id}: no record`);
         } else if (exact && record.pending !== undefined) problems.push(`${kind} ${id}: pending`);
