@@ -15,6 +15,7 @@ import {
   connectRedis,
   createPrimary,
   createRedis,
+  SUBSCRIBER_OPTIONS,
   withReplicaAcks,
 } from './redis/clients';
 import { RedisClock } from './redis/clock';
@@ -85,12 +86,6 @@ export async function startNode(
       : primary;
   // The bookkeeping of writes across slots never waits for replicas: the write's own step does.
   const bookkeeping = config.durability.mode === 'replicated' ? createPrimary(config) : primary;
-  // Subscriber connections wait for their commands across reconnects: SUBSCRIBE is idempotent.
-  const subscriberOptions = {
-    enableOfflineQueue: true,
-    commandTimeout: undefined,
-    enableAutoPipelining: false,
-  };
   // On a cluster, a plain connection to one node: the cluster client's own subscription moves
   // between nodes without a 'close', so the listener could not tell when messages were missed.
   const clusterSubscriber =
@@ -98,18 +93,13 @@ export async function startNode(
       ? new ClusterSubscriber({
           cluster: primary,
           seeds: config.redisClusterNodes ?? [],
-          // It subscribes again itself on every 'ready': ioredis's own resubscription leaves an
-          // unhandled rejection behind when the connection drops again before it is confirmed.
           connect: ({ host, port }) =>
-            createRedis(`redis://${host}:${port}`, redisOptions, {
-              ...subscriberOptions,
-              autoResubscribe: false,
-            }),
+            createRedis(`redis://${host}:${port}`, redisOptions, SUBSCRIBER_OPTIONS),
           probeIntervalMs: PROBE_INTERVAL_MS,
           moveAfterMs: MOVE_AFTER_MS,
         })
       : undefined;
-  const redisSubscriber = clusterSubscriber ? undefined : createPrimary(config, subscriberOptions);
+  const redisSubscriber = clusterSubscriber ? undefined : createPrimary(config, SUBSCRIBER_OPTIONS);
   const subscriber: Subscriber = clusterSubscriber ?? redisSubscriber!;
   // Usage counts travel on a connection of their own, never queued behind (or ahead of) a
   // verification's command: the primary's unless KEYWARD_ANALYTICS_REDIS_URL names another Redis.

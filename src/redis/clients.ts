@@ -38,6 +38,20 @@ function clientOptions(options: RedisClientOptions): RedisOptions {
   };
 }
 
+/**
+ * A subscriber connection's policy: its commands wait across reconnects (SUBSCRIBE is
+ * idempotent), and whoever subscribed subscribes again on every 'ready' (InvalidationListener,
+ * ClusterSubscriber). Not ioredis's own resubscription: it leaves its SUBSCRIBE's promise
+ * unhandled, and a connection that drops again before Redis confirms it rejects that promise,
+ * which ends a Node process (an unhandled rejection) on a flapping Redis or at shutdown.
+ */
+export const SUBSCRIBER_OPTIONS: RedisOptions = {
+  enableOfflineQueue: true,
+  commandTimeout: undefined,
+  enableAutoPipelining: false,
+  autoResubscribe: false,
+};
+
 function prepare<C extends RedisClient>(client: C): C {
   defineScripts(client);
   // Errors surface on the commands that fail; without a listener ioredis would print each one.

@@ -1,8 +1,9 @@
-import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
+import { InvalidationListener } from '../../src/cache/invalidationListener';
+import { closeRedis, connectRedis, createRedis, SUBSCRIBER_OPTIONS } from '../../src/redis/clients';
 import type { RedisClient } from '../../src/redis/clients';
 import type Redis from 'ioredis';
 import { startRedis, type TestRedis } from '../support/redisServer';
-import { sleep } from '../support/helpers';
+import { eventually, sleep } from '../support/helpers';
 
 /**
  * The connection policy of src/redis/clients.ts on a real Redis. Writes (coalesce.ts): on an idle
@@ -101,5 +102,39 @@ test('commands behind a stalled one each fail at their own deadline; answered on
   } finally {
     process.off('unhandledRejection', onUnhandled);
     slow.disconnect();
+  }
+});
+
+test('a subscriber whose connection drops again before its resubscription is confirmed leaves no unhandled rejection', async () => {
+  const subscriber = createRedis(
+    server.url,
+    { commandTimeoutMs: 2000, connectTimeoutMs: 2000 },
+    SUBSCRIBER_OPTIONS,
+  ) as Redis;
+  const listener = new InvalidationListener(subscriber, {
+    apply: () => undefined,
+    setListening: () => undefined,
+  });
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    await listener.start();
+    // On the first reconnection's 'ready', what was subscribed on it is still unanswered: the
+    // socket is destroyed there (a flapping Redis, a network cut), which fails it.
+    let drops = 0;
+    subscriber.on('ready', () => {
+      if (drops++ === 0) subscriber.stream.destroy();
+    });
+    await redis.client('KILL', 'TYPE', 'pubsub');
+    await eventually(() => drops === 2 && listener.isSubscribed, {
+      what: 'subscribed again after two drops',
+    });
+    // An unhandled rejection is reported a turn after it happens.
+    await sleep(50);
+    expect(unhandled).toEqual([]);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+    subscriber.disconnect();
   }
 });

@@ -150,7 +150,9 @@ export async function writeWatcher(url: string): Promise<WriteWatcher> {
   // fail fast instead): commands wait for the reconnection, and the subscriptions are renewed.
   const patient = { enableOfflineQueue: true, maxRetriesPerRequest: null, retryStrategy: () => 50 };
   const control = new Redis(url, patient);
-  const subscriber = new Redis(url, patient);
+  // Subscribed again below on every 'ready': ioredis's own resubscription leaves its promise
+  // unhandled, and `close()` right after a reconnection rejects it (src/redis/clients.ts).
+  const subscriber = new Redis(url, { ...patient, autoResubscribe: false });
   for (const client of [control, subscriber]) client.on('error', () => undefined);
   // A restarted server forgets the setting: it is set again on every connection, before
   // whatever waited for it.
@@ -169,8 +171,12 @@ export async function writeWatcher(url: string): Promise<WriteWatcher> {
   subscriber.on('message', (_channel: string, token: string) => {
     if (awaited?.token === token) awaited.resolve();
   });
-  await subscriber.psubscribe('__keyevent@*__:*');
-  await subscriber.subscribe(barrierChannel);
+  const subscribe = async () => {
+    await subscriber.psubscribe('__keyevent@*__:*');
+    await subscriber.subscribe(barrierChannel);
+  };
+  subscriber.on('ready', () => void subscribe().catch(() => undefined));
+  await subscribe();
   let sequence = 0;
   const barrier = async () => {
     const token = String(++sequence);
