@@ -10,6 +10,7 @@ import {
   identityListingIndexes,
 } from '../../src/store/identityStore';
 import { names } from '../../src/store/names';
+import { searchIdentities } from '../../src/operations/identities/listIdentities';
 import { assembleServices } from '../../src/wiring';
 import { eventually, sleep, testAudit } from '../support/helpers';
 import { adminRedis, allKeys, diffKeyspace, dumpKeyspace } from '../support/keyspace';
@@ -551,6 +552,40 @@ describe('the store', () => {
     ).toEqual({
       plan: 'pro',
     });
+  });
+
+  test('a search reads at most its budget, and its cursor carries on where the reading stopped', async () => {
+    const store = new IdentityStore(primary, () => undefined);
+    const workspace = 'ws_search_budget';
+    for (let i = 0; i < 12; i++) {
+      await store.upsertByExternalId(workspace, `person-${i}-x`, Date.now(), testAudit());
+    }
+    // Ids made in one millisecond list in the order of their random part: ask the listing.
+    const listed = (await store.list(workspace, { limit: 100 })).identities;
+    // Only the last listed matches: a budget of 5 reads finds nothing, twice, then it.
+    const last = listed[11]!;
+    const term = `${last.externalId.slice(0, -1).toUpperCase()}`;
+    const first = await searchIdentities(store, workspace, term, { limit: 10, readLimit: 5 });
+    expect(first).toEqual({ identities: [], total: 12, next: listed[4]!.id });
+    const second = await searchIdentities(store, workspace, term, {
+      limit: 10,
+      readLimit: 5,
+      afterId: first.next!,
+    });
+    expect(second).toEqual({ identities: [], total: 12, next: listed[9]!.id });
+    const third = await searchIdentities(store, workspace, term, {
+      limit: 10,
+      readLimit: 5,
+      afterId: second.next!,
+    });
+    expect({ ...third, identities: third.identities.map((one) => one.id) }).toEqual({
+      identities: [last.id],
+      total: 12,
+    });
+    // A full page of matches stops at its last match, not at the end of what was read.
+    const page = await searchIdentities(store, workspace, 'PERSON', { limit: 2 });
+    expect(page.identities.map((one) => one.id)).toEqual([listed[0]!.id, listed[1]!.id]);
+    expect(page.next).toBe(listed[1]!.id);
   });
 
   test("ids are not tagged by workspace: another workspace's calls neither read nor write one", async () => {

@@ -288,7 +288,16 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
       externalId: fc.oneof(badQueryString(256), fc.constant(fixture.identityExternalId)),
     }),
   },
-  'identities.listIdentities': { base: () => [['limit', '10']] },
+  'identities.listIdentities': {
+    base: () => [['limit', '10']],
+    // A blank search lists everything, as Unkey's does: only a longer one is refused.
+    breakers: () => ({
+      search: fc.oneof(
+        fc.string({ unit: 'binary', minLength: 257, maxLength: 260 }),
+        fc.integer({ min: 257, max: 6_000 }).map((n) => 'x'.repeat(n)),
+      ),
+    }),
+  },
   'auditLogs.list': {
     base: () => [
       ['limit', '10'],

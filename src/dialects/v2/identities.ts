@@ -13,7 +13,7 @@ import type { NamedLimitInput } from '../../operations/namedLimits';
 import { empty, id, meta, namedLimits, object, pageLimit, text } from '../../operations/schemas';
 import { isKeywardId, v2Pagination } from './lists';
 import { defineV2Route, open, widen } from './route';
-import { refuse, v2Limits, type V2Identity } from './shapes';
+import { v2Limits, type V2Identity } from './shapes';
 
 /**
  * identities.* in v2's shapes. An identity is named by one field, `identity`: its id or its
@@ -106,12 +106,10 @@ export const v2ListIdentities = defineV2Route({
   input: object({ limit: pageLimit, cursor: id, search: { type: 'string', maxLength: 256 } }),
   output: { type: 'array', items: identityOutput },
   toInput(body: { limit?: number; cursor?: string; search?: string }) {
-    if (body.search?.trim()) {
-      refuse('search', 'keyward lists identities in creation order only, without a search');
-    }
     return {
       ...(body.limit !== undefined ? { limit: body.limit } : {}),
       ...(body.cursor !== undefined ? { cursor: body.cursor } : {}),
+      ...(body.search !== undefined ? { search: body.search } : {}),
     };
   },
   toBody: (page: { identities: ListedIdentityView[]; cursor?: string }) => ({
