@@ -46,6 +46,7 @@ import {
   createRootKey,
   envNumber,
   HUGE,
+  sleep,
   provenance,
   rpc,
   startKeyward,
@@ -130,21 +131,33 @@ interface VerifyBody {
   ratelimit?: { remaining: number };
 }
 
+/**
+ * One request, whose answer must be a valid key with its limit applied. A cold node's first
+ * request may find a Redis command timed out on a loaded machine (KEYWARD_REDIS_COMMAND_TIMEOUT_MS,
+ * 100 ms by default: a 503), so a few tries are allowed before the round is given up.
+ */
 async function checkAnswer(name: string, target: LoadTarget, when: string): Promise<void> {
-  const res = await fetch(target.url, {
-    method: 'POST',
-    headers: target.headers,
-    body: target.body,
-  });
-  const body = (await res.json()) as VerifyBody;
-  const ok =
-    res.status === 200 &&
-    body.valid === true &&
-    body.code === 'VALID' &&
-    body.ratelimit !== undefined &&
-    body.ratelimit.remaining > 0;
-  if (!ok)
-    throw new Error(`${name} ${when}: unexpected answer ${res.status} ${JSON.stringify(body)}`);
+  let last = '';
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if (attempt > 0) await sleep(300);
+    const res = await fetch(target.url, {
+      method: 'POST',
+      headers: target.headers,
+      body: target.body,
+    });
+    const body = (await res.json()) as VerifyBody;
+    if (
+      res.status === 200 &&
+      body.valid === true &&
+      body.code === 'VALID' &&
+      body.ratelimit !== undefined &&
+      body.ratelimit.remaining > 0
+    ) {
+      return;
+    }
+    last = `${res.status} ${JSON.stringify(body)}`;
+  }
+  throw new Error(`${name} ${when}: unexpected answer, 10 times: ${last}`);
 }
 
 interface NodeRound {
@@ -357,6 +370,8 @@ interface CompareReport {
     pinning: string;
   };
   rounds: Round[];
+  /** Rounds given up (their nodes stopped), with why. */
+  failedRounds: { round: number; error: string }[];
   summary: {
     ratio: Spread;
     control: Spread;
@@ -442,9 +457,10 @@ function renderMarkdown(r: CompareReport): string {
   );
   lines.push(
     `${r.settings.rounds} rounds` +
-      (r.settings.rounds < r.settings.plannedRounds
+      (r.settings.rounds + r.failedRounds.length < r.settings.plannedRounds
         ? ` (of ${r.settings.plannedRounds} planned: the time budget, ${r.settings.timeoutSeconds} s, ran out)`
         : '') +
+      (r.failedRounds.length > 0 ? ` (${r.failedRounds.length} more skipped, below)` : '') +
       ` of fresh node processes (new, base, and new2 = a second node of the new build, the ` +
       `control), each warmed up ${r.settings.warmupSeconds} s and measured in ` +
       `${r.settings.slicesPerNodePerRound} slices of ${r.settings.sliceSeconds} s per round ` +
@@ -454,8 +470,8 @@ function renderMarkdown(r: CompareReport): string {
     '',
   );
   lines.push(
-    '| round | order | new req/s | base req/s | new2 req/s | new/base | new/new2 | CPU µs/req new · base · new2 | other CPU % |',
-    '| ----: | ----- | --------: | ---------: | ---------: | -------: | -------: | ---------------------------: | ----------: |',
+    '| round | order | new req/s | base req/s | new2 req/s | new/base | new/new2 | CPU µs/req new · base · new2 | other CPU % | errors, non-2xx |',
+    '| ----: | ----- | --------: | ---------: | ---------: | -------: | -------: | ---------------------------: | ----------: | --------------: |',
   );
   for (const round of r.rounds) {
     const n = round.nodes;
@@ -465,8 +481,11 @@ function renderMarkdown(r: CompareReport): string {
         `${int(n.base.requestsPerSecond)} | ${int(n.new2.requestsPerSecond)} | ${x3(round.ratio)} | ` +
         `${x3(round.control)} | ${n.new.cpuUsPerRequest.toFixed(1)} · ` +
         `${n.base.cpuUsPerRequest.toFixed(1)} · ${n.new2.cpuUsPerRequest.toFixed(1)} | ` +
-        `${other.toFixed(0)} |`,
+        `${other.toFixed(0)} | ${NODES.reduce((sum, id) => sum + n[id].errors + n[id].non2xx, 0)} |`,
     );
+  }
+  for (const failed of r.failedRounds) {
+    lines.push(`| ${failed.round} | skipped: ${failed.error.replace(/\|/g, '/')} |`);
   }
   lines.push('');
   lines.push(
@@ -484,7 +503,10 @@ function renderMarkdown(r: CompareReport): string {
     `Medians over rounds: req/s new ${int(s.requestsPerSecond.new)}, base ` +
       `${int(s.requestsPerSecond.base)}, new2 ${int(s.requestsPerSecond.new2)}; CPU µs per request ` +
       `new ${s.cpuUsPerRequest.new.toFixed(1)}, base ${s.cpuUsPerRequest.base.toFixed(1)}, new2 ` +
-      `${s.cpuUsPerRequest.new2.toFixed(1)}. Errors ${s.errors}, non-2xx ${s.non2xx}.`,
+      `${s.cpuUsPerRequest.new2.toFixed(1)}. Errors ${s.errors}, non-2xx ${s.non2xx}` +
+      (s.errors + s.non2xx > 0
+        ? ' (counted in req/s as answers: a node that answered 503s was not doing the same work).'
+        : '.'),
     '',
     `"other CPU %": what processes other than these nodes, the two Redis servers and the load ` +
       `generator took while a node was measured, as a share of one core (the machine has ` +
@@ -562,6 +584,7 @@ async function main(): Promise<void> {
     setup.keys.base = await makeKey('base');
 
     const rounds: Round[] = [];
+    const failedRounds: CompareReport['failedRounds'] = [];
     for (let round = 0; round < ROUNDS; round++) {
       // The next round is expected to take as long as the longest so far.
       const expected = Math.max(3 * (WARMUP + 2 * SLICE) + 6, ...rounds.map((r) => r.seconds));
@@ -569,7 +592,18 @@ async function main(): Promise<void> {
         log(`time budget: stopping after ${round} of ${ROUNDS} rounds`);
         break;
       }
-      const result = await runRound(setup, round);
+      let result: Round;
+      try {
+        result = await runRound(setup, round);
+      } catch (error) {
+        // A round that cannot be measured (a node that did not answer as it should) is reported
+        // and skipped: its processes are stopped, and the next round starts fresh ones.
+        const message = error instanceof Error ? error.message : String(error);
+        failedRounds.push({ round: round + 1, error: message });
+        log(`round ${round + 1}/${ROUNDS} skipped: ${message}`);
+        if (failedRounds.length > ROUNDS / 2) throw new Error('more than half the rounds failed');
+        continue;
+      }
       rounds.push(result);
       const n = result.nodes;
       log(
@@ -606,6 +640,7 @@ async function main(): Promise<void> {
         pinning: pins.reason,
       },
       rounds,
+      failedRounds,
       summary,
       verdict: verdictOf(summary),
       totalSeconds: (Date.now() - STARTED) / 1000,
