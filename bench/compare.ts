@@ -38,6 +38,7 @@ import {
   installCleanup,
   isRunning,
   machineBusySeconds,
+  running,
   setPidFile,
   stop,
   stopAll,
@@ -324,6 +325,11 @@ async function runRound(setup: Setup, round: number): Promise<Round> {
     };
   } finally {
     for (const r of runs.values()) await stop(r.server.child);
+    // A node that started but never served (not live in time, or its pinning failed) is in no
+    // run: it is stopped here too, not left to compete with the next round's nodes.
+    for (const child of running()) {
+      if (child.name.endsWith(`-r${round + 1}`)) await stop(child);
+    }
   }
 }
 
