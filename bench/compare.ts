@@ -462,7 +462,7 @@ function renderMarkdown(r: CompareReport): string {
     '',
   );
   lines.push(
-    `${r.settings.rounds} rounds` +
+    `${r.settings.rounds} round${r.settings.rounds === 1 ? '' : 's'}` +
       (r.settings.rounds + r.failedRounds.length < r.settings.plannedRounds
         ? ` (of ${r.settings.plannedRounds} planned: the time budget, ${r.settings.timeoutSeconds} s, ran out)`
         : '') +
@@ -522,8 +522,10 @@ function renderMarkdown(r: CompareReport): string {
           `the figures are indicative.`
         : ''),
     '',
-    `Control: standard deviation of one round ${pct(s.controlSdPercent)}; a new/base median is ` +
-      `resolved to about ±${pct(s.resolutionPercent)} (95 %, 1.96 × 1.25 × sd / √rounds).`,
+    Number.isFinite(s.controlSdPercent)
+      ? `Control: standard deviation of one round ${pct(s.controlSdPercent)}; a new/base median ` +
+          `is resolved to about ±${pct(s.resolutionPercent)} (95 %, 1.96 × 1.25 × sd / √rounds).`
+      : 'Control: one round, no spread to estimate the resolution from.',
     '',
     `**${r.verdict}**`,
     '',
