@@ -5,7 +5,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps redis chromium build run test test-containers lint fmt typecheck unit integration bench profile layout-figures screenshots cluster cluster-stop clean
+.PHONY: help deps redis chromium build run test test-containers lint fmt typecheck unit integration bench bench-compare profile layout-figures screenshots cluster cluster-stop clean
 
 help:
 	@echo "make run    start Redis and a keyward node; prints the base URL and a root key"
@@ -15,6 +15,8 @@ help:
 	@echo "make screenshots   the dashboard's usage and audit pages as PNGs in docs/images/"
 	@echo "make layout-figures   one workspace of 100,000 keys on 3-master Redis Clusters, this layout"
 	@echo "                      vs the previous release's (c62d6b0): keys, memory, listKeys latency"
+	@echo "make bench-compare   this tree against BENCH_BASE (HEAD~1): fresh node processes every"
+	@echo "                      round, with a control (this tree against itself); .run/bench/compare.md"
 	@echo "make lint | fmt | build | bench | profile | clean"
 
 $(NPM_STAMP): package.json package-lock.json
@@ -69,6 +71,12 @@ bench: deps redis build
 
 profile: deps redis build
 	@scripts/bench.sh profile
+
+# This tree against BENCH_BASE, resolving a few percent: every round starts fresh nodes of both
+# builds and a second one of this tree (the control). BENCH_COMPARE_ROUNDS (8),
+# BENCH_COMPARE_SLICE (2 s), BENCH_PIN=1 (nodes on CPU 1, Redis and the load on CPU 0).
+bench-compare: deps redis build
+	@scripts/bench.sh compare
 
 # Issue 22: how one workspace spreads over a cluster's masters, this tree against BENCH_BASE
 # (c62d6b0, the previous layout). Figures in .run/bench/layout.json, a table on stdout.

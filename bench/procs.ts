@@ -68,6 +68,11 @@ export function start(
   return child;
 }
 
+/** Every child still running, in the order they were started. */
+export function running(): Child[] {
+  return [...children];
+}
+
 export function isRunning(child: Child): boolean {
   return children.has(child);
 }

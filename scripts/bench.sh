@@ -14,7 +14,10 @@
 # .run/profile). `make layout-figures` with the argument `layout` (bench/layout.ts: one workspace
 # on Redis Clusters of this tree and of the previous layout; figures in .run/bench/layout.json,
 # its logs and pids in .run/layout): its old build is c62d6b0 unless BENCH_BASE is set, and it is
-# killed after BENCH_TIMEOUT seconds (1200).
+# killed after BENCH_TIMEOUT seconds (1200). `make bench-compare` with the argument `compare`
+# (bench/compare.ts: fresh nodes of this tree and of BENCH_BASE every round, with a control; its
+# report in .run/bench/compare.md and compare.json, its logs and pids in .run/compare): killed
+# after BENCH_TIMEOUT seconds (600).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -23,7 +26,8 @@ case "$DRIVER_NAME" in
   run) OUT="$ROOT/.run/bench" ;;
   profile) OUT="$ROOT/.run/profile" ;;
   layout) OUT="$ROOT/.run/layout" ;;
-  *) echo "bench: unknown driver $DRIVER_NAME (run, profile or layout)" >&2; exit 2 ;;
+  compare) OUT="$ROOT/.run/compare" ;;
+  *) echo "bench: unknown driver $DRIVER_NAME (run, profile, layout or compare)" >&2; exit 2 ;;
 esac
 PIDS="$OUT/pids"
 mkdir -p "$OUT"
@@ -71,6 +75,8 @@ BASE_ENV=()
 DEFAULT_BASE=HEAD~1
 DEFAULT_TIMEOUT=300
 if [ "$DRIVER_NAME" = layout ]; then DEFAULT_BASE=c62d6b0 DEFAULT_TIMEOUT=1200; fi
+if [ "$DRIVER_NAME" = compare ]; then DEFAULT_TIMEOUT=600; fi
+TIMEOUT="${BENCH_TIMEOUT:-$DEFAULT_TIMEOUT}"
 BASE_REF="${BENCH_BASE:-$DEFAULT_BASE}"
 if [ "$DRIVER_NAME" != profile ] && [ "$BASE_REF" != none ]; then
   BASE_COMMIT="$(git rev-parse --verify --quiet "$BASE_REF^{commit}")" || {
@@ -112,7 +118,8 @@ fi
 
 # The driver handles SIGINT/SIGTERM by stopping every process it started; timeout sends SIGTERM
 # and, 10 s later, SIGKILL.
-env KEYWARD_ROOT="$ROOT" "${BASE_ENV[@]}" timeout --kill-after=10 "${BENCH_TIMEOUT:-$DEFAULT_TIMEOUT}" \
+# The driver is told its limit (BENCH_TIMEOUT) so that it can stop short of it.
+env KEYWARD_ROOT="$ROOT" BENCH_TIMEOUT="$TIMEOUT" "${BASE_ENV[@]}" timeout --kill-after=10 "$TIMEOUT" \
   node ".run/bench-build/bench/$DRIVER_NAME.js" &
 DRIVER=$!
 trap 'kill -TERM $DRIVER 2>/dev/null || true' INT TERM
@@ -120,5 +127,5 @@ status=0
 wait "$DRIVER" || status=$?
 # A signal interrupts the first wait; wait again for the driver's own clean-up to finish.
 if kill -0 "$DRIVER" 2>/dev/null; then wait "$DRIVER" || status=$?; fi
-if [ "$status" -eq 124 ]; then echo "bench: timed out after ${BENCH_TIMEOUT:-$DEFAULT_TIMEOUT} s" >&2; fi
+if [ "$status" -eq 124 ]; then echo "bench: timed out after $TIMEOUT s" >&2; fi
 exit "$status"
