@@ -1,4 +1,5 @@
 import { DEFAULT_AUDIT_MAX_ENTRIES } from './domain/audit';
+import { parseVaultKeys, VaultConfigError, type VaultKey } from './vault/vault';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -41,6 +42,11 @@ export interface Config {
   shutdownDrainMs: number;
   /** Protects GET /metrics when set. */
   metricsToken?: string;
+  /**
+   * KEYWARD_VAULT_KEYS: the key-encryption keys of recoverable keys, the first sealing, all of
+   * them opening. Without them, recoverable keys are refused (docs/security.md).
+   */
+  vaultKeys?: readonly VaultKey[];
   /** Where the `docs` link of an error envelope points; the code is appended as a fragment. */
   errorDocsUrl: string;
   maxBodyBytes: number;
@@ -181,6 +187,20 @@ function analytics(env: Env): Config['analytics'] {
   };
 }
 
+/** Parsed here so that a malformed list stops the node at start, naming the variable only. */
+function vaultKeys(env: Env): readonly VaultKey[] | undefined {
+  const raw = env.KEYWARD_VAULT_KEYS;
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    return parseVaultKeys(raw);
+  } catch (error) {
+    if (error instanceof VaultConfigError) {
+      throw new ConfigError(`KEYWARD_VAULT_KEYS: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const primary = redisUrl(env, 'KEYWARD_REDIS_URL', 'redis://127.0.0.1:6379');
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
@@ -190,7 +210,9 @@ export function loadConfig(env: Env = process.env): Config {
   const clusterNodes = hostPorts(env, 'KEYWARD_REDIS_CLUSTER_NODES');
   const redisSentinel = sentinel(env);
   const redisCommandTimeoutMs = integer(env, 'KEYWARD_REDIS_COMMAND_TIMEOUT_MS', 100, 1, 60000);
+  const vault = vaultKeys(env);
   return {
+    ...(vault ? { vaultKeys: vault } : {}),
     ...(clusterNodes ? { redisClusterNodes: clusterNodes } : {}),
     ...(redisSentinel ? { redisSentinel } : {}),
     ...(env.KEYWARD_METRICS_TOKEN ? { metricsToken: env.KEYWARD_METRICS_TOKEN } : {}),

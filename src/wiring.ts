@@ -4,6 +4,7 @@ import { Limiter, type LimiterObserver } from './limiter/limiter';
 import { ManagementLimiter } from './limiter/managementLimiter';
 import type { BucketRedis } from './limiter/tokenBucket';
 import { Metrics } from './observability/metrics';
+import { Vault } from './vault/vault';
 import { RecentVerifications } from './observability/recentVerifications';
 import { UsageRecorder } from './observability/usage';
 import type { Services } from './operations/services';
@@ -102,5 +103,6 @@ export function assembleServices(parts: {
     recent: new RecentVerifications(),
     usage,
     usageStore,
+    ...(config.vaultKeys ? { vault: new Vault(config.vaultKeys) } : {}),
   };
 }

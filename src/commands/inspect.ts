@@ -83,6 +83,7 @@ const key: CommandSpec = {
         keys: services.keys,
         directory: services.directory,
         now: services.now,
+        metrics: services.metrics,
         places: bucketPlaces(runtime.localIsPrimary),
         probe: async (redis, bucketKey, ratelimit) =>
           probeBucket(await runtime.redis(redis), bucketKey, ratelimit),

@@ -88,6 +88,11 @@ export interface KeyRecord extends KeyDetails {
   roleIds?: readonly string[];
   /** The identity the key belongs to (its `ownerId` is that identity's externalId). */
   identityId?: string;
+  /**
+   * A recoverable key's plaintext, sealed by the vault (src/vault/vault.ts): ciphertext bound to
+   * this workspace and key id, opened only by getKey and listKeys with `decrypt`.
+   */
+  sealed?: string;
   /** Bumped by every write; updates and deletes compare-and-set on it. */
   version: number;
   /** Position in the API's creation order. */
@@ -116,6 +121,8 @@ export type KeyFields = { [Name in ClientDetailName]?: KeyDetails[Name] | null }
   ratelimit?: RatelimitConfig | null;
   /** null: unlimited usage; refill null: credits that never refill; resetTo: set remaining. */
   credits?: { refill?: RefillConfig | null; resetTo?: number } | null;
+  /** Set once, by the creation of a recoverable key; never by a client. */
+  sealed?: string;
 };
 
 /** Copies the details `names` lists that `source` has, in that order (answers keep it). */

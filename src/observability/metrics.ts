@@ -26,6 +26,7 @@ export class Metrics {
   private readonly limiterFailures: Counter<'role'>;
   private readonly analyticsDropped: Counter<'kind'>;
   private readonly analyticsFlushes: Counter<'result'>;
+  private readonly decryptions: Counter;
   /** Where the in-flight gauge reads its value: the node's Lifecycle, once there is one. */
   private inFlight: () => number = () => 0;
 
@@ -75,6 +76,11 @@ export class Metrics {
       name: 'keyward_analytics_flushes_total',
       help: 'Usage analytics flushes by result: ok, or failed (the counts wait for the next one)',
       labelNames: ['result'],
+      registers,
+    });
+    this.decryptions = new Counter({
+      name: 'keyward_key_decryptions_total',
+      help: 'Recoverable keys decrypted for getKey or listKeys with decrypt, each also in the audit log',
       registers,
     });
     const inFlight: Gauge = new Gauge({
@@ -134,6 +140,10 @@ export class Metrics {
 
   analyticsFlush(ok: boolean): void {
     this.analyticsFlushes.inc({ result: ok ? 'ok' : 'failed' });
+  }
+
+  keyDecrypted(): void {
+    this.decryptions.inc();
   }
 
   limiterFailure(role: RedisRole): void {

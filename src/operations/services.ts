@@ -12,6 +12,7 @@ import type { RatelimitStore } from '../store/ratelimitStore';
 import type { RbacStore } from '../store/rbacStore';
 import type { RootKeyStore } from '../store/rootKeyStore';
 import type { UsageStore } from '../store/usageStore';
+import type { Vault } from '../vault/vault';
 
 /**
  * Everything an operation may use: stores on the primary, the cached directory, and the limiter.
@@ -37,4 +38,6 @@ export interface Services {
   /** Usage analytics: counted in memory here, flushed to `usageStore` on a timer. */
   usage: UsageRecorder;
   usageStore: UsageStore;
+  /** Seals and opens recoverable keys; absent without KEYWARD_VAULT_KEYS. */
+  vault?: Vault;
 }

@@ -4,7 +4,7 @@ import type { ApiRecord } from '../domain/records';
 import { ratelimitOutput, type RatelimitOutput } from '../limiter/ratelimitConfig';
 import type { IdentityView } from './keys/identityLink';
 
-/** A key as clients see it: never the hash, never the plaintext. */
+/** A key as clients see it: never the hash; the plaintext only when asked to decrypt it. */
 export interface KeyView extends KeyDetails {
   id: string;
   start: string;
@@ -21,6 +21,8 @@ export interface KeyView extends KeyDetails {
   roles?: string[];
   /** The identity it belongs to, when linked to one that exists. */
   identity?: IdentityView;
+  /** A recoverable key's plaintext, only for a read with `decrypt` (and audited). */
+  plaintext?: string;
 }
 
 export function keyView(key: KeyRecord): KeyView {

@@ -4,7 +4,13 @@ import type { CreditReset } from '../domain/credits';
 import type { KeyFields, KeyRecord } from '../domain/key';
 import { resultDecoder } from '../redis/scriptTable';
 import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
-import { AuditOutbox, outboxArgument, outboxArgumentOf, outboxFields } from './auditOutbox';
+import {
+  appendToOutbox,
+  AuditOutbox,
+  outboxArgument,
+  outboxArgumentOf,
+  outboxFields,
+} from './auditOutbox';
 import { noSteps, type StepHook } from './faults';
 import { listingIndex, listingIndexes, pageOfIndexes } from './keyListing';
 import { moveLegacyApi } from './apiStore';
@@ -421,6 +427,18 @@ export class KeyStore {
 
   async deleteCredits(keyId: string): Promise<void> {
     await this.redis.del(names.credits(keyId));
+  }
+
+  /**
+   * An audit entry of a read that must be on record (a recoverable key decrypted), through the
+   * key's outbox like its writes' entries. Answered once appended: a read whose entry could not
+   * be written fails, rather than reveal a key off the record.
+   */
+  async recordRead(ws: string, keyId: string, audit: AuditEntry): Promise<void> {
+    const outbox = names.auditOutbox(keyId);
+    await this.outbox.register(outbox);
+    execResults(await appendToOutbox(this.redis.multi(), outbox, ws, audit).exec());
+    await this.outbox.relayAfterWrite(outbox);
   }
 
   /**

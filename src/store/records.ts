@@ -49,6 +49,7 @@ export function keyFieldChanges(fields: KeyFields, resetNonce = '', now = 0): Fi
   }
   put('enabled', fields.enabled === undefined ? undefined : fields.enabled ? '1' : '0');
   put('identityId', fields.identityId);
+  put('sealed', fields.sealed);
   if (fields.ratelimit === null) changes.del.push(...RATELIMIT_FIELDS);
   else if (fields.ratelimit) {
     const { type, limit, refillRate, refillInterval } = fields.ratelimit;
@@ -115,6 +116,7 @@ export function keyFromHash(hash: Hash): KeyRecord | undefined {
     if (stored !== undefined) setDetail(record, name, stored);
   }
   if (hash.identityId !== undefined) record.identityId = hash.identityId;
+  if (hash.sealed !== undefined) record.sealed = hash.sealed;
   if (hash.rlType !== undefined) {
     record.ratelimit = {
       type: hash.rlType as RatelimitType,

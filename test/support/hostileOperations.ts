@@ -66,6 +66,9 @@ const badNames = (loose = false) =>
     ),
   );
 
+/** A query value no boolean parameter takes: anything but `true` and `false`. */
+const badQueryBoolean = () => fc.constantFrom('', '1', 'yes', 'TRUE', 'true,false');
+
 /** Fields createKey and updateKey share beyond the key's own: what it holds, by name. */
 const holdingBreakers = (loose = false) => ({
   permissions: badNames(loose),
@@ -371,6 +374,7 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     breakers: () => ({
       ...keyFieldBreakers(),
       ...holdingBreakers(true),
+      recoverable: fc.oneof(wrongType(['boolean']), fc.constantFrom('1', '"true"')),
       prefix: badPrefix().filter((text) => text !== 'null'),
       byteLength: badInteger(16, 255, { nullable: true }),
       remaining: badRemaining(),
@@ -565,9 +569,13 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     breakers: () => ({
       cursor: badCursor(),
       externalId: fc.oneof(badQueryString(256), fc.constant('someone-else')),
+      decrypt: badQueryBoolean(),
     }),
   },
-  'keys.getKey': { base: () => [['keyId', fixture.keyId]] },
+  'keys.getKey': {
+    base: () => [['keyId', fixture.keyId]],
+    breakers: () => ({ keyId: badQueryString(64), decrypt: badQueryBoolean() }),
+  },
   'apis.listApis': { base: () => [['limit', '10']] },
   'keys.getVerifications': {
     base: () => [['keyId', fixture.keyId]],

@@ -11,6 +11,18 @@ function configError(env: Record<string, string>): ConfigError {
 }
 
 describe('loadConfig', () => {
+  test('KEYWARD_VAULT_KEYS: parsed at start; a malformed list is refused naming the variable, never the key', () => {
+    const material = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig({ KEYWARD_VAULT_KEYS: `a:${material}` }).vaultKeys).toEqual([
+      { id: 'a', key: Buffer.alloc(32, 7) },
+    ]);
+    expect(loadConfig({ KEYWARD_VAULT_KEYS: '' })).not.toHaveProperty('vaultKeys');
+    const short = Buffer.alloc(31, 7).toString('base64');
+    const error = configError({ KEYWARD_VAULT_KEYS: `a:${short}` });
+    expect(error.message).toBe('KEYWARD_VAULT_KEYS: key "a" is not the base64 of exactly 32 bytes');
+    expect(error.message).not.toContain(short);
+  });
+
   test('has a default for everything', () => {
     expect(loadConfig({})).toEqual({
       port: 8080,

@@ -259,11 +259,14 @@ describe('v2 apis.listKeys', () => {
     });
   });
 
-  test('externalId filters; revalidateKeysCache changes nothing; decrypt is refused', () => {
+  test('externalId filters; revalidateKeysCache changes nothing; decrypt is handed on', () => {
     expect(
       v2ListKeys.toInput({ apiId: 'api_1', externalId: 'u', limit: 5, revalidateKeysCache: true }),
     ).toEqual({ apiId: 'api_1', externalId: 'u', limit: 5 });
-    expect(() => v2ListKeys.toInput({ apiId: 'api_1', decrypt: true })).toThrow(BadRequestError);
+    expect(v2ListKeys.toInput({ apiId: 'api_1', decrypt: true })).toEqual({
+      apiId: 'api_1',
+      decrypt: true,
+    });
   });
 });
 

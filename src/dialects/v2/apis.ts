@@ -4,7 +4,7 @@ import { getApi } from '../../operations/apis/getApi';
 import { listKeys } from '../../operations/apis/listKeys';
 import { object, pageLimit } from '../../operations/schemas';
 import { defineV2Route } from './route';
-import { refuse, v2Key } from './shapes';
+import { v2Key } from './shapes';
 
 const apiId = { type: 'string', minLength: 3, maxLength: 255, pattern: '^[a-zA-Z0-9_]+$' } as const;
 
@@ -65,9 +65,9 @@ export const v2ListKeys = defineV2Route({
   ),
   output: { type: 'array', items: { type: 'object' } },
   toInput(body: V2ListKeysBody) {
-    if (body.decrypt) refuse('decrypt', 'keyward keeps no key it could decrypt; only its hash');
     return {
       apiId: body.apiId,
+      ...(body.decrypt !== undefined ? { decrypt: body.decrypt } : {}),
       ...(body.limit !== undefined ? { limit: body.limit } : {}),
       ...(body.cursor !== undefined ? { cursor: body.cursor } : {}),
       ...(body.externalId !== undefined ? { externalId: body.externalId } : {}),

@@ -119,10 +119,8 @@ export const v2CreateKey = defineV2Route({
   ),
   output: object({ keyId: { type: 'string' }, key: { type: 'string' } }, ['keyId', 'key']),
   toInput(body: V2CreateKeyBody): CreateKeyInput {
-    if (body.recoverable) {
-      refuse('recoverable', 'keyward never stores a key it could show again; only its hash');
-    }
     const input: CreateKeyInput = { apiId: body.apiId };
+    if (body.recoverable !== undefined) input.recoverable = body.recoverable;
     if (body.prefix !== undefined) input.prefix = body.prefix;
     if (body.name !== undefined) input.name = body.name;
     if (body.byteLength !== undefined) input.byteLength = body.byteLength;
@@ -147,10 +145,10 @@ export const v2GetKey = defineV2Route({
   operation: getKey,
   input: object({ keyId, decrypt: { type: 'boolean' } }, ['keyId']),
   output: { type: 'object' },
-  toInput(body: { keyId: string; decrypt?: boolean }) {
-    if (body.decrypt) refuse('decrypt', 'keyward keeps no key it could decrypt; only its hash');
-    return { keyId: body.keyId };
-  },
+  toInput: (body: { keyId: string; decrypt?: boolean }) => ({
+    keyId: body.keyId,
+    ...(body.decrypt !== undefined ? { decrypt: body.decrypt } : {}),
+  }),
   toBody: (view) => ({ data: v2Key(view) }),
 });
 

@@ -73,6 +73,7 @@ export function v2Key(view: KeyView): Record<string, unknown> {
     };
   }
   if (view.identity) key.identity = { ...view.identity, ratelimits: [] };
+  if (view.plaintext !== undefined) key.plaintext = view.plaintext;
   const limits = [
     ...(view.ratelimit
       ? [

@@ -4,6 +4,7 @@ import { id, keyOutput, page, pageLimit, text } from '../schemas';
 import type { KeyView } from '../views';
 import { viewWithCredits } from '../keys/credits';
 import { ownerIdOf } from '../keys/fields';
+import { openKey, vaultToOpen } from '../keys/recoverable';
 
 const CURSOR = /^\d{1,15}$/;
 
@@ -13,6 +14,8 @@ interface ListKeysInput {
   cursor?: string;
   ownerId?: string;
   externalId?: string;
+  /** Answer recoverable keys' plaintexts too (`api.<apiId>.decrypt_key`). */
+  decrypt?: boolean;
 }
 
 export const listKeys = defineOperation({
@@ -35,10 +38,11 @@ export const listKeys = defineOperation({
       cursor: { type: 'string', minLength: 1, maxLength: 64 },
       ownerId: text,
       externalId: text,
+      decrypt: { type: 'boolean' },
     },
   },
   output: page('keys', keyOutput),
-  uses: ['apis', 'keys', 'now', 'directory'],
+  uses: ['apis', 'keys', 'now', 'directory', 'vault', 'metrics'],
   async handle(
     deps,
     caller,
@@ -48,6 +52,7 @@ export const listKeys = defineOperation({
       throw new BadRequestError('cursor: is not a cursor this server returned');
     }
     const ws = caller.rootKey.workspaceId;
+    const vault = input.decrypt ? vaultToOpen(deps, caller, input.apiId) : undefined;
     const api = await deps.apis.get(ws, input.apiId);
     if (!api || api.deletedAt !== undefined)
       throw new NotFoundError(`api ${input.apiId} not found`);
@@ -58,7 +63,13 @@ export const listKeys = defineOperation({
       ...(ownerId !== undefined ? { ownerId } : {}),
     });
     return {
-      keys: await Promise.all(found.keys.map((key) => viewWithCredits(deps, key, 'effective'))),
+      keys: await Promise.all(
+        found.keys.map(async (key) => {
+          const view = await viewWithCredits(deps, key, 'effective');
+          const plaintext = vault && (await openKey(deps, vault, caller, key, 'apis.listKeys'));
+          return plaintext === undefined ? view : { ...view, plaintext };
+        }),
+      ),
       total: found.total,
       ...(found.more && found.lastSeq !== undefined ? { cursor: String(found.lastSeq) } : {}),
     };

@@ -14,6 +14,7 @@ import {
 } from '../schemas';
 import { newKeyFields, type KeyFieldsInput } from './fields';
 import { linkIdentity } from './identityLink';
+import { vaultToSeal } from './recoverable';
 import { auditEntry, changedFields } from '../audit';
 
 export interface CreateKeyInput extends KeyFieldsInput {
@@ -23,6 +24,8 @@ export interface CreateKeyInput extends KeyFieldsInput {
   /** By name; missing ones are created when the root key may (Unkey v1's createKey). */
   permissions?: string[];
   roles?: string[];
+  /** Sealed by the vault so that getKey and listKeys can show it again (`decrypt`). */
+  recoverable?: boolean;
 }
 
 /** The key's permissions and roles, planned (every refusal) before anything is written. */
@@ -48,6 +51,7 @@ const createKeyInput = {
     // Any 1–512 characters, as Unkey v1's createKey takes them (docs/decisions.md).
     permissions: { type: 'array', maxItems: 100, items: keyLinkName },
     roles: { type: 'array', maxItems: 100, items: keyLinkName },
+    recoverable: { type: 'boolean' },
   },
 } as const;
 
@@ -55,7 +59,8 @@ export const createKey = defineOperation({
   name: 'keys.createKey',
   method: 'POST',
   plane: 'management',
-  summary: 'Creates a key; the plaintext is answered once and only its hash is stored.',
+  summary:
+    'Creates a key; the plaintext is answered once and only its hash is stored (and, for a recoverable key, its plaintext sealed by the vault).',
   permission: {
     resource: 'api',
     action: 'create_key',
@@ -64,9 +69,10 @@ export const createKey = defineOperation({
   },
   input: createKeyInput,
   output: object({ keyId: id, key: plaintextKey }, ['keyId', 'key']),
-  uses: ['keys', 'now', 'rbac', 'directory', 'identities'],
+  uses: ['keys', 'now', 'rbac', 'directory', 'identities', 'vault'],
   async handle(deps, caller, input: CreateKeyInput): Promise<{ keyId: string; key: string }> {
     const ws = caller.rootKey.workspaceId;
+    const vault = input.recoverable ? vaultToSeal(deps, caller, input.apiId) : undefined;
     const now = deps.now();
     const fields = newKeyFields(input, now);
     const plans = await planKeyLinks(deps, caller, input);
@@ -79,6 +85,7 @@ export const createKey = defineOperation({
     }
     const material = generateKey(input.prefix, input.byteLength ?? DEFAULT_BYTE_LENGTH);
     const keyId = newId('key', now);
+    if (vault) fields.sealed = vault.seal(material.plaintext, { workspaceId: ws, keyId });
     const audit = auditEntry(caller, 'keys.createKey', 'key', keyId, {
       apiId: input.apiId,
       fields: changedFields(createKeyInput, input, ['apiId', 'prefix', 'byteLength']),

@@ -40,7 +40,7 @@ export interface Inspection {
   namedBuckets: NamedBucketState[];
 }
 
-export interface InspectDeps extends Pick<Services, 'keys' | 'directory' | 'now'> {
+export interface InspectDeps extends Pick<Services, 'keys' | 'directory' | 'now' | 'metrics'> {
   /** Every Redis that can hold a bucket, in the order they are shown. */
   places: readonly BucketPlace[];
   /** Reads the key's bucket in one of those Redis without spending. */

@@ -285,6 +285,7 @@ const SERVICE_NAMES = [
   'recent',
   'usage',
   'usageStore',
+  'vault',
 ] as const satisfies readonly (keyof Services)[];
 const everyServiceListed: Exclude<keyof Services, (typeof SERVICE_NAMES)[number]> extends never
   ? true
@@ -330,7 +331,7 @@ describe('bindOperation', () => {
 
   test('every service name is listed', () => {
     expect(everyServiceListed).toBe(true);
-    expect(Object.keys(sentinels)).toHaveLength(16);
+    expect(Object.keys(sentinels)).toHaveLength(17);
   });
 
   test('hands the operation exactly the services it uses', async () => {

@@ -1,4 +1,5 @@
 import type { Directory } from '../../../src/cache/directory';
+import { Metrics } from '../../../src/observability/metrics';
 import type { ApiRecord } from '../../../src/domain/records';
 import type { KeyRecord } from '../../../src/domain/key';
 import type { RatelimitConfig } from '../../../src/domain/ratelimit';
@@ -87,6 +88,8 @@ function fakes(options: {
       keys: keys as KeyStore,
       directory: directory as Directory,
       now: () => NOW,
+      // Only a getKey with `decrypt` counts; an inspection never decrypts.
+      metrics: new Metrics(),
       places: bucketPlaces(options.localIsPrimary ?? false),
       probe: async (redis, keyId, ratelimit) => {
         probes.push([redis, keyId, ratelimit]);
