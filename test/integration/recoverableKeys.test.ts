@@ -233,3 +233,70 @@ test('v2: the same permissions', async () => {
   expect(await status(unkey.keys.getKey({ keyId, decrypt: true }))).toBe(403);
   expect(await status(unkey.keys.getKey({ keyId }))).toBe(200);
 });
+
+test('an import by plaintext can be recoverable; by hash it cannot; it needs encrypt_key', async () => {
+  const plaintext = `imported_${randomBytes(12).toString('hex')}`;
+  const imported = await api.post<{ keyIds: string[] }>('migrations.createKeys', [
+    { apiId, plaintext, recoverable: true },
+  ]);
+  expect(imported.status).toBe(200);
+  const [keyId] = imported.body.keyIds;
+  const read = await api.get<{ plaintext?: string }>('keys.getKey', {
+    keyId: keyId!,
+    decrypt: 'true',
+  });
+  expect(read.body.plaintext).toBe(plaintext);
+
+  const byHash = await api.post('migrations.createKeys', [
+    {
+      apiId,
+      hash: { value: Buffer.alloc(32, 1).toString('base64'), variant: 'sha256_base64' },
+      recoverable: true,
+    },
+  ]);
+  expect(byHash.status).toBe(400);
+  expect(JSON.stringify(byHash.body)).toContain('[0].recoverable');
+  const { key } = await topology.newRootKey({
+    workspaceId: topology.workspaceId,
+    permissions: [`api.${apiId}.create_key`],
+  });
+  const refused = await client(topology.nodes[0]!.url, key).post('migrations.createKeys', [
+    { apiId, plaintext: `${plaintext}_2`, recoverable: true },
+  ]);
+  expect(refused.status).toBe(403);
+  // All or none: nothing of the refused batch was written.
+  expect((await api.post('keys.verifyKey', { key: `${plaintext}_2` })).body).toMatchObject({
+    valid: false,
+  });
+});
+
+test('a recoverable key rerolls into a recoverable key, which needs encrypt_key', async () => {
+  const old = await recoverable();
+  const rerolled = await api.post<{ keyId: string; key: string }>('keys.rerollKey', {
+    keyId: old.keyId,
+    expiration: 0,
+  });
+  expect(rerolled.status).toBe(200);
+  const read = await api.get<{ plaintext?: string }>('keys.getKey', {
+    keyId: rerolled.body.keyId,
+    decrypt: 'true',
+  });
+  expect(read.body.plaintext).toBe(rerolled.body.key);
+
+  const { key } = await topology.newRootKey({
+    workspaceId: topology.workspaceId,
+    permissions: [`api.${apiId}.create_key`, `api.${apiId}.read_key`],
+  });
+  const creator = client(topology.nodes[0]!.url, key);
+  const refused = await creator.post('keys.rerollKey', {
+    keyId: rerolled.body.keyId,
+    expiration: 0,
+  });
+  expect(refused.status).toBe(403);
+  expect(JSON.stringify(refused.body)).toContain(`api.${apiId}.encrypt_key`);
+  // A key that is not recoverable rerolls without it.
+  const plain = await creator.post<{ keyId: string }>('keys.createKey', { apiId });
+  expect(
+    (await creator.post('keys.rerollKey', { keyId: plain.body.keyId, expiration: 0 })).status,
+  ).toBe(200);
+});

@@ -475,6 +475,7 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
     alsoRequired: ['plaintext'],
     breakers: () => ({
       ...keyFieldBreakers(),
+      recoverable: fc.oneof(wrongType(['boolean']), fc.constantFrom('1', '"true"')),
       // With plaintext, any hash is one too many; alone, these are malformed.
       hash: fc.oneof(
         badObject(),

@@ -12,6 +12,7 @@ import { defineOperation } from '../operation';
 import { id, object, plaintextKey } from '../schemas';
 import { currentCredits } from './credits';
 import { loadKey } from './loadKey';
+import { vaultToSeal } from './recoverable';
 import { auditEntry } from '../audit';
 
 /** Unkey v2's bound on `expiration`, in ms (its schema's `maximum`). */
@@ -79,19 +80,26 @@ export const rerollKey = defineOperation({
     ['keyId', 'expiration'],
   ),
   output: object({ keyId: id, key: plaintextKey }, ['keyId', 'key']),
-  uses: ['keys', 'directory', 'now'],
+  uses: ['keys', 'directory', 'now', 'vault'],
   async handle(deps, caller, input: RerollKeyInput): Promise<{ keyId: string; key: string }> {
     const key = await loadKey(deps, caller, input.keyId, 'create_key');
+    // A recoverable key's successor is recoverable too, and sealing it needs what creating one
+    // does (Unkey asks for encrypt_key here as well).
+    const vault = key.sealed !== undefined ? vaultToSeal(deps, caller, key.apiId) : undefined;
     const now = deps.now();
     const material = generateKey(prefixOf(key.start), DEFAULT_BYTE_LENGTH);
     const keyId = newId('key', now);
+    const sealed = vault?.seal(material.plaintext, { workspaceId: key.workspaceId, keyId });
     const rerolled = { keyId, hash: material.hash, start: material.start, createdAt: now };
     const outcome = await deps.keys.reroll(
       key.workspaceId,
       key.id,
       rerolled,
       async (current) => ({
-        fields: carriedFields(current, await currentCredits(deps, current)),
+        fields: {
+          ...carriedFields(current, await currentCredits(deps, current)),
+          ...(sealed !== undefined ? { sealed } : {}),
+        },
         expires: rerolledExpiry(current.expires, now, input.expiration),
       }),
       // The old key is the target; the summary names the new one.

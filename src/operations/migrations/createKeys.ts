@@ -5,6 +5,7 @@ import { hashKey, startOf } from '../../keys/keyMaterial';
 import type { NewKey } from '../../store/keyStore';
 import { newKeyFields, type KeyFieldsInput } from '../keys/fields';
 import { linkIdentity } from '../keys/identityLink';
+import { vaultToSeal } from '../keys/recoverable';
 import { defineOperation } from '../operation';
 import { id, newKeyFields as newKeyFieldsSchema, object, plaintextKey } from '../schemas';
 import { auditEntry } from '../audit';
@@ -17,6 +18,8 @@ export interface ImportedKey extends KeyFieldsInput {
   prefix?: string;
   /** How to show the key when only its hash is imported. */
   start?: string;
+  /** Sealed by the vault, to be shown again (given by plaintext only). */
+  recoverable?: boolean;
 }
 
 const SHA256_BASE64 = /^[A-Za-z0-9+/]{43}=$/;
@@ -80,12 +83,13 @@ export const createKeys = defineOperation({
           },
         },
         start: { type: 'string', maxLength: 32 },
+        recoverable: { type: 'boolean' },
         ...newKeyFieldsSchema,
       },
     },
   },
   output: object({ keyIds: { type: 'array', items: id } }, ['keyIds']),
-  uses: ['keys', 'now', 'identities'],
+  uses: ['keys', 'now', 'identities', 'vault'],
   async handle(deps, caller, input: ImportedKey[]): Promise<{ keyIds: string[] }> {
     const ws = caller.rootKey.workspaceId;
     const now = deps.now();
@@ -95,15 +99,18 @@ export const createKeys = defineOperation({
       if (seen.has(hash))
         throw new ConflictError(`[${index}]: the same key appears twice in this batch`);
       seen.add(hash);
-      return {
-        workspaceId: ws,
-        apiId: item.apiId,
-        keyId: newId('key', now),
-        hash,
-        start,
-        createdAt: now,
-        fields: newKeyFields(item, now, `[${index}].remaining`),
-      };
+      const keyId = newId('key', now);
+      const fields = newKeyFields(item, now, `[${index}].remaining`);
+      if (item.recoverable) {
+        if (item.plaintext === undefined) {
+          throw new BadRequestError(
+            `[${index}].recoverable: needs the key's plaintext; a key imported by its hash cannot be shown again`,
+          );
+        }
+        const vault = vaultToSeal(deps, caller, item.apiId);
+        fields.sealed = vault.seal(item.plaintext, { workspaceId: ws, keyId });
+      }
+      return { workspaceId: ws, apiId: item.apiId, keyId, hash, start, createdAt: now, fields };
     });
     // Only identities that exist are linked: a refused import must leave nothing behind.
     await Promise.all(keys.map((key) => linkIdentity(deps, ws, key.fields, now, 'existing')));

@@ -120,7 +120,7 @@ function fakes(key: KeyRecord | undefined, outcome: RerollOutcome = 'rerolled') 
     },
     directory: { liveApi: async () => true },
     now: () => NOW,
-  } as unknown as Pick<Services, 'keys' | 'directory' | 'now'>;
+  } as unknown as Pick<Services, 'keys' | 'directory' | 'now' | 'vault'>;
   return { deps, calls };
 }
 
