@@ -39,7 +39,12 @@ let admin: Client;
 beforeAll(async () => {
   topology = await startTopology({
     nodes: 1,
-    env: { KEYWARD_MANAGEMENT_RATE_LIMIT: '1000000', KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '5000' },
+    env: {
+      KEYWARD_MANAGEMENT_RATE_LIMIT: '1000000',
+      KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '5000',
+      // Recoverable keys: the calls that seal or open one need a vault.
+      KEYWARD_VAULT_KEYS: `matrix:${Buffer.alloc(32, 9).toString('base64')}`,
+    },
   });
   base = topology.nodes[0]!.url;
   primary = await adminRedis(topology.primary.url);
@@ -61,6 +66,11 @@ const actionsOf = (resource: Resource): string[] => [
   ),
 ];
 const API_ACTIONS = actionsOf('api');
+/**
+ * Actions no operation declares, which some calls need besides the declared one (`alsoNeeds`):
+ * sealing a recoverable key, opening one.
+ */
+const CONDITIONAL_API_ACTIONS = ['encrypt_key', 'decrypt_key'];
 const RATELIMIT_ACTIONS = actionsOf('ratelimit');
 const RBAC_ACTIONS = actionsOf('rbac');
 const IDENTITY_ACTIONS = actionsOf('identity');
@@ -177,6 +187,7 @@ interface Principal {
  */
 const every = (apiId: string, ns: string, identity: string) => [
   ...API_ACTIONS.map((action) => `api.${apiId}.${action}`),
+  ...CONDITIONAL_API_ACTIONS.map((action) => `api.${apiId}.${action}`),
   ...RATELIMIT_ACTIONS.map((action) => `ratelimit.${ns}.${action}`),
   ...RBAC_ACTIONS.map((action) => `rbac.*.${action}`),
   ...IDENTITY_ACTIONS.map((action) => `identity.${identity}.${action}`),
@@ -199,6 +210,15 @@ const principals: Principal[] = [
     label: 'every action on B, M and J',
     workspace: 'own',
     permissions: (s) => every(s.apiB, s.nsM, s.identityJ),
+  },
+  {
+    label: 'every declared action on A, N and I, without encrypt_key and decrypt_key',
+    workspace: 'own',
+    permissions: (s) =>
+      every(s.apiA, s.nsN, s.identity).filter(
+        (permission) =>
+          !CONDITIONAL_API_ACTIONS.some((action) => permission.endsWith(`.${action}`)),
+      ),
   },
   { label: 'an unrelated permission', workspace: 'own', permissions: () => ['analytics.*.read'] },
   {
@@ -304,6 +324,12 @@ interface Call {
      */
     hidden?: true;
   };
+  /**
+   * An action on the same resource this call needs besides the declared one (`recoverable`:
+   * encrypt_key; `decrypt`: decrypt_key), checked right after it: before the lookup for a rule
+   * of scope `input`, after it for scope `resource` (src/operations/keys/recoverable.ts).
+   */
+  alsoNeeds?: string;
   /** A write that was allowed happened; a read returned the resource. */
   effect: (scene: Scene, response: RpcResponse) => Promise<void>;
 }
@@ -351,6 +377,12 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       input: (s) => ({ apiId: s.apiA }),
       effect: async (_, response) => expect(response.body.total).toBe(2),
     },
+    {
+      variant: 'with decrypt',
+      input: (s) => ({ apiId: s.apiA, decrypt: true }),
+      alsoNeeds: 'decrypt_key',
+      effect: async (_, response) => expect(response.body.total).toBe(2),
+    },
   ],
   'keys.createKey': [
     {
@@ -358,6 +390,18 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
       effect: async (s, response) => {
         const got = await admin.get('keys.getKey', { keyId: String(response.body.keyId) });
         expect(got.body.apiId).toBe(s.apiA);
+      },
+    },
+    {
+      variant: 'recoverable',
+      input: (s) => ({ apiId: s.apiA, recoverable: true }),
+      alsoNeeds: 'encrypt_key',
+      effect: async (_, response) => {
+        const got = await admin.get('keys.getKey', {
+          keyId: String(response.body.keyId),
+          decrypt: 'true',
+        });
+        expect(got.body.plaintext).toBe(response.body.key);
       },
     },
   ],
@@ -375,6 +419,13 @@ const calls: Readonly<Record<string, readonly Call[]>> = {
     {
       input: (s) => ({ keyId: s.key1.keyId }),
       lookup: keyOfA,
+      effect: async (s, response) => expect(response.body.id).toBe(s.key1.keyId),
+    },
+    {
+      variant: 'with decrypt',
+      input: (s) => ({ keyId: s.key1.keyId, decrypt: true }),
+      lookup: keyOfA,
+      alsoNeeds: 'decrypt_key',
       effect: async (s, response) => expect(response.body.id).toBe(s.key1.keyId),
     },
   ],
@@ -871,8 +922,17 @@ function expected(principal: Principal, row: Row, scene: Scene): Outcome {
       if (!allowedWith([])) return forbidden('*');
       return own || !row.call.namesResource ? { kind: 'allowed' } : { kind: 'not found' };
     case 'input': {
-      for (const id of rule.ids(row.call.input(scene) as never)) {
+      const ids = rule.ids(row.call.input(scene) as never);
+      for (const id of ids) {
         if (!allowedWith([id])) return forbidden(id);
+      }
+      const also = row.call.alsoNeeds;
+      if (also !== undefined) {
+        for (const id of ids) {
+          if (!holds(permissions, resource, also, [id])) {
+            return { kind: 'forbidden', permission: `${resource}.${id}.${also}` };
+          }
+        }
       }
       // Another workspace's API is looked up in the caller's own workspace: it is not there.
       return own || row.call.workspaceWide ? { kind: 'allowed' } : { kind: 'not found' };
@@ -891,8 +951,14 @@ function expected(principal: Principal, row: Row, scene: Scene): Outcome {
         if (lookup.elsewhere !== 'created') return { kind: lookup.elsewhere };
         return allowedWith([first]) ? { kind: 'allowed' } : forbidden(first);
       }
-      if (allowedWith([first, ...others])) return { kind: 'allowed' };
-      return lookup.hidden ? { kind: 'not found' } : forbidden(first);
+      if (!allowedWith([first, ...others])) {
+        return lookup.hidden ? { kind: 'not found' } : forbidden(first);
+      }
+      const also = row.call.alsoNeeds;
+      if (also !== undefined && !holds(permissions, resource, also, [first, ...others])) {
+        return { kind: 'forbidden', permission: `${resource}.${first}.${also}` };
+      }
+      return { kind: 'allowed' };
     }
   }
 }
@@ -990,10 +1056,12 @@ export function authzMatrix(part: 0 | 1): void {
               );
               if (outcome.kind === 'forbidden') {
                 expect(error.code).toBe('INSUFFICIENT_PERMISSIONS');
-                // Exactly the permission the declared rule implies, of its resource and action.
+                // Exactly the permission the declared rule implies, of its resource and action
+                // (or the action the call also needs).
                 const { resource, action } = row.op.permission;
+                const actions = [action, ...(row.call.alsoNeeds ? [row.call.alsoNeeds] : [])];
                 expect(outcome.permission).toMatch(
-                  new RegExp(`^${resource}\\.[^.]+(\\.[^.]+)*\\.${action}$`),
+                  new RegExp(`^${resource}\\.[^.]+(\\.[^.]+)*\\.(${actions.join('|')})$`),
                 );
                 expect(error.message).toBe(
                   `this root key lacks the permission ${outcome.permission}`,
