@@ -1,3 +1,4 @@
+import { names } from '../../src/store/names';
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
@@ -26,6 +27,8 @@ let redis: TestRedis;
 let node: RunningNode;
 let admin: Redis;
 const logLines: string[] = [];
+/** The vault's key-encryption key: it must never reach a log line or an answer either. */
+const VAULT_MATERIAL = Buffer.alloc(32, 42).toString('base64');
 /** Every response body after createKey's own: none may carry key material. */
 const answers: { label: string; text: string }[] = [];
 /** Every secret the session used or sent: plaintexts of keys and root keys, right or wrong. */
@@ -39,7 +42,11 @@ beforeAll(async () => {
     nodes: 1,
     localRedis: false,
     logger,
-    env: { KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '2000', LOG_LEVEL: 'trace' },
+    env: {
+      KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '2000',
+      LOG_LEVEL: 'trace',
+      KEYWARD_VAULT_KEYS: `logged:${VAULT_MATERIAL}`,
+    },
   });
   redis = topology.primary;
   node = topology.nodes[0]!;
@@ -437,4 +444,51 @@ test('what is stored of a key is its hash and start, never its plaintext', async
   const listed = await call('listKeys', 'GET', `apis.listKeys?apiId=${apiId}`, root.key);
   const [view] = listed.body.keys as Record<string, unknown>[];
   expect(view).toEqual(got.body);
+});
+
+test('a recoverable key reaches only the answer that decrypts it: no log line, no other answer, no error', async () => {
+  const root = await createRootKey(new RootKeyStore(admin), { name: 'vault' });
+  const apiId = String(
+    (await call('createApi', 'POST', 'apis.createApi', root.key, { name: 'vault' })).body.apiId,
+  );
+  const from = logLines.length;
+  const created = await call('createKey', 'POST', 'keys.createKey', root.key, {
+    apiId,
+    recoverable: true,
+  });
+  const { keyId, key } = created.body as { keyId: string; key: string };
+  const decrypted = await call(
+    'getKey decrypt',
+    'GET',
+    `keys.getKey?keyId=${keyId}&decrypt=true`,
+    root.key,
+  );
+  expect(decrypted.body.plaintext).toBe(key);
+  const listed = await call(
+    'listKeys decrypt',
+    'GET',
+    `apis.listKeys?apiId=${apiId}&decrypt=true`,
+    root.key,
+  );
+  expect(listed.status).toBe(200);
+  // A sealed form that no longer opens: its error names the key, never the plaintext.
+  const sealed = (await admin.hget(names.key(keyId), 'sealed'))!;
+  await admin.hset(names.key(keyId), 'sealed', `${sealed.slice(0, -2)}AA`);
+  const refused = await call(
+    'getKey altered',
+    'GET',
+    `keys.getKey?keyId=${keyId}&decrypt=true`,
+    root.key,
+  );
+  expect(refused.status).toBe(412);
+  const log = logLines.slice(from).join('');
+  expect(log).toContain(keyId);
+  for (const form of [...forms(key), VAULT_MATERIAL]) {
+    expect(log).not.toContain(form);
+    expect(JSON.stringify(refused.body)).not.toContain(form);
+  }
+  expect(JSON.stringify(decrypted.body)).not.toContain(VAULT_MATERIAL);
+  // Nothing of the key but its sealed form in Redis.
+  const stored = JSON.stringify(await admin.hgetall(names.key(keyId)));
+  for (const form of forms(key).slice(0, 2)) expect(stored).not.toContain(form);
 });
