@@ -474,6 +474,18 @@ function renderMarkdown(r: VaultReport): string {
   return lines.join('\n');
 }
 
+/** `make bench-vault` with the knobs this run was given, as the report's command. */
+function commandLine(): string {
+  const knobs = [
+    'BENCH_VAULT_ROUNDS',
+    'BENCH_VAULT_SLICE',
+    'BENCH_VAULT_WARMUP',
+    'BENCH_VAULT_CONNECTIONS',
+    'BENCH_CONNECTIONS',
+  ].filter((name) => (process.env[name] ?? '') !== '');
+  return [...knobs.map((name) => `${name}=${process.env[name]}`), 'make bench-vault'].join(' ');
+}
+
 // ---------------------------------------------------------------------------------- main
 
 async function main(): Promise<void> {
@@ -582,7 +594,7 @@ async function main(): Promise<void> {
     const report: VaultReport = {
       date: new Date().toISOString(),
       source,
-      command: 'make bench-vault',
+      command: commandLine(),
       machine: {
         nproc: cpus().length,
         cpu: cpus()[0]?.model ?? 'unknown',
