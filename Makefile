@@ -5,7 +5,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps redis chromium build run test test-containers lint fmt typecheck unit integration bench bench-compare profile layout-figures screenshots cluster cluster-stop clean
+.PHONY: help deps redis chromium build run test test-containers lint fmt typecheck unit integration bench bench-compare bench-vault profile layout-figures screenshots cluster cluster-stop clean
 
 help:
 	@echo "make run    start Redis and a keyward node; prints the base URL and a root key"
@@ -17,6 +17,8 @@ help:
 	@echo "                      vs the previous release's (c62d6b0): keys, memory, listKeys latency"
 	@echo "make bench-compare   this tree against BENCH_BASE (HEAD~1): fresh node processes every"
 	@echo "                      round, with a control (this tree against itself); .run/bench/compare.md"
+	@echo "make bench-vault     what recoverable keys cost: createKey sealed vs plain, getKey decrypt"
+	@echo "                      vs plain, verifyKey recoverable vs plain; .run/bench/vault.md"
 	@echo "make lint | fmt | build | bench | profile | clean"
 
 $(NPM_STAMP): package.json package-lock.json
@@ -77,6 +79,13 @@ profile: deps redis build
 # BENCH_COMPARE_SLICE (2 s), BENCH_PIN=1 (nodes on CPU 1, Redis and the load on CPU 0).
 bench-compare: deps redis build
 	@scripts/bench.sh compare
+
+# Issue 25: what sealing and opening recoverable keys cost, on one node of this tree (no old
+# build), each figure a ratio of two cases measured in interleaved slices. BENCH_VAULT_ROUNDS (4),
+# BENCH_VAULT_SLICE (2 s), BENCH_VAULT_CONNECTIONS (16, createKey and getKey), BENCH_CONNECTIONS
+# (64, verifyKey), BENCH_TIMEOUT (300 s).
+bench-vault: deps redis build
+	@scripts/bench.sh vault
 
 # Issue 22: how one workspace spreads over a cluster's masters, this tree against BENCH_BASE
 # (c62d6b0, the previous layout). Figures in .run/bench/layout.json, a table on stdout.

@@ -17,7 +17,10 @@
 # killed after BENCH_TIMEOUT seconds (1200). `make bench-compare` with the argument `compare`
 # (bench/compare.ts: fresh nodes of this tree and of BENCH_BASE every round, with a control; its
 # report in .run/bench/compare.md and compare.json, its logs and pids in .run/compare): killed
-# after BENCH_TIMEOUT seconds (600).
+# after BENCH_TIMEOUT seconds (600). `make bench-vault` with the argument `vault` (bench/vault.ts:
+# what sealing and opening recoverable keys cost, on one node of this tree; its report in
+# .run/bench/vault.md and vault.json, its logs and pids in .run/vault): no old build, killed after
+# BENCH_TIMEOUT seconds (300).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -27,7 +30,8 @@ case "$DRIVER_NAME" in
   profile) OUT="$ROOT/.run/profile" ;;
   layout) OUT="$ROOT/.run/layout" ;;
   compare) OUT="$ROOT/.run/compare" ;;
-  *) echo "bench: unknown driver $DRIVER_NAME (run, profile, layout or compare)" >&2; exit 2 ;;
+  vault) OUT="$ROOT/.run/vault" ;;
+  *) echo "bench: unknown driver $DRIVER_NAME (run, profile, layout, compare or vault)" >&2; exit 2 ;;
 esac
 PIDS="$OUT/pids"
 mkdir -p "$OUT"
@@ -78,7 +82,8 @@ if [ "$DRIVER_NAME" = layout ]; then DEFAULT_BASE=c62d6b0 DEFAULT_TIMEOUT=1200; 
 if [ "$DRIVER_NAME" = compare ]; then DEFAULT_TIMEOUT=600; fi
 TIMEOUT="${BENCH_TIMEOUT:-$DEFAULT_TIMEOUT}"
 BASE_REF="${BENCH_BASE:-$DEFAULT_BASE}"
-if [ "$DRIVER_NAME" != profile ] && [ "$BASE_REF" != none ]; then
+# profile and vault measure this tree alone: no old build.
+if [ "$DRIVER_NAME" != profile ] && [ "$DRIVER_NAME" != vault ] && [ "$BASE_REF" != none ]; then
   BASE_COMMIT="$(git rev-parse --verify --quiet "$BASE_REF^{commit}")" || {
     echo "bench: BENCH_BASE=$BASE_REF is not a commit here (BENCH_BASE=none to skip the old build)" >&2
     exit 2
