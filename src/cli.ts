@@ -10,6 +10,7 @@ import {
   type CommandSpec,
 } from './commands/framework';
 import { migrateCommands } from './commands/migrate';
+import { vaultCommands } from './commands/vault';
 import { auditCommands } from './commands/audit';
 import { usageCommands } from './commands/usage';
 import { inspectCommands } from './commands/inspect';
@@ -31,6 +32,7 @@ const COMMANDS: readonly CommandSpec[] = [
   ...usageCommands,
   ...doctorCommands,
   ...migrateCommands,
+  ...vaultCommands,
 ];
 
 /** Words that name a group of commands (`keys`), as opposed to a command of its own (`doctor`). */

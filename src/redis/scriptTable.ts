@@ -140,6 +140,14 @@ export const SCRIPTS = {
     reply: 'integer',
     codes: { 1: 'deleted', [-1]: 'not_found', [-2]: 'version_moved' },
   },
+  rewrapSealed: {
+    file: 'rewrap-sealed-1.lua',
+    command: 'rewrapSealedV1',
+    keys: ['record'],
+    argv: ['oldSealed', 'newSealed'],
+    reply: 'integer',
+    codes: { 1: 'rewrapped', 0: 'kept' },
+  },
   dropLegacyKey: {
     file: 'drop-legacy-key-6.lua',
     command: 'dropLegacyKeyV1',

@@ -229,6 +229,27 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(await redis.xlen(outbox)).toBe(1);
     return [missing, moved, updated];
   },
+  rewrapSealed: async (t) => {
+    const record = `${t}:key`;
+    const rewrap = (from: string, to: string) => redis.rewrapSealedV1(record, from, to);
+    // No record: nothing is created.
+    const absent = await rewrap('old', 'new');
+    expect(await redis.exists(record)).toBe(0);
+    await redis.hset(record, 'id', 'key_1', 'sealed', 'old', 'pending', '1');
+    // A pending creation is no key yet.
+    expect(await rewrap('old', 'new')).toBe(0);
+    await redis.hdel(record, 'pending');
+    // Another sealed form than the one read: a stale read never overwrites a newer value.
+    expect(await rewrap('other', 'new')).toBe(0);
+    const written = await rewrap('old', 'new');
+    expect(await redis.hgetall(record)).toEqual({ id: 'key_1', sealed: 'new' });
+    // Run again with the same read: the record moved on, nothing is written.
+    expect(await rewrap('old', 'newer')).toBe(0);
+    await redis.hset(record, 'deletedAt', '1');
+    expect(await rewrap('new', 'newer')).toBe(0);
+    expect(await redis.hget(record, 'sealed')).toBe('new');
+    return [absent, written];
+  },
   tombstoneKey: async (t) => {
     const keys = [`${t}:key`, `${t}:perms`, `${t}:roles`, `${t}:credits`, `${t}:outbox`] as const;
     const remove = (version: string) =>
