@@ -111,7 +111,7 @@ const create: CommandSpec = {
 
 const get: CommandSpec = {
   path: ['keys', 'get'],
-  brief: 'show a key (its plaintext too with --decrypt, for a recoverable key)',
+  brief: 'show a key',
   summary:
     'Shows a key as keys.getKey does: never its hash; its plaintext only with --decrypt, for a recoverable key.',
   options: {
