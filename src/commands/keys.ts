@@ -112,14 +112,26 @@ const create: CommandSpec = {
 const get: CommandSpec = {
   path: ['keys', 'get'],
   brief: 'show a key',
-  summary: 'Shows a key as keys.getKey does: never its hash or plaintext.',
-  options: { workspace: workspaceOption },
+  summary:
+    'Shows a key as keys.getKey does: never its hash; its plaintext only with --decrypt, for a recoverable key.',
+  options: {
+    workspace: workspaceOption,
+    decrypt: {
+      type: 'boolean',
+      description:
+        "also print a recoverable key's plaintext, opened with this process's KEYWARD_VAULT_KEYS (recorded in the audit log)",
+    },
+  },
   args: [keyIdArg],
+  notes:
+    'With --decrypt, a key that is not recoverable is shown without a plaintext, and nothing is recorded. Without KEYWARD_VAULT_KEYS in the environment, --decrypt fails (exit 1) as keys.getKey answers a node without a vault (412).',
   example: 'keyward keys get --workspace ws_… key_1ChFjUG4o6VLuzbLGABNDC',
   async run(invocation, runtime) {
     const ws = await workspaceArgument(invocation, runtime);
     const key = await operate(runtime, ws, getKey, {
       keyId: invocation.args[0] ?? '',
+      // Left out rather than false, so that a plain `keys get` asks exactly what it always did.
+      ...(invocation.flag('decrypt') ? { decrypt: true } : {}),
     });
     emit(invocation, key, () => fieldLines(key));
     return 0;

@@ -167,6 +167,7 @@ export const keyOutput = object(
     permissions: { type: 'array', items: string },
     roles: { type: 'array', items: string },
     identity: identityRef,
+    recoverable: { type: 'boolean', enum: [true] },
     plaintext: string,
   },
   ['id', 'start', 'workspaceId', 'apiId', 'createdAt', 'enabled'],

@@ -21,6 +21,11 @@ export interface KeyView extends KeyDetails {
   roles?: string[];
   /** The identity it belongs to, when linked to one that exists. */
   identity?: IdentityView;
+  /**
+   * True for a key whose plaintext is sealed by the vault, absent otherwise: a keyward addition
+   * (Unkey's key has no such field) so that a client knows a `decrypt` read is worth asking for.
+   */
+  recoverable?: true;
   /** A recoverable key's plaintext, only for a read with `decrypt` (and audited). */
   plaintext?: string;
 }
@@ -36,6 +41,8 @@ export function keyView(key: KeyRecord): KeyView {
   };
   copyDetails(view, key, KEY_DETAIL_NAMES);
   if (key.ratelimit !== undefined) view.ratelimit = ratelimitOutput(key.ratelimit);
+  // Absent rather than false, so the answers for keys that are not recoverable stay as they were.
+  if (key.sealed !== undefined) view.recoverable = true;
   return view;
 }
 

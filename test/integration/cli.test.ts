@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { assertBuilt, runCli, runJson, type CliResult } from '../support/cliProcess';
 import { freePort, startRedis, type TestRedis } from '../support/redisServer';
 import { client, post } from '../support/rpc';
@@ -405,6 +406,67 @@ describe('apis and keys', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^ {2}local \(fast, in use\): 4 of 5 tokens, next refill /m);
     expect(human.stdout).toMatch(/^ {4}stored tokens 4 at .*PTTL \d+ ms/m);
+  });
+
+  test('keys get --decrypt prints a recoverable key with its plaintext, audited; 412 without a vault', async () => {
+    // The node of this file has no vault: one that has seals the key, as in production.
+    const vaultKey = `k1:${randomBytes(32).toString('base64')}`;
+    const sealer = await topology.addNode({ env: { KEYWARD_VAULT_KEYS: vaultKey } });
+    let sealed: { keyId: string; key: string };
+    let plain: { keyId: string; key: string };
+    try {
+      const http = client(sealer.url, rootKey);
+      const { apiId } = (await http.post<{ apiId: string }>('apis.createApi', { name: 'vaulted' }))
+        .body;
+      [sealed, plain] = await Promise.all([
+        http
+          .post<{ keyId: string; key: string }>('keys.createKey', { apiId, recoverable: true })
+          .then((answer) => answer.body),
+        http
+          .post<{ keyId: string; key: string }>('keys.createKey', { apiId })
+          .then((answer) => answer.body),
+      ]);
+    } finally {
+      await sealer.close();
+    }
+    const withVault = { ...env, KEYWARD_VAULT_KEYS: vaultKey };
+    const get = (keyId: string, extra: string[], environment: Record<string, string>) =>
+      runCli(['keys', 'get', '--workspace', ws, keyId, ...extra], environment);
+    const [json, lines, plainKey, noDecrypt, noVault] = await Promise.all([
+      runJson<Record<string, unknown>>(
+        ['keys', 'get', '--workspace', ws, sealed.keyId, '--decrypt'],
+        withVault,
+      ),
+      get(sealed.keyId, ['--decrypt'], withVault),
+      runJson<Record<string, unknown>>(
+        ['keys', 'get', '--workspace', ws, plain.keyId, '--decrypt'],
+        withVault,
+      ),
+      get(sealed.keyId, [], withVault),
+      get(sealed.keyId, ['--decrypt'], env),
+    ]);
+    expect(json).toMatchObject({ id: sealed.keyId, recoverable: true, plaintext: sealed.key });
+    expect(lines.code).toBe(0);
+    expect(lines.stdout).toMatch(new RegExp(`^id\\s+${sealed.keyId}$`, 'm'));
+    expect(lines.stdout).toMatch(new RegExp(`^plaintext\\s+${sealed.key}$`, 'm'));
+    // A key that is not recoverable says so by the field's absence, and has nothing to show.
+    expect(plainKey).toMatchObject({ id: plain.keyId });
+    expect(plainKey).not.toHaveProperty('recoverable');
+    expect(plainKey).not.toHaveProperty('plaintext');
+    // Without --decrypt the key is shown as ever, never its plaintext.
+    expect(noDecrypt.code).toBe(0);
+    expect(noDecrypt.stdout).toMatch(/^recoverable\s+true$/m);
+    expect(noDecrypt.stdout).not.toContain(sealed.key);
+    expectOperationalError(noVault, /KEYWARD_VAULT_KEYS/);
+    // Two decryptions of the sealed key (the JSON and the lines), by the operator; none of the other.
+    const audited = await runJson<{
+      entries: { rootKeyId: string; operation: string; target: { id: string } }[];
+    }>(['audit', '--workspace', ws, '--operation', 'keys.getKey'], env);
+    expect(
+      audited.entries
+        .filter((entry) => entry.rootKeyId === 'operator')
+        .map((entry) => entry.target.id),
+    ).toEqual([sealed.keyId, sealed.keyId]);
   });
 });
 

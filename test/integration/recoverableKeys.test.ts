@@ -71,6 +71,8 @@ test('a recoverable key is shown again with decrypt, and only then; its plaintex
     expect(read.body.plaintext).toBe(key);
     const without = await api.get<Record<string, unknown>>('keys.getKey', { keyId });
     expect(without.body).not.toHaveProperty('plaintext');
+    // The view says the key is recoverable, so a client knows a decrypt is worth asking for.
+    expect(without.body.recoverable).toBe(true);
     // It verifies as any key does: the hot path never opens the vault.
     expect((await api.post('keys.verifyKey', { key })).body).toMatchObject({ valid: true });
   }
@@ -81,6 +83,7 @@ test('a recoverable key is shown again with decrypt, and only then; its plaintex
   });
   expect(notRecoverable.status).toBe(200);
   expect(notRecoverable.body).not.toHaveProperty('plaintext');
+  expect(notRecoverable.body).not.toHaveProperty('recoverable');
   const listed = await api.get<{ keys: { id: string; plaintext?: string }[] }>('apis.listKeys', {
     apiId,
     decrypt: 'true',

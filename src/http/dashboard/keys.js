@@ -2,6 +2,8 @@
  * keyward dashboard: the APIs, the keys of an API, and one key's page.
  *
  * A new key's plaintext is shown once, held by nothing but its panel, and gone when dismissed.
+ * A recoverable key's plaintext is shown again only on a confirmed Reveal (an audited decryption),
+ * held the same way, and gone on Hide, Refresh or leaving the page.
  */
 import {
   PAGE_SIZE,
@@ -240,9 +242,11 @@ function createKeyForm(apiId, created) {
   return element;
 }
 
-/** The one and only sight of a new key: its plaintext is dropped when the panel is dismissed. */
-function showPlaintext(container, answer) {
-  const secret = h('code.secret', { id: 'new-key' }, answer.key);
+/**
+ * Copies the plaintext in `secret` to the clipboard; where the browser refuses (no secure
+ * context), selects it for a copy by hand instead.
+ */
+function copyButton(secret) {
   const copy = h(
     'button.primary',
     {
@@ -259,6 +263,13 @@ function showPlaintext(container, answer) {
     },
     'Copy',
   );
+  return copy;
+}
+
+/** The one and only sight of a new key: its plaintext is dropped when the panel is dismissed. */
+function showPlaintext(container, answer) {
+  const secret = h('code.secret', { id: 'new-key' }, answer.key);
+  const copy = copyButton(secret);
   const dismiss = h(
     'button',
     {
@@ -350,9 +361,64 @@ async function recordAndBucket(key, page) {
       h('h2', {}, 'Record'),
       recordList(key),
       keyActions(key, page.reload, page.gone),
+      key.recoverable ? revealControl(key) : null,
     ),
     h('section.card.bucket', {}, h('h2', {}, 'Live bucket'), bucketView(bucket)),
   );
+}
+
+/**
+ * Reveal, for a recoverable key: a confirmation first, since every decryption is on the audit
+ * log, then keys.getKey with `decrypt` and the plaintext shown in this panel alone. It is kept in
+ * no storage and no address; Hide, Refresh (the page draws a new control) and leaving the page
+ * drop it. A 403 (no decrypt_key) or 412 (no vault on this node) is shown as any error.
+ */
+function revealControl(key) {
+  const holder = h('section.recover', { 'aria-label': 'Recoverable key' });
+  function closed() {
+    const reveal = h('button', { type: 'button', onclick: ask }, 'Reveal');
+    holder.replaceChildren(
+      h('p.muted', {}, 'This key is recoverable: its plaintext can be shown again.'),
+      h('div.actions', {}, reveal),
+    );
+  }
+  function ask() {
+    const show = h(
+      'button.danger',
+      { type: 'button', onclick: () => run(show, decrypt) },
+      'Show the key — this is recorded in the audit log',
+    );
+    const cancel = h('button', { type: 'button', onclick: closed }, 'Cancel');
+    holder.replaceChildren(
+      h('p.confirm', {}, 'Anyone who can read the audit log will see that you revealed it.'),
+      h('div.actions', {}, show, cancel),
+    );
+    cancel.focus();
+  }
+  async function decrypt() {
+    const answer = await get('keys.getKey', { keyId: key.id, decrypt: true });
+    if (typeof answer.plaintext !== 'string') {
+      // The record said recoverable; a node that answers no plaintext has nothing to show.
+      closed();
+      setNotice('error', `The node answered key ${key.start} without its plaintext.`);
+      return;
+    }
+    const secret = h('code.secret', { id: 'revealed-key' }, answer.plaintext);
+    const hide = h('button', { type: 'button', onclick: forget }, 'Hide');
+    holder.replaceChildren(
+      h('p', {}, h('strong', {}, 'The key: '), 'revealed now, on the audit log.'),
+      h('div.secret-row', {}, secret, copyButton(secret), hide),
+    );
+    // Leaving for another page drops the text even if something still holds this panel.
+    window.addEventListener('hashchange', forget, { once: true });
+    function forget() {
+      window.removeEventListener('hashchange', forget);
+      secret.textContent = '';
+      if (holder.isConnected) closed();
+    }
+  }
+  closed();
+  return holder;
 }
 
 /**
@@ -431,6 +497,7 @@ function recordList(key) {
     ['Rate limits', limitsText(key)],
     ['Credits', creditsText(key)],
     ['Expires', key.expires === undefined ? 'never' : dateTime(key.expires)],
+    ['Recoverable', key.recoverable ? 'yes: its plaintext can be revealed' : 'no'],
     ['Created', dateTime(key.createdAt)],
     ['Updated', dateTime(key.updatedAt)],
     ['Meta', key.meta ? h('code', {}, JSON.stringify(key.meta)) : '—'],
