@@ -28,7 +28,7 @@
  * in .run/compare.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Measurement, warmUp, type LoadTarget } from './load';
@@ -38,11 +38,14 @@ import {
   installCleanup,
   isRunning,
   machineBusySeconds,
+  publishReport,
+  runDriver,
   running,
   setPidFile,
   stop,
   stopAll,
 } from './procs';
+import { median, spread, type Spread } from './stats';
 import {
   createRootKey,
   envNumber,
@@ -334,25 +337,6 @@ async function runRound(setup: Setup, round: number): Promise<Round> {
 }
 
 // ---------------------------------------------------------------------------------- report
-
-interface Spread {
-  median: number;
-  min: number;
-  max: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-function spread(values: number[]): Spread {
-  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
-}
 
 interface CompareReport {
   date: string;
@@ -653,22 +637,11 @@ async function main(): Promise<void> {
       verdict: verdictOf(summary),
       totalSeconds: (Date.now() - STARTED) / 1000,
     };
-    writeFileSync(join(RESULTS, 'compare.json'), `${JSON.stringify(report, null, 2)}\n`);
-    const markdown = renderMarkdown(report);
-    writeFileSync(join(RESULTS, 'compare.md'), markdown);
-    process.stdout.write(`${markdown}\n`);
-    log(`done in ${report.totalSeconds.toFixed(0)} s: .run/bench/compare.md, compare.json`);
+    publishReport(RESULTS, 'compare', report, renderMarkdown(report), log);
   } finally {
     await stopAll();
     for (const r of redises) r.client.disconnect();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  async (error: unknown) => {
-    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    await stopAll().catch(() => undefined);
-    process.exit(1);
-  },
-);
+runDriver(main, log);

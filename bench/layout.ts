@@ -36,7 +36,16 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
 import { percentile } from './load';
-import { freePorts, installCleanup, isRunning, setPidFile, start, stop, stopAll } from './procs';
+import {
+  freePorts,
+  installCleanup,
+  isRunning,
+  runDriver,
+  setPidFile,
+  start,
+  stop,
+  stopAll,
+} from './procs';
 import type { Child } from './procs';
 import { envNumber, HOST, provenance, sleep, startRedis } from './setup';
 
@@ -865,11 +874,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  async (error: unknown) => {
-    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    await stopAll().catch(() => undefined);
-    process.exit(1);
-  },
-);
+runDriver(main, log);

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 
 export interface Child {
   name: string;
@@ -213,4 +214,36 @@ export function machineBusySeconds(): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * Runs a driver to its end: exit 0 when `main` returns; when it throws, its error logged, every
+ * child it started stopped, and exit 1.
+ */
+export function runDriver(main: () => Promise<void>, log: (message: string) => void): void {
+  main().then(
+    () => process.exit(0),
+    async (error: unknown) => {
+      log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      await stopAll().catch(() => undefined);
+      process.exit(1);
+    },
+  );
+}
+
+/**
+ * Writes a driver's report as `<name>.json` and `<name>.md` in `dir`, prints the markdown, and
+ * says where both are.
+ */
+export function publishReport(
+  dir: string,
+  name: string,
+  report: { totalSeconds: number },
+  markdown: string,
+  log: (message: string) => void,
+): void {
+  writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(dir, `${name}.md`), markdown);
+  process.stdout.write(`${markdown}\n`);
+  log(`done in ${report.totalSeconds.toFixed(0)} s: .run/bench/${name}.md, ${name}.json`);
 }

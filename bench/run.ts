@@ -40,6 +40,7 @@ import {
   isRunning,
   machineBusySeconds,
   readyPort,
+  runDriver,
   setPidFile,
   start,
   stop,
@@ -1150,11 +1151,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  async (error: unknown) => {
-    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    await stopAll().catch(() => undefined);
-    process.exit(1);
-  },
-);
+runDriver(main, log);

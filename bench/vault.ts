@@ -29,7 +29,7 @@
  * .run/vault.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Measurement, warmUp, type LoadTarget } from './load';
@@ -39,9 +39,12 @@ import {
   installCleanup,
   isRunning,
   machineBusySeconds,
+  publishReport,
+  runDriver,
   setPidFile,
   stopAll,
 } from './procs';
+import { median, spread, type Spread } from './stats';
 import {
   createRootKey,
   envNumber,
@@ -310,27 +313,6 @@ class CaseRun {
 }
 
 // ---------------------------------------------------------------------------------- report
-
-interface Spread {
-  median: number;
-  min: number;
-  max: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-const spread = (values: number[]): Spread => ({
-  median: median(values),
-  min: Math.min(...values),
-  max: Math.max(...values),
-});
 
 interface PairResult {
   id: PairId;
@@ -614,22 +596,11 @@ async function main(): Promise<void> {
       otherPercentMedian: median(pairs.flatMap((p) => [p.a.otherPercent, p.b.otherPercent])),
       totalSeconds: (Date.now() - STARTED) / 1000,
     };
-    writeFileSync(join(RESULTS, 'vault.json'), `${JSON.stringify(report, null, 2)}\n`);
-    const markdown = renderMarkdown(report);
-    writeFileSync(join(RESULTS, 'vault.md'), markdown);
-    process.stdout.write(`${markdown}\n`);
-    log(`done in ${report.totalSeconds.toFixed(0)} s: .run/bench/vault.md, vault.json`);
+    publishReport(RESULTS, 'vault', report, renderMarkdown(report), log);
   } finally {
     await stopAll();
     for (const r of redises) r.client.disconnect();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  async (error: unknown) => {
-    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    await stopAll().catch(() => undefined);
-    process.exit(1);
-  },
-);
+runDriver(main, log);

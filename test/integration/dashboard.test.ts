@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium';
+import { launchChromium, sees } from '../support/chromium';
 import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
 
@@ -48,14 +48,6 @@ async function screenshot(name: string): Promise<void> {
 }
 
 /** Waits until the locator's text contains `text`. */
-async function sees(locator: Locator, text: string | RegExp): Promise<void> {
-  try {
-    await locator.filter({ hasText: text }).first().waitFor();
-  } catch {
-    const seen = await locator.allInnerTexts();
-    throw new Error(`expected ${String(text)} in ${JSON.stringify(seen)}`);
-  }
-}
 
 const sessionEntries = () =>
   page.evaluate<[string, string][]>('Object.entries(window.sessionStorage)');

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { RunningNode } from '../../src/node';
-import { launchChromium } from '../support/chromium';
+import { launchChromium, sees } from '../support/chromium';
 import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
 
@@ -49,15 +49,6 @@ afterAll(async () => {
   await topology?.stop();
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
 });
-
-async function sees(locator: Locator, text: string | RegExp): Promise<void> {
-  try {
-    await locator.filter({ hasText: text }).first().waitFor();
-  } catch {
-    const seen = await locator.allInnerTexts();
-    throw new Error(`expected ${String(text)} in ${JSON.stringify(seen)}`);
-  }
-}
 
 const notice = () => page.locator('#notice');
 const recover = () => page.getByRole('region', { name: 'Recoverable key' });

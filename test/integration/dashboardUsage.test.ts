@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { DASHBOARD_CSP } from '../../src/http/dashboardAssets';
 import { names } from '../../src/store/names';
-import { launchChromium } from '../support/chromium';
+import { launchChromium, sees } from '../support/chromium';
 import { createKey, eventually } from '../support/helpers';
 import { adminRedis, closeRedis } from '../support/keyspace';
 import { client, type Client } from '../support/rpc';
@@ -109,15 +109,6 @@ afterAll(async () => {
   await topology?.stop();
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
 });
-
-async function sees(locator: Locator, text: string | RegExp): Promise<void> {
-  try {
-    await locator.filter({ hasText: text }).first().waitFor();
-  } catch {
-    const seen = await locator.allInnerTexts();
-    throw new Error(`expected ${String(text)} in ${JSON.stringify(seen)}`);
-  }
-}
 
 /** Polls `read` until it answers `expected` (as JSON), or fails with what it saw last. */
 async function reads<T>(read: () => Promise<T>, expected: T): Promise<void> {

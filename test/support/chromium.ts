@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 /** Debian's chromium: the dashboard's tests and screenshots never download a browser. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -39,4 +39,14 @@ export async function launchChromium(
     if (/content security policy/i.test(message.text())) problems.push(message.text());
   });
   return { context, page, problems };
+}
+
+/** Waits until one of `locator`'s elements shows `text`; else fails naming what they show. */
+export async function sees(locator: Locator, text: string | RegExp): Promise<void> {
+  try {
+    await locator.filter({ hasText: text }).first().waitFor();
+  } catch {
+    const seen = await locator.allInnerTexts();
+    throw new Error(`expected ${String(text)} in ${JSON.stringify(seen)}`);
+  }
 }
