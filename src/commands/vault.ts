@@ -1,4 +1,4 @@
-import { rotateVault } from '../vault/rotate';
+import { rotateVault } from '../store/vaultRotation';
 import { Vault } from '../vault/vault';
 import { UsageError, type CommandSpec } from './framework';
 import { emit } from './output';

@@ -1,5 +1,5 @@
 import { names } from '../../src/store/names';
-import { keyIdOfRecord } from '../../src/vault/rotate';
+import { keyIdOfRecord } from '../../src/store/vaultRotation';
 
 /**
  * SCAN's `keyward:key:{*}` also matches what sits beside a key record (its permission and role

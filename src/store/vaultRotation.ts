@@ -1,8 +1,8 @@
 import type { RedisClient } from '../redis/clients';
 import { resultDecoder } from '../redis/scriptTable';
-import { scanKeys } from '../store/migration/step';
-import { names } from '../store/names';
-import { Vault, VaultError } from './vault';
+import { scanKeys } from './migration/step';
+import { names } from './names';
+import { Vault, VaultError } from '../vault/vault';
 
 /**
  * `keyward vault rotate`: re-wraps the data key of every recoverable key under the vault's first
