@@ -33,11 +33,10 @@ import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Measurement, warmUp, type LoadTarget } from './load';
 import {
-  cpuSeconds,
+  CpuMeter,
   freePorts,
   installCleanup,
   isRunning,
-  machineBusySeconds,
   publishReport,
   runDriver,
   running,
@@ -202,46 +201,35 @@ interface Round {
 
 class NodeRun {
   readonly measurement: Measurement;
-  private cpu = { server: 0, driver: 0, redis: 0, machine: 0 };
+  private readonly cpu: CpuMeter;
 
   constructor(
     readonly id: NodeId,
     readonly server: Server,
     readonly target: LoadTarget,
-    private readonly redises: RedisInstance[],
+    redises: RedisInstance[],
   ) {
     this.measurement = new Measurement(target, CONNECTIONS);
+    this.cpu = new CpuMeter(
+      server.child,
+      redises.map((r) => r.child),
+    );
   }
 
   async slice(seconds: number): Promise<void> {
-    const pid = this.server.child.pid;
-    const redis0 = this.redises.reduce((sum, r) => sum + cpuSeconds(r.child.pid), 0);
-    const machine0 = machineBusySeconds();
-    const server0 = cpuSeconds(pid);
-    const driver0 = process.cpuUsage();
-    await this.measurement.slice(seconds);
-    const driver = process.cpuUsage(driver0);
-    this.cpu.server += cpuSeconds(pid) - server0;
-    this.cpu.machine += machineBusySeconds() - machine0;
-    this.cpu.redis += this.redises.reduce((sum, r) => sum + cpuSeconds(r.child.pid), 0) - redis0;
-    this.cpu.driver += (driver.user + driver.system) / 1e6;
+    await this.cpu.measure(() => this.measurement.slice(seconds));
     if (!isRunning(this.server.child)) throw new Error(`${this.server.name} died while measured`);
   }
 
   result(): NodeRound {
     const load = this.measurement.result();
-    const { cpu } = this;
-    const share = (s: number) => (s / Math.max(1e-9, load.seconds)) * 100;
     return {
       requestsPerSecond: load.requestsPerSecond,
       responses: load.responses,
       seconds: load.seconds,
       slices: this.measurement.slices,
-      cpuUsPerRequest: (cpu.server / Math.max(1, load.responses)) * 1e6,
-      serverPercent: share(cpu.server),
-      loadGeneratorPercent: share(cpu.driver),
-      redisPercent: share(cpu.redis),
-      otherPercent: Math.max(0, share(cpu.machine - cpu.server - cpu.driver - cpu.redis)),
+      cpuUsPerRequest: (this.cpu.server / Math.max(1, load.responses)) * 1e6,
+      ...this.cpu.shares(load.seconds),
       p50Ms: load.p50,
       p99Ms: load.p99,
       errors: load.errors + load.timeouts,

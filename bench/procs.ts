@@ -247,3 +247,53 @@ export function publishReport(
   process.stdout.write(`${markdown}\n`);
   log(`done in ${report.totalSeconds.toFixed(0)} s: .run/bench/${name}.md, ${name}.json`);
 }
+
+/**
+ * CPU seconds spent while slices were measured: by the measured server process, by the Redis
+ * servers, by this process (the load generator) and by the whole machine, summed over every
+ * slice `measure` ran.
+ */
+export class CpuMeter {
+  server = 0;
+  redis = 0;
+  driver = 0;
+  machine = 0;
+
+  constructor(
+    private readonly measured: Child,
+    private readonly redises: readonly Child[],
+  ) {}
+
+  /** Runs one measured slice; answers what it returned and the server's CPU seconds in it. */
+  async measure<T>(slice: () => Promise<T>): Promise<{ result: T; serverSeconds: number }> {
+    const redisCpu = () => this.redises.reduce((sum, r) => sum + cpuSeconds(r.pid), 0);
+    const redis0 = redisCpu();
+    const machine0 = machineBusySeconds();
+    const server0 = cpuSeconds(this.measured.pid);
+    const driver0 = process.cpuUsage();
+    const result = await slice();
+    const driver = process.cpuUsage(driver0);
+    const serverSeconds = cpuSeconds(this.measured.pid) - server0;
+    this.server += serverSeconds;
+    this.machine += machineBusySeconds() - machine0;
+    this.redis += redisCpu() - redis0;
+    this.driver += (driver.user + driver.system) / 1e6;
+    return { result, serverSeconds };
+  }
+
+  /** Each share as a percentage of one core over `seconds`; `other` is the rest of the machine. */
+  shares(seconds: number): {
+    serverPercent: number;
+    redisPercent: number;
+    loadGeneratorPercent: number;
+    otherPercent: number;
+  } {
+    const share = (s: number) => (s / Math.max(1e-9, seconds)) * 100;
+    return {
+      serverPercent: share(this.server),
+      redisPercent: share(this.redis),
+      loadGeneratorPercent: share(this.driver),
+      otherPercent: Math.max(0, share(this.machine - this.server - this.driver - this.redis)),
+    };
+  }
+}

@@ -34,11 +34,10 @@ import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Measurement, warmUp, type LoadTarget } from './load';
 import {
-  cpuSeconds,
+  CpuMeter,
   freePorts,
   installCleanup,
   isRunning,
-  machineBusySeconds,
   publishReport,
   runDriver,
   setPidFile,
@@ -220,14 +219,18 @@ class CaseRun {
   readonly measurement: Measurement;
   readonly target: LoadTarget;
   readonly slices: SliceRecord[] = [];
-  private cpu = { server: 0, driver: 0, redis: 0, machine: 0 };
+  private readonly cpu: CpuMeter;
 
   constructor(
     readonly spec: CaseSpec,
     private readonly node: Server,
-    private readonly redises: RedisInstance[],
+    redises: RedisInstance[],
     rootKey: string,
   ) {
+    this.cpu = new CpuMeter(
+      node.child,
+      redises.map((r) => r.child),
+    );
     this.target = {
       url: `${node.url}/v2/${spec.route}`,
       headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' },
@@ -264,19 +267,10 @@ class CaseRun {
   }
 
   async slice(round: number, seconds: number): Promise<void> {
-    const pid = this.node.child.pid;
-    const redisCpu = () => this.redises.reduce((sum, r) => sum + cpuSeconds(r.child.pid), 0);
-    const redis0 = redisCpu();
-    const machine0 = machineBusySeconds();
-    const server0 = cpuSeconds(pid);
-    const driver0 = process.cpuUsage();
-    const { responses, seconds: elapsed } = await this.measurement.slice(seconds);
-    const driver = process.cpuUsage(driver0);
-    const server = cpuSeconds(pid) - server0;
-    this.cpu.server += server;
-    this.cpu.machine += machineBusySeconds() - machine0;
-    this.cpu.redis += redisCpu() - redis0;
-    this.cpu.driver += (driver.user + driver.system) / 1e6;
+    const {
+      result: { responses, seconds: elapsed },
+      serverSeconds: server,
+    } = await this.cpu.measure(() => this.measurement.slice(seconds));
     this.slices.push({
       round,
       requestsPerSecond: responses / Math.max(1e-9, elapsed),
@@ -287,8 +281,6 @@ class CaseRun {
 
   result(): CaseResult {
     const load = this.measurement.result();
-    const { cpu } = this;
-    const share = (s: number) => (s / Math.max(1e-9, load.seconds)) * 100;
     return {
       id: this.spec.id,
       label: this.spec.label,
@@ -300,11 +292,8 @@ class CaseRun {
       slices: this.measurement.slices,
       p50Ms: load.p50,
       p99Ms: load.p99,
-      cpuUsPerRequest: (cpu.server / Math.max(1, load.responses)) * 1e6,
-      serverPercent: share(cpu.server),
-      redisPercent: share(cpu.redis),
-      loadGeneratorPercent: share(cpu.driver),
-      otherPercent: Math.max(0, share(cpu.machine - cpu.server - cpu.driver - cpu.redis)),
+      cpuUsPerRequest: (this.cpu.server / Math.max(1, load.responses)) * 1e6,
+      ...this.cpu.shares(load.seconds),
       errors: load.errors + load.timeouts,
       non2xx: load.non2xx,
       statusCodes: load.statusCodes,
