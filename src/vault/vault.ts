@@ -103,6 +103,13 @@ function open(key: Buffer, sealed: Buffer, aad: Buffer): Buffer | undefined {
   }
 }
 
+/** The plaintext of `body` under `dataKey`; VaultError when it does not open for `binding`. */
+function openBody(dataKey: Buffer, body: Buffer, binding: SealBinding): Buffer {
+  const plaintext = open(dataKey, body, associatedData(binding, 'plaintext'));
+  if (!plaintext) throw unreadable();
+  return plaintext;
+}
+
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 export class Vault {
@@ -122,14 +129,12 @@ export class Vault {
   seal(plaintext: string, binding: SealBinding): string {
     const dataKey = randomBytes(KEY_BYTES);
     try {
-      const kek = this.keks[0]!;
-      const wrapped = seal(kek.key, dataKey, associatedData(binding, 'data-key'));
       const body = seal(
         dataKey,
         Buffer.from(plaintext, 'utf8'),
         associatedData(binding, 'plaintext'),
       );
-      return [VERSION, kek.id, wrapped.toString('base64url'), body.toString('base64url')].join('.');
+      return this.wrapUnderFirst(dataKey, body, binding);
     } finally {
       dataKey.fill(0);
     }
@@ -140,9 +145,7 @@ export class Vault {
     const parts = this.parse(sealed);
     const dataKey = this.unwrap(parts, binding);
     try {
-      const plaintext = open(dataKey, parts.body, associatedData(binding, 'plaintext'));
-      if (!plaintext) throw unreadable();
-      return plaintext.toString('utf8');
+      return openBody(dataKey, parts.body, binding).toString('utf8');
     } finally {
       dataKey.fill(0);
     }
@@ -158,20 +161,18 @@ export class Vault {
     const dataKey = this.unwrap(parts, binding);
     try {
       // The body must open too: a rewrap never blesses a ciphertext that would not decrypt.
-      const plaintext = open(dataKey, parts.body, associatedData(binding, 'plaintext'));
-      if (!plaintext) throw unreadable();
-      plaintext.fill(0);
-      const kek = this.keks[0]!;
-      const wrapped = seal(kek.key, dataKey, associatedData(binding, 'data-key'));
-      return [
-        VERSION,
-        kek.id,
-        wrapped.toString('base64url'),
-        parts.body.toString('base64url'),
-      ].join('.');
+      openBody(dataKey, parts.body, binding).fill(0);
+      return this.wrapUnderFirst(dataKey, parts.body, binding);
     } finally {
       dataKey.fill(0);
     }
+  }
+
+  /** The sealed form of `body`: its data key wrapped by the first KEK, and the KEK's id. */
+  private wrapUnderFirst(dataKey: Buffer, body: Buffer, binding: SealBinding): string {
+    const kek = this.keks[0]!;
+    const wrapped = seal(kek.key, dataKey, associatedData(binding, 'data-key'));
+    return [VERSION, kek.id, wrapped.toString('base64url'), body.toString('base64url')].join('.');
   }
 
   /** The id of the KEK a sealed secret's data key is wrapped by, or undefined if unreadable. */
