@@ -32,22 +32,89 @@ export class KeywardError extends Error {
   }
 }
 
+/** One step of a field's path: a property name, or an index into an array. */
+export type FieldPath = readonly (string | number)[];
+
+/** What is wrong with one field: where it is, from the request's root, and why. */
+export interface FieldProblem {
+  /** Empty: the body (or query) as a whole. */
+  readonly path: FieldPath;
+  readonly message: string;
+}
+
+/** Where a 400's fields are: a JSON body, the query string of a GET, or a header. */
+export type RequestRoot = 'body' | 'query' | 'header';
+
+/** `ratelimit.limit`, and `[3].apiId` for an item of an array (keyward's v1 spelling). */
+export function pathText(path: FieldPath): string {
+  return path
+    .map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? step : `.${step}`))
+    .join('');
+}
+
+/**
+ * A request that cannot be taken as sent. It carries every field that is wrong (a v2 answer
+ * lists them all) or, when the rule spans several fields, a sentence and no field. Its message,
+ * what v1 answers, is the first problem as `<path>: <what is wrong>`.
+ */
 export class BadRequestError extends KeywardError {
-  constructor(message: string) {
-    super('BAD_REQUEST', 400, message);
+  readonly problems: readonly FieldProblem[];
+  readonly root: RequestRoot;
+  /** A permissions query that does not parse: v2 gives it a type of its own. */
+  readonly kind: 'input' | 'permission_query';
+
+  constructor(
+    problems: string | readonly FieldProblem[],
+    options: {
+      root?: RequestRoot;
+      status?: number;
+      kind?: 'input' | 'permission_query';
+      /** v1's message, where one sentence covers several fields. */
+      message?: string;
+    } = {},
+  ) {
+    const list = typeof problems === 'string' ? [] : problems;
+    const root = options.root ?? 'body';
+    super(
+      'BAD_REQUEST',
+      options.status ?? 400,
+      typeof problems === 'string' ? problems : (options.message ?? firstProblem(list, root)),
+    );
+    this.problems = list;
+    this.root = root;
+    this.kind = options.kind ?? 'input';
   }
+
+  /** The same refusal with its fields renamed, as a dialect names them. */
+  withProblems(problems: readonly FieldProblem[]): BadRequestError {
+    return new BadRequestError(problems, { root: this.root, status: this.status, kind: this.kind });
+  }
+}
+
+function firstProblem(problems: readonly FieldProblem[], root: RequestRoot): string {
+  const first = problems[0];
+  if (!first) return `${root}: is invalid`;
+  return `${first.path.length > 0 ? pathText(first.path) : root}: ${first.message}`;
+}
+
+/** A 400 about one field. */
+export function invalidField(path: FieldPath, message: string): BadRequestError {
+  return new BadRequestError([{ path, message }]);
 }
 
 /** 413 and 415 keep the BAD_REQUEST code: v1 SDKs know no other code for a malformed request. */
-export class PayloadTooLargeError extends KeywardError {
+export class PayloadTooLargeError extends BadRequestError {
   constructor(limitBytes: number) {
-    super('BAD_REQUEST', 413, `body: must not be larger than ${limitBytes} bytes`);
+    super([{ path: [], message: `must not be larger than ${limitBytes} bytes` }], { status: 413 });
   }
 }
 
-export class UnsupportedMediaTypeError extends KeywardError {
+export class UnsupportedMediaTypeError extends BadRequestError {
   constructor() {
-    super('BAD_REQUEST', 415, 'content-type: must be application/json');
+    super([{ path: ['content-type'], message: 'must be application/json' }], {
+      root: 'header',
+      status: 415,
+    });
   }
 }
 
@@ -63,8 +130,24 @@ export class InsufficientPermissionsError extends KeywardError {
   }
 }
 
+/** What a 404 or 409 concerns; v2 names it in its error type. */
+export type Resource =
+  | 'api'
+  | 'key'
+  | 'identity'
+  | 'permission'
+  | 'role'
+  | 'ratelimit_namespace'
+  | 'ratelimit_override'
+  | 'workspace'
+  | 'root_key'
+  | 'route';
+
 export class NotFoundError extends KeywardError {
-  constructor(message: string) {
+  constructor(
+    readonly resource: Resource,
+    message: string,
+  ) {
     super('NOT_FOUND', 404, message);
   }
 }
@@ -82,8 +165,12 @@ export class MethodNotAllowedError extends KeywardError {
   }
 }
 
+/** A taken name or id; `resource` is absent when the conflict is within the request itself. */
 export class ConflictError extends KeywardError {
-  constructor(message: string) {
+  constructor(
+    readonly resource: Resource | undefined,
+    message: string,
+  ) {
     super('CONFLICT', 409, message);
   }
 }
@@ -104,6 +191,9 @@ export class PreconditionFailedError extends KeywardError {
     super('PRECONDITION_FAILED', 412, message);
   }
 }
+
+/** The SQL analytics store is not configured: v2 gives it a type of its own. */
+export class AnalyticsNotConfiguredError extends PreconditionFailedError {}
 
 export class ServiceUnavailableError extends KeywardError {
   constructor(message: string) {

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors';
+import { BadRequestError, type FieldPath } from '../errors';
 
 /**
  * The permission query of verifyKey's `authorization.permissions`, in both of Unkey's wire forms:
@@ -48,11 +48,11 @@ const WHITESPACE: ReadonlySet<string> = new Set(' \t\n\r');
 
 /**
  * Parses either wire form: a string is the v2 grammar (a bare permission name is valid in both),
- * an object is the v1 JSON form. `path` prefixes every error message.
+ * an object is the v1 JSON form. Every error names `path` (or a field within it).
  */
 export function parsePermissionQuery(
   input: unknown,
-  path = 'authorization.permissions',
+  path: FieldPath = ['authorization', 'permissions'],
 ): PermissionQuery {
   if (typeof input === 'string') return parseString(input, path);
   return parseJson(input, path, 0, { nodes: 0 }, path);
@@ -106,7 +106,7 @@ interface Token {
   at: number;
 }
 
-function parseString(source: string, path: string): PermissionQuery {
+function parseString(source: string, path: FieldPath): PermissionQuery {
   // Checked before tokenizing so a huge string costs nothing beyond its length.
   if (source.length > MAX_QUERY_LENGTH) {
     throw bad(path, `must be at most ${MAX_QUERY_LENGTH} characters, got ${source.length}`);
@@ -116,7 +116,7 @@ function parseString(source: string, path: string): PermissionQuery {
   return new Parser(tokens, path).parse();
 }
 
-function tokenize(source: string, path: string): Token[] {
+function tokenize(source: string, path: FieldPath): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < source.length) {
@@ -162,7 +162,7 @@ class Parser {
 
   constructor(
     private readonly tokens: readonly Token[],
-    private readonly path: string,
+    private readonly path: FieldPath,
   ) {}
 
   parse(): PermissionQuery {
@@ -257,10 +257,10 @@ class Parser {
 
 function parseJson(
   value: unknown,
-  path: string,
+  path: FieldPath,
   depth: number,
   budget: { nodes: number },
-  rootPath: string,
+  rootPath: FieldPath,
 ): PermissionQuery {
   budget.nodes++;
   if (budget.nodes > MAX_NODES) {
@@ -285,20 +285,20 @@ function parseJson(
   if (depth >= MAX_DEPTH) throw bad(rootPath, `nested deeper than ${MAX_DEPTH} levels`);
 
   const items: unknown = (value as Record<string, unknown>)[kind];
-  const itemsPath = `${path}.${kind}`;
+  const itemsPath = [...path, kind];
   if (!Array.isArray(items)) throw bad(itemsPath, `must be an array, got ${describe(items)}`);
   if (items.length === 0) throw bad(itemsPath, 'must not be empty');
   if (items.length > MAX_ITEMS) {
     throw bad(itemsPath, `must have at most ${MAX_ITEMS} items, got ${items.length}`);
   }
   const parts = items.map((item: unknown, i) =>
-    parseJson(item, `${itemsPath}[${i}]`, depth + 1, budget, rootPath),
+    parseJson(item, [...itemsPath, i], depth + 1, budget, rootPath),
   );
   return combine(kind, parts);
 }
 
 /** A v1 leaf is one permission name under the same rules as a name in the v2 string. */
-function checkName(name: string, path: string): string {
+function checkName(name: string, path: FieldPath): string {
   if (name.length === 0) throw bad(path, 'permission name must not be empty');
   if (name.length > MAX_NAME_LENGTH) {
     throw bad(path, `permission name is longer than ${MAX_NAME_LENGTH} characters`);
@@ -347,6 +347,6 @@ function quoteCharAt(text: string, i: number): string {
   return JSON.stringify(String.fromCodePoint(code));
 }
 
-function bad(path: string, message: string): BadRequestError {
-  return new BadRequestError(`${path}: ${message}`);
+function bad(path: FieldPath, message: string): BadRequestError {
+  return new BadRequestError([{ path, message }], { kind: 'permission_query' });
 }

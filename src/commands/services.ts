@@ -86,7 +86,7 @@ export async function requireWorkspace(runtime: Runtime, workspaceId: string): P
   const exists =
     looksLikeId('ws', workspaceId) &&
     (await (await rootKeyStore(runtime)).workspaceExists(workspaceId));
-  if (!exists) throw new NotFoundError(`workspace ${workspaceId} not found`);
+  if (!exists) throw new NotFoundError('workspace', `workspace ${workspaceId} not found`);
 }
 
 /** The `--workspace` a command names, refused unless that workspace exists. */

@@ -15,20 +15,30 @@ export function validateAs<T>(
   command: CommandSpec,
 ): T {
   try {
-    return compile<T>(operation.input)(input, 'input');
+    return compile<T>(operation.input)(input, 'body');
   } catch (error) {
     if (!(error instanceof BadRequestError)) throw error;
-    // An item of a list (`groupBy[1]`) is the list's flag: `--group-by a,b` gave them all.
-    const match = /^([A-Za-z]+)(?:\[\d+\])?((?:\.[A-Za-z]+)*): (.*)$/.exec(error.message);
-    if (!match) throw new UsageError(error.message, command);
-    const [, field = '', subpath = '', problem = ''] = match;
-    // A flag may stand for a nested field (--cost for ratelimit.cost) or for a whole object.
-    const exact = flags[field + subpath];
-    const flag = exact ?? flags[field];
-    if (flag === undefined) throw new UsageError(error.message, command);
-    const detail = exact === undefined && subpath ? ` (${subpath.slice(1)})` : '';
-    throw new UsageError(`${flag}${detail}: ${problem}`, command);
+    throw new UsageError(inFlagTerms(error, flags), command);
   }
+}
+
+/**
+ * The first problem with its field named by the flag that set it. An item of a list
+ * (`groupBy[1]`) is the list's flag: `--group-by a,b` gave them all; a flag may stand for a
+ * nested field (--cost for ratelimit.cost) or for a whole object.
+ */
+function inFlagTerms(error: BadRequestError, flags: Readonly<Record<string, string>>): string {
+  const [field, ...rest] = error.problems[0]?.path ?? [];
+  const names = typeof rest[0] === 'number' ? rest.slice(1) : rest;
+  if (typeof field !== 'string' || !names.every((name) => typeof name === 'string')) {
+    return error.message;
+  }
+  const subpath = names.join('.');
+  const exact = flags[subpath ? `${field}.${subpath}` : field];
+  const flag = exact ?? flags[field];
+  if (flag === undefined) return error.message;
+  const detail = exact === undefined && subpath ? ` (${subpath})` : '';
+  return `${flag}${detail}: ${error.problems[0]?.message ?? ''}`;
 }
 
 /** A whole number for a flag, refused as a usage error otherwise. */

@@ -160,7 +160,10 @@ export function createApp(options: AppOptions): Koa<KoaState> {
   app.use(async (ctx) => {
     const allowed = methodsByPath.get(ctx.path);
     if (allowed === undefined)
-      throw new NotFoundError(`no such operation: ${ctx.method} ${ctx.path.slice(0, 128)}`);
+      throw new NotFoundError(
+        'route',
+        `no such operation: ${ctx.method} ${ctx.path.slice(0, 128)}`,
+      );
     throw new MethodNotAllowedError(ctx.method, allowed === 'GET' ? ['GET', 'HEAD'] : [allowed]);
   });
   return app;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors';
+import { invalidField, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
@@ -62,7 +62,7 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
     // The client went away mid-body: nobody will read the answer, but the request must end.
     const onError = () => {
       cleanup();
-      reject(new BadRequestError('body: the request was aborted before its end'));
+      reject(invalidField([], 'the request was aborted before its end'));
     };
     const onClose = () => {
       if (!req.complete) onError();
@@ -72,16 +72,16 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
     req.on('error', onError);
     req.on('close', onClose);
   });
-  if (body.length === 0) throw new BadRequestError('body: must be a JSON object');
+  if (body.length === 0) throw invalidField([], 'must be a JSON object');
   let text: string;
   try {
     text = utf8.decode(body);
   } catch {
-    throw new BadRequestError('body: must be valid UTF-8');
+    throw invalidField([], 'must be valid UTF-8');
   }
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new BadRequestError('body: must be valid JSON');
+    throw invalidField([], 'must be valid JSON');
   }
 }

@@ -45,10 +45,14 @@ export function compileRoutes(services: Services): CompiledRoute[] {
       path: `/v2/${v2Route.name}`,
       method: 'POST',
       label: `v2/${v2Route.name}`,
-      validate: compile<never>(v2Route.input),
+      // v2's 400 lists every invalid field; v1's names the first, as Unkey v1 did.
+      validate: compile<never>(v2Route.input, { allErrors: true }),
       queryProperties: {},
       run: bindOperation(route, services),
-      v2: { route: v2Route, validateInput: compile<never>(v2Route.coreInput ?? route.input) },
+      v2: {
+        route: v2Route,
+        validateInput: compile<never>(v2Route.coreInput ?? route.input, { allErrors: true }),
+      },
     };
   });
   return [...v1, ...v2];

@@ -1,27 +1,48 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import { BadRequestError } from '../errors';
+import { BadRequestError, type FieldPath, type FieldProblem, type RequestRoot } from '../errors';
 
-/** Strict ajv without coercion: a query string is decoded by `decodeQuery`, never guessed at. */
-const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
+/**
+ * Strict ajv without coercion: a query string is decoded by `decodeQuery`, never guessed at.
+ * v1 answers the first invalid field, so its validators stop there; v2 lists every one.
+ */
+const firstOnly = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
+const everyError = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 
-export type Validator<T> = (input: unknown, root: string) => T;
+export type Validator<T> = (input: unknown, root: RequestRoot) => T;
 
-export function compile<T>(schema: object): Validator<T> {
-  const validate: ValidateFunction = ajv.compile(schema);
+export function compile<T>(schema: object, options: { allErrors?: boolean } = {}): Validator<T> {
+  const validate: ValidateFunction = (options.allErrors ? everyError : firstOnly).compile(schema);
   return (input, root) => {
     if (validate(input)) return input as T;
-    throw new BadRequestError(describe((validate.errors ?? [])[0], root));
+    throw new BadRequestError(problemsOf(validate.errors ?? []), { root });
   };
 }
 
-/** `ratelimit.limit: must be >= 1`: the path of the field, then what is wrong with it. */
-export function describe(error: ErrorObject | undefined, root: string): string {
-  if (!error) return `${root}: is invalid`;
-  const segments = error.instancePath.split('/').slice(1).map(decodePointer);
+/** One problem per field, in the order ajv found them (a field's first problem is its clearest). */
+export function problemsOf(errors: readonly ErrorObject[]): FieldProblem[] {
+  const seen = new Set<string>();
+  const problems: FieldProblem[] = [];
+  for (const error of errors) {
+    const problem = describe(error);
+    const key = JSON.stringify(problem.path);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push(problem);
+  }
+  return problems;
+}
+
+/** `ratelimit.limit` / `must be >= 1`: the path of the field, then what is wrong with it. */
+export function describe(error: ErrorObject): FieldProblem {
+  const path: (string | number)[] = error.instancePath
+    .split('/')
+    .slice(1)
+    .map(decodePointer)
+    .map((step) => (/^\d+$/.test(step) ? Number(step) : step));
   let message = error.message ?? 'is invalid';
   switch (error.keyword) {
     case 'required':
-      segments.push(String(error.params.missingProperty));
+      path.push(String(error.params.missingProperty));
       message = 'is required';
       break;
     case 'enum':
@@ -38,26 +59,17 @@ export function describe(error: ErrorObject | undefined, root: string): string {
     case 'additionalProperties':
       // Only v2 bodies refuse fields they do not declare: the unknown one is named by its path,
       // cut short when its name is long (the body, up to 1 MiB, is the caller's own).
-      segments.push(shortened(String(error.params.additionalProperty)));
+      path.push(shortened(String(error.params.additionalProperty)));
       message = 'is not a field of this request';
       break;
   }
-  return `${segments.length > 0 ? fieldPath(segments) : root}: ${message}`;
+  return { path: path as FieldPath, message };
 }
 
 const LONGEST_NAME = 64;
 
 function shortened(name: string): string {
   return name.length > LONGEST_NAME ? `${name.slice(0, LONGEST_NAME)}…` : name;
-}
-
-/** `ratelimit.limit`, and `[3].apiId` for an item of an array. */
-function fieldPath(segments: string[]): string {
-  return segments
-    .map((segment, i) =>
-      /^\d+$/.test(segment) ? `[${segment}]` : i === 0 ? segment : `.${segment}`,
-    )
-    .join('');
 }
 
 function decodePointer(segment: string): string {
@@ -84,7 +96,11 @@ export function decodeQuery(
       decoded[name] = (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(','));
       continue;
     }
-    if (Array.isArray(value)) throw new BadRequestError(`${name}: must be given once`);
+    if (Array.isArray(value)) {
+      throw new BadRequestError([{ path: [name], message: 'must be given once' }], {
+        root: 'query',
+      });
+    }
     if (property.type === 'integer' && /^\d{1,16}$/.test(value)) decoded[name] = Number(value);
     else if (property.type === 'boolean' && (value === 'true' || value === 'false')) {
       decoded[name] = value === 'true';

@@ -1,5 +1,5 @@
 import type { RatelimitConfig, RatelimitType } from '../domain/ratelimit';
-import { BadRequestError } from '../errors';
+import { type FieldPath, invalidField, pathText } from '../errors';
 
 /**
  * What clients may send: the original v1 vocabulary `{ type, limit, refillRate, refillInterval }`
@@ -20,26 +20,31 @@ export interface RatelimitOutput extends RatelimitConfig {
   duration: number;
 }
 
-export function normalizeRatelimit(input: RatelimitInput, path = 'ratelimit'): RatelimitConfig {
+export function normalizeRatelimit(
+  input: RatelimitInput,
+  path: FieldPath = ['ratelimit'],
+): RatelimitConfig {
   const { type, async, limit, refillRate, refillInterval, duration } = input;
   if (duration !== undefined) {
     if (refillInterval !== undefined && refillInterval !== duration) {
-      throw new BadRequestError(
-        `${path}.duration: must equal ${path}.refillInterval when both are given`,
+      throw invalidField(
+        [...path, 'duration'],
+        `must equal ${pathText([...path, 'refillInterval'])} when both are given`,
       );
     }
     if (refillRate !== undefined && refillRate !== limit) {
-      throw new BadRequestError(
-        `${path}.refillRate: must equal ${path}.limit when duration is given`,
+      throw invalidField(
+        [...path, 'refillRate'],
+        `must equal ${pathText([...path, 'limit'])} when duration is given`,
       );
     }
   } else if (refillRate === undefined || refillInterval === undefined) {
-    throw new BadRequestError(`${path}: needs either refillRate and refillInterval, or duration`);
+    throw invalidField(path, 'needs either refillRate and refillInterval, or duration');
   }
   const typeFromAsync: RatelimitType | undefined =
     async === undefined ? undefined : async ? 'fast' : 'consistent';
   if (type !== undefined && typeFromAsync !== undefined && type !== typeFromAsync) {
-    throw new BadRequestError(`${path}.async: contradicts ${path}.type`);
+    throw invalidField([...path, 'async'], `contradicts ${pathText([...path, 'type'])}`);
   }
   // Both vocabularies default to fast: v1's createKey documents `async` as defaulting to true.
   return {

@@ -1,6 +1,6 @@
 import type { NamedLimit } from '../domain/namedLimits';
 import type { RatelimitType } from '../domain/ratelimit';
-import { BadRequestError } from '../errors';
+import { type FieldPath, invalidField } from '../errors';
 
 /** A named limit as clients send it (the schema has checked types and ranges). */
 export interface NamedLimitInput {
@@ -23,12 +23,12 @@ export function repeatedName(input: readonly { name: string }[]): string | undef
  */
 export function normalizeNamedLimits(
   input: readonly NamedLimitInput[],
-  path = 'ratelimits',
+  path: FieldPath = ['ratelimits'],
 ): NamedLimit[] {
   const seen = new Set<string>();
   return input.map((limit, index) => {
     if (seen.has(limit.name)) {
-      throw new BadRequestError(`${path}[${index}].name: "${limit.name}" is named twice`);
+      throw invalidField([...path, index, 'name'], `"${limit.name}" is named twice`);
     }
     seen.add(limit.name);
     return {

@@ -1,6 +1,6 @@
 import { isValidPermission } from '../auth/permissions';
 import { OPERATOR, type AuditEntry } from '../domain/audit';
-import { BadRequestError, NotFoundError } from '../errors';
+import { invalidField, NotFoundError } from '../errors';
 import { looksLikeId, newId } from '../keys/ids';
 import { generateSecret } from '../keys/keyMaterial';
 import type { RootKeyStore } from '../store/rootKeyStore';
@@ -50,12 +50,12 @@ export async function createRootKey(
   const now = options.now ?? Date.now();
   // Full access only when asked for, with `*`: an empty list given by mistake must not grant it.
   if (options.permissions?.length === 0) {
-    throw new BadRequestError('permissions: name at least one permission, or * for every one');
+    throw invalidField(['permissions'], 'name at least one permission, or * for every one');
   }
   const permissions = options.permissions ? [...options.permissions] : ['*'];
   for (const permission of permissions) {
     if (!isValidPermission(permission)) {
-      throw new BadRequestError(`permissions: "${permission}" is not resource.id.action or *`);
+      throw invalidField(['permissions'], `"${permission}" is not resource.id.action or *`);
     }
   }
   let workspaceId = options.workspaceId;
@@ -64,7 +64,7 @@ export async function createRootKey(
     workspaceId = newId('ws', now);
     await store.createWorkspace(workspaceId, now);
   } else if (!looksLikeId('ws', workspaceId) || !(await store.workspaceExists(workspaceId))) {
-    throw new NotFoundError(`workspace ${workspaceId} not found`);
+    throw new NotFoundError('workspace', `workspace ${workspaceId} not found`);
   }
   const material = generateSecret(ROOT_KEY_PREFIX, ROOT_KEY_BYTES);
   const keyId = newId('rk', now);
@@ -105,6 +105,6 @@ export async function revokeRootKey(
 ): Promise<void> {
   const audit = operatorEntry('rootKeys.revokeRootKey', rootKeyId);
   if (!(await store.revoke(workspaceId, rootKeyId, audit))) {
-    throw new NotFoundError(`root key ${rootKeyId} not found in ${workspaceId}`);
+    throw new NotFoundError('root_key', `root key ${rootKeyId} not found in ${workspaceId}`);
   }
 }

@@ -149,6 +149,43 @@ test('errors come in v2’s shape, with Unkey’s type URIs and the invalid fiel
   expect((unauthorized as Error).constructor.name).toBe('UnauthorizedErrorResponse');
 });
 
+test('a v2 400 lists every invalid field, each at its own location, and v1 names the first', async () => {
+  const url = topology.nodes[0]!.url;
+  const post = (path: string, body: unknown) =>
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${topology.rootKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const body = {
+    apiId: 'api_x',
+    byteLength: 3,
+    name: 7,
+    credits: { remaining: -1 },
+    ratelimits: [{ name: 'a', limit: 0, duration: 60_000 }],
+    remainig: 5,
+  };
+  const v2 = await post('/v2/keys.createKey', body);
+  expect(v2.status).toBe(400);
+  const { error } = (await v2.json()) as { error: { detail: string; errors: unknown[] } };
+  // In the order the schema is checked: unknown fields first, then each declared one in turn.
+  expect(error.errors).toEqual([
+    { location: 'body.remainig', message: 'is not a field of this request' },
+    { location: 'body.name', message: 'must be string' },
+    { location: 'body.byteLength', message: 'must be >= 16' },
+    { location: 'body.credits.remaining', message: 'must be >= 0' },
+    { location: 'body.ratelimits[0].limit', message: 'must be >= 1' },
+  ]);
+  expect(error.detail).toBe('remainig: is not a field of this request');
+
+  // v1 answers one message, the first field's, as Unkey v1 did; and ignores the unknown field.
+  const v1 = await post('/v1/keys.createKey', { apiId: 'api_x', byteLength: 3, name: 7 });
+  expect(v1.status).toBe(400);
+  expect(((await v1.json()) as { error: { message: string } }).error.message).toBe(
+    'name: must be string',
+  );
+});
+
 test('keys.rerollKey through the v2 client: a new secret for the same key, the old one refused at once', async () => {
   const { data: api } = await unkey.apis.createApi({ name: 'v2 reroll' });
   const { data: old } = await unkey.keys.createKey({

@@ -135,7 +135,7 @@ describe('v2 string form: refusals name the path and the place', () => {
   });
 
   test('the path is the caller’s', () => {
-    expect(() => parsePermissionQuery('a XOR b', 'body.permissions')).toThrow(
+    expect(() => parsePermissionQuery('a XOR b', ['body', 'permissions'])).toThrow(
       'body.permissions: unknown operator "XOR" at 2',
     );
   });

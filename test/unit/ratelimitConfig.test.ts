@@ -7,7 +7,7 @@ import {
   type RatelimitInput,
 } from '../../src/limiter/ratelimitConfig';
 
-function badRequest(input: RatelimitInput, path?: string): BadRequestError {
+function badRequest(input: RatelimitInput, path?: (string | number)[]): BadRequestError {
   try {
     normalizeRatelimit(input, path);
   } catch (error) {
@@ -169,14 +169,20 @@ describe('normalizeRatelimit: contradictions are 400s naming the field', () => {
     expect(error.code).toBe('BAD_REQUEST');
   });
 
-  test('the path of the object is used in every message', () => {
-    expect(
-      badRequest({ limit: 5, refillInterval: 1, duration: 2 }, 'keys.3.ratelimit').message,
-    ).toBe(
-      'keys.3.ratelimit.duration: must equal keys.3.ratelimit.refillInterval when both are given',
+  test('the path of the object is used in every message and names the field', () => {
+    const refused = badRequest({ limit: 5, refillInterval: 1, duration: 2 }, [
+      'keys',
+      3,
+      'ratelimit',
+    ]);
+    expect(refused.message).toBe(
+      'keys[3].ratelimit.duration: must equal keys[3].ratelimit.refillInterval when both are given',
     );
-    expect(badRequest({ limit: 5 }, 'x').message).toMatch(/^x: /);
-    expect(badRequest({ type: 'fast', async: false, limit: 1, duration: 1 }, 'r').message).toBe(
+    expect(refused.problems.map((problem) => problem.path)).toEqual([
+      ['keys', 3, 'ratelimit', 'duration'],
+    ]);
+    expect(badRequest({ limit: 5 }, ['x']).message).toMatch(/^x: /);
+    expect(badRequest({ type: 'fast', async: false, limit: 1, duration: 1 }, ['r']).message).toBe(
       'r.async: contradicts r.type',
     );
   });

@@ -10,7 +10,7 @@ import {
 } from '../../src/dialects/v2/permissions';
 import { v2ListOverrides, v2MultiLimit, v2SetOverride } from '../../src/dialects/v2/ratelimit';
 import { v2ErrorType } from '../../src/dialects/v2/errors';
-import { BadRequestError, ConflictError } from '../../src/errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../../src/errors';
 import { newId } from '../../src/keys/ids';
 import { LISTED_META } from '../../src/operations/identities/views';
 import { PERMISSION_RECORDS } from '../../src/operations/permissions/views';
@@ -273,19 +273,29 @@ describe('ratelimit', () => {
 });
 
 describe('errors', () => {
-  test('a taken name’s 409 names its resource, whatever the case of Unkey’s words', () => {
-    const typeOf = (message: string) => v2ErrorType(new ConflictError(message));
-    expect(typeOf('Identity with externalId "x" already exists in this workspace')).toBe(
-      'https://unkey.com/docs/errors/unkey/data/identity_already_exists',
+  test('a 409 names the resource the operation says it concerns, never one read off its words', () => {
+    const typeOf = (error: ConflictError) => v2ErrorType(error);
+    const BASE = 'https://unkey.com/docs/errors/unkey/data';
+    expect(typeOf(new ConflictError('identity', 'Identity with externalId "x" exists'))).toBe(
+      `${BASE}/identity_already_exists`,
     );
-    expect(typeOf('Permission with name "x" already exists in this workspace')).toBe(
-      'https://unkey.com/docs/errors/unkey/data/permission_already_exists',
+    expect(typeOf(new ConflictError('permission', 'x'))).toBe(`${BASE}/permission_already_exists`);
+    expect(typeOf(new ConflictError('role', 'Permission with name "x"'))).toBe(
+      `${BASE}/role_already_exists`,
     );
-    expect(typeOf('Role with name "x" already exists in this workspace')).toBe(
-      'https://unkey.com/docs/errors/unkey/data/role_already_exists',
+    expect(typeOf(new ConflictError('key', 'a key with this hash exists already'))).toBe(
+      `${BASE}/key_already_exists`,
     );
-    expect(typeOf('a key with this hash exists already')).toBe(
-      'https://unkey.com/docs/errors/unkey/data/key_already_exists',
+    expect(typeOf(new ConflictError(undefined, 'Role with name "x" is named twice'))).toBe(
+      'https://unkey.com/docs/errors/unkey/application/precondition_failed',
     );
+  });
+
+  test('a 404 names its resource', () => {
+    const BASE = 'https://unkey.com/docs/errors/unkey/data';
+    expect(v2ErrorType(new NotFoundError('ratelimit_override', 'no override for a'))).toBe(
+      `${BASE}/ratelimit_override_not_found`,
+    );
+    expect(v2ErrorType(new NotFoundError('route', 'no such operation'))).toBe(`${BASE}/not_found`);
   });
 });

@@ -4,7 +4,12 @@ import { heldBody, linkRefs } from '../../src/dialects/v2/keyLinks';
 import { updateKeyInput, v2UpdateCredits } from '../../src/dialects/v2/keyUpdates';
 import { inV2Terms } from '../../src/dialects/v2/route';
 import type { KeyRecord } from '../../src/domain/key';
-import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../src/errors';
+import {
+  AnalyticsNotConfiguredError,
+  BadRequestError,
+  NotFoundError,
+  PreconditionFailedError,
+} from '../../src/errors';
 import { addPermissions } from '../../src/operations/keys/addPermissions';
 import { HELD, type LinkAnswer } from '../../src/operations/keys/linkOperation';
 import { removePermissions } from '../../src/operations/keys/removePermissions';
@@ -125,7 +130,7 @@ describe('v2 keys.updateCredits', () => {
       new PreconditionFailedError('key k has unlimited usage'),
     );
     expect(refusal).toEqual(new BadRequestError('operation: key k has unlimited usage'));
-    const other = new NotFoundError('key k not found');
+    const other = new NotFoundError('key', 'key k not found');
     expect(v2UpdateCredits.refusal!(other)).toBe(other);
   });
 
@@ -270,8 +275,8 @@ describe('v2 apis.listKeys', () => {
   });
 });
 
-test('a 412 about analytics is Unkey’s analytics_not_configured; any other is precondition_failed', () => {
-  expect(v2ErrorType(new PreconditionFailedError('analytics are not configured: …'))).toBe(
+test('a 412 for analytics not configured is Unkey’s analytics_not_configured; any other is precondition_failed', () => {
+  expect(v2ErrorType(new AnalyticsNotConfiguredError('not configured'))).toBe(
     'https://unkey.com/docs/errors/unkey/data/analytics_not_configured',
   );
   expect(v2ErrorType(new PreconditionFailedError('key key_1 has unlimited usage'))).toBe(
@@ -285,23 +290,45 @@ describe('inV2Terms: an operation’s 400 names the field as the v2 client sent 
     refill: 'credits.refill',
     'authorization.permissions': 'permissions',
   };
-  test.each([
-    ['refill: requires remaining', 'credits.refill: requires remaining'],
+  test.each<[(string | number)[], (string | number)[]]>([
+    [['refill'], ['credits', 'refill']],
     [
-      'refill.refillDay: only allowed with interval monthly',
-      'credits.refill.refillDay: only allowed with interval monthly',
+      ['refill', 'refillDay'],
+      ['credits', 'refill', 'refillDay'],
     ],
-    ['authorization.permissions: unknown operator', 'permissions: unknown operator'],
-    ['authorization.permissions[0]: must be a string', 'permissions[0]: must be a string'],
-    ['remainingX: untouched', 'remainingX: untouched'],
-    ['expires: must be in the future', 'expires: must be in the future'],
-  ])('%s', (message, expected) => {
-    const renamed = inV2Terms(new BadRequestError(message), names);
-    expect((renamed as BadRequestError).message).toBe(expected);
+    [['authorization', 'permissions'], ['permissions']],
+    [
+      ['authorization', 'permissions', 0],
+      ['permissions', 0],
+    ],
+    [['remainingX'], ['remainingX']],
+    [['expires'], ['expires']],
+    [['authorization'], ['authorization']],
+  ])('%j becomes %j', (path, expected) => {
+    const renamed = inV2Terms(new BadRequestError([{ path, message: 'm' }]), names);
+    expect((renamed as BadRequestError).problems).toEqual([{ path: expected, message: 'm' }]);
+  });
+
+  test('every problem is renamed, and the refusal keeps its kind and status', () => {
+    const query = new BadRequestError(
+      [
+        { path: ['authorization', 'permissions'], message: 'unknown operator' },
+        { path: ['remaining'], message: 'must be integer' },
+      ],
+      { kind: 'permission_query' },
+    );
+    const renamed = inV2Terms(query, names) as BadRequestError;
+    expect(renamed.problems.map((problem) => problem.path)).toEqual([
+      ['permissions'],
+      ['credits', 'remaining'],
+    ]);
+    expect(renamed.kind).toBe('permission_query');
+    expect(renamed.status).toBe(400);
+    expect(renamed.message).toBe('permissions: unknown operator');
   });
 
   test('other errors, and routes without names, pass through as they are', () => {
-    const notFound = new NotFoundError('key key_1 not found');
+    const notFound = new NotFoundError('key', 'key key_1 not found');
     expect(inV2Terms(notFound, names)).toBe(notFound);
     const bad = new BadRequestError('refill: requires remaining');
     expect(inV2Terms(bad, undefined)).toBe(bad);

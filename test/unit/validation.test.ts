@@ -150,22 +150,77 @@ describe('describe', () => {
 
   test('decodes JSON pointer escapes in field names', () => {
     expect(
-      describeError({ ...base, instancePath: '/meta/a~1b/c~0d', message: 'must be >= 1' }, 'body'),
-    ).toBe('meta.a/b.c~d: must be >= 1');
-  });
-
-  test('an absent error still names the root', () => {
-    expect(describeError(undefined, 'body')).toBe('body: is invalid');
+      describeError({ ...base, instancePath: '/meta/a~1b/c~0d', message: 'must be >= 1' }),
+    ).toEqual({ path: ['meta', 'a/b', 'c~d'], message: 'must be >= 1' });
   });
 
   test('an error without a message is "is invalid"', () => {
-    expect(describeError({ ...base, instancePath: '/x' }, 'body')).toBe('x: is invalid');
+    expect(describeError({ ...base, instancePath: '/x' })).toEqual({
+      path: ['x'],
+      message: 'is invalid',
+    });
   });
 
-  test('array indexes become path segments', () => {
+  test('array indexes become numbers, written as [i] in a message', () => {
+    const problem = describeError({
+      ...base,
+      instancePath: '/keys/0/apiId',
+      message: 'must be string',
+    });
+    expect(problem).toEqual({ path: ['keys', 0, 'apiId'], message: 'must be string' });
+    expect(new BadRequestError([problem]).message).toBe('keys[0].apiId: must be string');
+  });
+
+  test('a problem with the root itself names the root', () => {
     expect(
-      describeError({ ...base, instancePath: '/keys/0/apiId', message: 'must be string' }, 'body'),
-    ).toBe('keys[0].apiId: must be string');
+      new BadRequestError([{ path: [], message: 'must be object' }], { root: 'query' }).message,
+    ).toBe('query: must be object');
+    expect(new BadRequestError([]).message).toBe('body: is invalid');
+  });
+});
+
+describe('every invalid field', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      name: { type: 'string', minLength: 3 },
+      limit: { type: 'integer', minimum: 1 },
+      tags: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['name', 'limit'],
+  };
+
+  function problems(validator: (input: unknown, root: 'body') => unknown, input: unknown) {
+    try {
+      validator(input, 'body');
+    } catch (error) {
+      if (error instanceof BadRequestError) return error.problems;
+      throw error;
+    }
+    throw new Error('expected a BadRequestError');
+  }
+
+  test('a v2 validator lists each invalid field once, in the order of the schema', () => {
+    const body = { name: 'ab', limit: 0, tags: ['a', 7, 8] };
+    expect(problems(compile(schema, { allErrors: true }), body)).toEqual([
+      { path: ['name'], message: 'must NOT have fewer than 3 characters' },
+      { path: ['limit'], message: 'must be >= 1' },
+      { path: ['tags', 1], message: 'must be string' },
+      { path: ['tags', 2], message: 'must be string' },
+    ]);
+  });
+
+  test('a v1 validator stops at the first, as Unkey v1 answered', () => {
+    expect(problems(compile(schema), { name: 'ab', limit: 0 })).toEqual([
+      { path: ['name'], message: 'must NOT have fewer than 3 characters' },
+    ]);
+  });
+
+  test('a missing field is named by its own path', () => {
+    expect(problems(compile(schema, { allErrors: true }), {})).toEqual([
+      { path: ['name'], message: 'is required' },
+      { path: ['limit'], message: 'is required' },
+    ]);
   });
 });
 

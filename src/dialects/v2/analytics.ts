@@ -1,4 +1,4 @@
-import { PreconditionFailedError } from '../../errors';
+import { AnalyticsNotConfiguredError } from '../../errors';
 import { getVerifications } from '../../operations/keys/getVerifications';
 import { object } from '../../operations/schemas';
 import { defineV2Route, open } from './route';
@@ -15,7 +15,7 @@ export const v2GetVerifications = defineV2Route({
   input: open(object({ query: { type: 'string', minLength: 1 } }, ['query'])),
   output: { type: 'array', items: { type: 'object' } },
   toInput(): never {
-    throw new PreconditionFailedError(
+    throw new AnalyticsNotConfiguredError(
       'analytics are not configured: keyward keeps no verification store to run SQL against. ' +
         'Verification counts by time, key, identity and tags: GET /v1/analytics.getVerifications; ' +
         "a key's daily counts: GET /v1/keys.getVerifications?keyId=…",

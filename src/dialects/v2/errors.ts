@@ -1,4 +1,12 @@
-import type { KeywardError } from '../../errors';
+import {
+  AnalyticsNotConfiguredError,
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  pathText,
+  type KeywardError,
+  type Resource,
+} from '../../errors';
 
 /**
  * An error as v2 writes it: `{meta: {requestId}, error: {title, detail, status, type, errors?}}`
@@ -64,20 +72,21 @@ const TITLES: Readonly<Record<number, string>> = {
 
 const UNKEY = 'https://unkey.com/docs/errors';
 
-/** What a 404 or 409 is about, from the resource its message leads with (keyward's messages do). */
-const RESOURCES: readonly [RegExp, string][] = [
-  [/^(\[\d+\]: )?api\b/, 'api'],
-  [/^key\b/, 'key'],
-  [/^identity\b/, 'identity'],
-  [/^permission\b/, 'permission'],
-  [/^role\b/, 'role'],
-  [/^namespace\b/, 'ratelimit_namespace'],
-  [/^no override\b/, 'ratelimit_override'],
-  [/^workspace\b/, 'workspace'],
-];
+/** Unkey's name for each resource keyward names in a 404 or 409; absent: none of Unkey's. */
+const UNKEY_RESOURCES: Readonly<Partial<Record<Resource, string>>> = {
+  api: 'api',
+  key: 'key',
+  identity: 'identity',
+  permission: 'permission',
+  role: 'role',
+  ratelimit_namespace: 'ratelimit_namespace',
+  ratelimit_override: 'ratelimit_override',
+  workspace: 'workspace',
+};
 
-function resourceOf(message: string): string | undefined {
-  return RESOURCES.find(([pattern]) => pattern.test(message))?.[1];
+function unkeyResource(error: KeywardError): string | undefined {
+  if (!(error instanceof NotFoundError || error instanceof ConflictError)) return undefined;
+  return error.resource === undefined ? undefined : UNKEY_RESOURCES[error.resource];
 }
 
 /** Unkey's type URI for a keyward error, so that clients branching on it see the same values. */
@@ -85,7 +94,7 @@ export function v2ErrorType(error: KeywardError): string {
   switch (error.code) {
     case 'BAD_REQUEST':
       if (error.status === 413) return `${UNKEY}/user/bad_request/request_body_too_large`;
-      if (error.message.startsWith('authorization.permissions')) {
+      if (error instanceof BadRequestError && error.kind === 'permission_query') {
         return `${UNKEY}/user/bad_request/permissions_query_syntax_error`;
       }
       return `${UNKEY}/unkey/application/invalid_input`;
@@ -95,20 +104,19 @@ export function v2ErrorType(error: KeywardError): string {
     case 'INSUFFICIENT_PERMISSIONS':
       return `${UNKEY}/unkey/authorization/insufficient_permissions`;
     case 'NOT_FOUND': {
-      const resource = resourceOf(error.message);
+      const resource = unkeyResource(error);
       return resource
         ? `${UNKEY}/unkey/data/${resource}_not_found`
         : `${UNKEY}/unkey/data/not_found`;
     }
     case 'CONFLICT': {
-      // Unkey's words for a taken name lead with the resource capitalised ("Identity with …").
-      const resource = resourceOf(error.message.replace(/^an? /, '').toLowerCase());
+      const resource = unkeyResource(error);
       return resource
         ? `${UNKEY}/unkey/data/${resource}_already_exists`
         : `${UNKEY}/unkey/application/precondition_failed`;
     }
     case 'PRECONDITION_FAILED':
-      if (error.message.startsWith('analytics')) {
+      if (error instanceof AnalyticsNotConfiguredError) {
         return `${UNKEY}/unkey/data/analytics_not_configured`;
       }
       return `${UNKEY}/unkey/application/precondition_failed`;
@@ -128,14 +136,23 @@ export function v2ErrorType(error: KeywardError): string {
 }
 
 /**
- * keyward's 400 messages are `<field path>: <what is wrong>` (src/http/validation.ts and every
- * operation check): v2's `errors[]` names that field as `body.<path>`.
+ * Each invalid field as v2 names it (`body.ratelimit.limit`, `body[1].identifier`); a rule over
+ * several fields, stated in words, is about the body as a whole.
  */
-function fieldErrors(message: string): { location: string; message: string }[] {
-  const match = /^([A-Za-z0-9_.[\]-]+): (.+)$/s.exec(message);
-  if (!match) return [{ location: 'body', message }];
-  const path = match[1]!;
-  return [{ location: path.startsWith('[') ? `body${path}` : `body.${path}`, message: match[2]! }];
+function fieldErrors(error: BadRequestError): { location: string; message: string }[] {
+  if (error.problems.length === 0) return [{ location: error.root, message: error.message }];
+  return error.problems.map(({ path, message }) => {
+    const text = pathText(path);
+    return {
+      location:
+        text === ''
+          ? error.root
+          : text.startsWith('[')
+            ? `${error.root}${text}`
+            : `${error.root}.${text}`,
+      message,
+    };
+  });
 }
 
 export function v2ErrorBody(error: KeywardError, requestId: string): V2ErrorBody {
@@ -148,6 +165,8 @@ export function v2ErrorBody(error: KeywardError, requestId: string): V2ErrorBody
       type: v2ErrorType(error),
     },
   };
-  if (error.status === 400) body.error.errors = fieldErrors(error.message);
+  if (error instanceof BadRequestError && error.status === 400) {
+    body.error.errors = fieldErrors(error);
+  }
   return body;
 }

@@ -1,6 +1,6 @@
 import type { RefillConfig } from '../../domain/credits';
 import { DEFAULT_LIMIT_NAME } from '../../domain/namedLimits';
-import { BadRequestError, PreconditionFailedError } from '../../errors';
+import { invalidField, PreconditionFailedError } from '../../errors';
 import { updateKey } from '../../operations/keys/updateKey';
 import {
   REFILL,
@@ -157,9 +157,7 @@ export const v2UpdateCredits = defineV2Route({
     return { keyId: body.keyId, op, value };
   },
   refusal: (error) =>
-    error instanceof PreconditionFailedError
-      ? new BadRequestError(`operation: ${error.message}`)
-      : error,
+    error instanceof PreconditionFailedError ? invalidField(['operation'], error.message) : error,
   toBody: (answer: RemainingAnswer) => {
     const refilled = answer[REFILL];
     return {

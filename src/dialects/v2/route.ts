@@ -47,24 +47,25 @@ export interface V2Route<CoreInput = never, CoreOutput extends object = object, 
 }
 
 /**
- * The operation's 400 with its field named as v2 names it: keyward's messages lead with the
- * field's path (`refill: requires remaining`), so the leading segment is looked up and replaced.
+ * The operation's 400 with each field named as v2 names it: the longest v1 path a problem's path
+ * starts with (`authorization.permissions` before `authorization`) is replaced by v2's.
  */
 export function inV2Terms(
   error: unknown,
   fieldNames: Readonly<Record<string, string>> | undefined,
 ): unknown {
-  if (!fieldNames || !(error instanceof BadRequestError)) return error;
-  const colon = error.message.indexOf(': ');
-  if (colon < 0) return error;
-  const path = error.message.slice(0, colon);
-  // The longest v1 path the message's path starts with (`authorization.permissions` before
-  // `authorization`), ending there or before a `.` or `[`.
-  const v1 = Object.keys(fieldNames)
-    .filter((name) => path === name || path.startsWith(`${name}.`) || path.startsWith(`${name}[`))
-    .sort((a, b) => b.length - a.length)[0];
-  if (v1 === undefined) return error;
-  return new BadRequestError(`${fieldNames[v1]}${error.message.slice(v1.length)}`);
+  if (!fieldNames || !(error instanceof BadRequestError) || error.problems.length === 0) {
+    return error;
+  }
+  const renames = Object.entries(fieldNames)
+    .map(([v1, v2]) => ({ v1: v1.split('.'), v2: v2.split('.') }))
+    .sort((a, b) => b.v1.length - a.v1.length);
+  const problems = error.problems.map((problem) => {
+    const rename = renames.find(({ v1 }) => v1.every((step, i) => problem.path[i] === step));
+    if (!rename) return problem;
+    return { ...problem, path: [...rename.v2, ...problem.path.slice(rename.v1.length)] };
+  });
+  return error.withProblems(problems);
 }
 
 /**

@@ -4,7 +4,7 @@ import { encodeBase58 } from '../../keys/base58';
 import type { NamedLimit } from '../../domain/namedLimits';
 import type { IdentityView } from '../../operations/keys/identityLink';
 import type { KeyView } from '../../operations/views';
-import { BadRequestError } from '../../errors';
+import { invalidField } from '../../errors';
 
 /**
  * The pieces v2 answers share, from keyward's views. Field names and nesting are v2's (`keyId`,
@@ -103,5 +103,5 @@ export function refillOf(refill: RefillConfig) {
 
 /** v2 names what keyward does not offer: refused with a 400 rather than ignored. */
 export function refuse(field: string, why: string): never {
-  throw new BadRequestError(`${field}: ${why}`);
+  throw invalidField(field.split('.'), why);
 }

@@ -42,8 +42,13 @@ export function timeSlots(
   const size = BUCKET_MS[granularity];
   const from = Math.max(range.start, range.now - store.retention[granularity]);
   if ((range.end - from) / size > MAX_BUCKETS) {
+    const why = `at most ${MAX_BUCKETS} ${granularity}s at a time; ${advice}`;
     throw new BadRequestError(
-      `start, end: at most ${MAX_BUCKETS} ${granularity}s at a time; ${advice}`,
+      [
+        { path: ['start'], message: why },
+        { path: ['end'], message: why },
+      ],
+      { message: `start, end: ${why}` },
     );
   }
   const slots: number[] = [];

@@ -95,12 +95,12 @@ export const getAnalyticsVerifications = defineOperation({
   async handle(deps, caller, input: AnalyticsInput): Promise<Row[]> {
     const ws = caller.rootKey.workspaceId;
     if (!(await deps.directory.liveApi(ws, input.apiId))) {
-      throw new NotFoundError(`api ${input.apiId} not found`);
+      throw new NotFoundError('api', `api ${input.apiId} not found`);
     }
     let identityId: string | undefined;
     if (input.externalId !== undefined) {
       const identity = await deps.identities.byExternalId(ws, input.externalId);
-      if (!identity) throw new NotFoundError(`identity ${input.externalId} not found`);
+      if (!identity) throw new NotFoundError('identity', `identity ${input.externalId} not found`);
       identityId = identity.id;
     }
     const groups = new Set(input.groupBy ?? []);

@@ -32,7 +32,7 @@ export const deleteApi = defineOperation({
         auditEntry(caller, 'apis.deleteApi', 'api', input.apiId),
       ))
     ) {
-      throw new NotFoundError(`api ${input.apiId} not found`);
+      throw new NotFoundError('api', `api ${input.apiId} not found`);
     }
     await purgeKeys(deps, ws, input.apiId, (keyId) =>
       auditEntry(caller, 'apis.deleteApi', 'key', keyId, { apiId: input.apiId }),

@@ -28,7 +28,7 @@ export const deleteKeys = defineOperation({
     const ws = caller.rootKey.workspaceId;
     const api = await deps.apis.get(ws, input.apiId);
     if (!api || api.deletedAt !== undefined)
-      throw new NotFoundError(`api ${input.apiId} not found`);
+      throw new NotFoundError('api', `api ${input.apiId} not found`);
     caller.logFields.apiId = input.apiId;
     return {
       deletedKeys: await purgeKeys(deps, ws, input.apiId, (keyId) =>

@@ -20,7 +20,7 @@ export const getApi = defineOperation({
   async handle(deps, caller, input: { apiId: string }): Promise<ApiView> {
     const api = await deps.apis.get(caller.rootKey.workspaceId, input.apiId);
     if (!api || api.deletedAt !== undefined)
-      throw new NotFoundError(`api ${input.apiId} not found`);
+      throw new NotFoundError('api', `api ${input.apiId} not found`);
     return apiView(api);
   },
 });

@@ -1,4 +1,4 @@
-import { BadRequestError, NotFoundError } from '../../errors';
+import { invalidField, NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
 import { id, keyOutput, page, pageLimit, text } from '../schemas';
 import type { KeyView } from '../views';
@@ -49,13 +49,13 @@ export const listKeys = defineOperation({
     input: ListKeysInput,
   ): Promise<{ keys: KeyView[]; cursor?: string; total: number }> {
     if (input.cursor !== undefined && !CURSOR.test(input.cursor)) {
-      throw new BadRequestError('cursor: is not a cursor this server returned');
+      throw invalidField(['cursor'], 'is not a cursor this server returned');
     }
     const ws = caller.rootKey.workspaceId;
     const vault = input.decrypt ? vaultToOpen(deps, caller, input.apiId) : undefined;
     const api = await deps.apis.get(ws, input.apiId);
     if (!api || api.deletedAt !== undefined)
-      throw new NotFoundError(`api ${input.apiId} not found`);
+      throw new NotFoundError('api', `api ${input.apiId} not found`);
     const ownerId = ownerIdOf(input) ?? undefined;
     const found = await deps.keys.list(ws, input.apiId, {
       limit: input.limit ?? 100,

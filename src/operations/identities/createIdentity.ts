@@ -43,6 +43,7 @@ export const createIdentity = defineOperation({
     );
     if (outcome === 'external_id_taken') {
       throw new ConflictError(
+        'identity',
         `Identity with externalId "${input.externalId}" already exists in this workspace`,
       );
     }

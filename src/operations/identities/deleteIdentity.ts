@@ -1,4 +1,4 @@
-import { BadRequestError } from '../../errors';
+import { invalidField } from '../../errors';
 import { defineOperation } from '../operation';
 import { empty, object } from '../schemas';
 import {
@@ -21,7 +21,7 @@ export const deleteIdentity = defineOperation({
   check(input: IdentityHandle) {
     // Unkey v1 takes identityId alone: neither is the 400 its schema gave.
     if (input.identityId === undefined && input.externalId === undefined) {
-      throw new BadRequestError('identityId: is required');
+      throw invalidField(['identityId'], 'is required');
     }
     exactlyOneIdentity(input);
   },

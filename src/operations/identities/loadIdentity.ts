@@ -1,6 +1,6 @@
 import { isGranted, permissionFor } from '../../auth/permissions';
 import type { IdentityRecord } from '../../domain/identity';
-import { BadRequestError, InsufficientPermissionsError, NotFoundError } from '../../errors';
+import { InsufficientPermissionsError, invalidField, NotFoundError } from '../../errors';
 import type { IdentityStore } from '../../store/identityStore';
 import type { Caller } from '../operation';
 
@@ -16,7 +16,7 @@ export interface IdentityHandle {
  */
 export function exactlyOneIdentity(input: IdentityHandle): void {
   if ((input.identityId === undefined) === (input.externalId === undefined)) {
-    throw new BadRequestError('identityId: give either identityId or externalId');
+    throw invalidField(['identityId'], 'give either identityId or externalId');
   }
 }
 
@@ -48,5 +48,8 @@ export async function loadIdentity(
 
 /** Unkey v1's words, with the handle the call gave. */
 export function identityNotFound(handle: IdentityHandle): NotFoundError {
-  return new NotFoundError(`identity ${handle.identityId ?? handle.externalId} not found`);
+  return new NotFoundError(
+    'identity',
+    `identity ${handle.identityId ?? handle.externalId} not found`,
+  );
 }

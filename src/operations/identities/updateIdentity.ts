@@ -31,7 +31,10 @@ export const updateIdentity = defineOperation({
   v1Check(input: UpdateIdentityInput) {
     const name = repeatedName(input.ratelimits ?? []);
     if (name !== undefined) {
-      throw new ConflictError(`Ratelimit with name "${name}" is already defined in the request`);
+      throw new ConflictError(
+        undefined,
+        `Ratelimit with name "${name}" is already defined in the request`,
+      );
     }
   },
   check(input: UpdateIdentityInput) {

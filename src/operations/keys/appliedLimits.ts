@@ -1,7 +1,7 @@
 import type { VerifiableKey } from '../../domain/key';
 import { DEFAULT_LIMIT_NAME, namedBucket, type NamedLimit } from '../../domain/namedLimits';
 import type { RatelimitConfig } from '../../domain/ratelimit';
-import { BadRequestError } from '../../errors';
+import { invalidField } from '../../errors';
 import type { LimitCharge } from '../../limiter/limiter';
 import { names } from '../../store/names';
 
@@ -129,8 +129,9 @@ export function appliedLimits(
       return;
     }
     if (!found) {
-      throw new BadRequestError(
-        `ratelimits[${index}].name: ratelimit "${request.name}" was requested but does not exist ` +
+      throw invalidField(
+        ['ratelimits', index, 'name'],
+        `ratelimit "${request.name}" was requested but does not exist ` +
           `for key ${key.id}${identity ? ` nor its identity ${identity.id}` : ' and it has no identity'}`,
       );
     }

@@ -80,7 +80,7 @@ export const createKey = defineOperation({
       // Created permissions, roles or an identity would outlive a key refused for its API: look
       // before creating them.
       if (!(await deps.directory.liveApi(ws, input.apiId))) {
-        throw new NotFoundError(`api ${input.apiId} not found`);
+        throw new NotFoundError('api', `api ${input.apiId} not found`);
       }
     }
     const material = generateKey(input.prefix, input.byteLength ?? DEFAULT_BYTE_LENGTH);
@@ -121,9 +121,10 @@ export const createKey = defineOperation({
       },
       keyAudit,
     );
-    if (outcome === 'api_not_found') throw new NotFoundError(`api ${input.apiId} not found`);
+    if (outcome === 'api_not_found') throw new NotFoundError('api', `api ${input.apiId} not found`);
     // 2^-128 for generated keys; reachable only by importing a known key.
-    if (outcome === 'hash_exists') throw new ConflictError('a key with this hash exists already');
+    if (outcome === 'hash_exists')
+      throw new ConflictError('key', 'a key with this hash exists already');
     caller.logFields.keyId = keyId;
     return { keyId, key: material.plaintext };
   },

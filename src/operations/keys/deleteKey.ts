@@ -22,7 +22,7 @@ export const deleteKey = defineOperation({
         auditEntry(caller, 'keys.deleteKey', 'key', key.id, { apiId: key.apiId }),
       ))
     ) {
-      throw new NotFoundError(`key ${input.keyId} not found`);
+      throw new NotFoundError('key', `key ${input.keyId} not found`);
     }
     return {};
   },

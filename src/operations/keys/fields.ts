@@ -1,6 +1,6 @@
 import type { RefillConfig } from '../../domain/credits';
 import type { KeyFields } from '../../domain/key';
-import { BadRequestError } from '../../errors';
+import { type FieldPath, invalidField } from '../../errors';
 import { DEFAULT_LIMIT_NAME } from '../../domain/namedLimits';
 import { normalizeRatelimit, type RatelimitInput } from '../../limiter/ratelimitConfig';
 import { checkMeta } from '../limits';
@@ -34,7 +34,7 @@ export function ownerIdOf(input: {
 }): string | null | undefined {
   if (input.externalId === undefined) return input.ownerId;
   if (input.ownerId !== undefined && input.ownerId !== input.externalId) {
-    throw new BadRequestError('externalId: must equal ownerId when both are given');
+    throw invalidField(['externalId'], 'must equal ownerId when both are given');
   }
   return input.externalId;
 }
@@ -47,7 +47,7 @@ function storedRefill(refill: RefillConfig | null | undefined): RefillConfig | n
   if (!refill) return refill;
   if (refill.interval !== 'monthly') {
     if (refill.refillDay !== undefined) {
-      throw new BadRequestError('refill.refillDay: only allowed with interval monthly');
+      throw invalidField(['refill', 'refillDay'], 'only allowed with interval monthly');
     }
     return refill;
   }
@@ -60,7 +60,7 @@ function storedRefill(refill: RefillConfig | null | undefined): RefillConfig | n
  */
 export function toKeyFields(input: KeyFieldsInput, now: number, hadCredits: boolean): KeyFields {
   if (input.expires !== undefined && input.expires !== null && input.expires <= now) {
-    throw new BadRequestError('expires: must be in the future');
+    throw invalidField(['expires'], 'must be in the future');
   }
   const fields: KeyFields = {};
   if (input.name !== undefined) fields.name = input.name;
@@ -77,11 +77,11 @@ export function toKeyFields(input: KeyFieldsInput, now: number, hadCredits: bool
   if (input.ratelimits !== undefined) setNamedLimits(fields, input);
   const refill = storedRefill(input.refill);
   if (input.remaining === null) {
-    if (refill) throw new BadRequestError('refill: requires remaining');
+    if (refill) throw invalidField(['refill'], 'requires remaining');
     fields.credits = null;
   } else if (input.remaining !== undefined || refill !== undefined) {
     if (input.remaining === undefined && !hadCredits && refill) {
-      throw new BadRequestError('refill: requires remaining');
+      throw invalidField(['refill'], 'requires remaining');
     }
     if (input.remaining !== undefined || hadCredits) {
       fields.credits = {
@@ -103,12 +103,13 @@ function setNamedLimits(fields: KeyFields, input: KeyFieldsInput): void {
   const index = named.findIndex((limit) => limit.name === DEFAULT_LIMIT_NAME);
   if (index >= 0) {
     if (input.ratelimit !== undefined) {
-      throw new BadRequestError(
-        `ratelimits[${index}].name: "default" is the limit \`ratelimit\` sets; send one of them`,
+      throw invalidField(
+        ['ratelimits', index, 'name'],
+        '"default" is the limit `ratelimit` sets; send one of them',
       );
     }
     if (input.ratelimits[index]!.autoApply === false) {
-      throw new BadRequestError(`ratelimits[${index}].autoApply: the default limit always applies`);
+      throw invalidField(['ratelimits', index, 'autoApply'], 'the default limit always applies');
     }
     const { type, limit, duration } = named[index]!;
     fields.ratelimit = { type, limit, refillRate: limit, refillInterval: duration };
@@ -118,8 +119,12 @@ function setNamedLimits(fields: KeyFields, input: KeyFieldsInput): void {
 }
 
 /** The fields of a new key (created or imported): enabled unless it says otherwise. */
-export function newKeyFields(input: KeyFieldsInput, now: number, path = 'remaining'): KeyFields {
-  if (input.remaining === null) throw new BadRequestError(`${path}: must be integer`);
+export function newKeyFields(
+  input: KeyFieldsInput,
+  now: number,
+  path: FieldPath = ['remaining'],
+): KeyFields {
+  if (input.remaining === null) throw invalidField(path, 'must be integer');
   const fields = toKeyFields(input, now, false);
   fields.enabled = input.enabled ?? true;
   return fields;

@@ -1,6 +1,6 @@
 import { permissionFor } from '../../auth/permissions';
 import type { KeyRecord } from '../../domain/key';
-import { BadRequestError, NotFoundError } from '../../errors';
+import { BadRequestError, invalidField, NotFoundError } from '../../errors';
 import { readVerificationCounts } from '../analytics/counts';
 import { defineOperation, requirePermission, type Caller } from '../operation';
 import { id, object } from '../schemas';
@@ -78,7 +78,7 @@ export const getVerifications = defineOperation({
       input.keyId !== undefined
         ? [await loadKey(deps, caller, input.keyId, 'read_key')]
         : await ownerKeys(deps, caller, input.ownerId!);
-    if (keys.length === 0) throw new NotFoundError('No keys were found to match your query');
+    if (keys.length === 0) throw new NotFoundError('key', 'No keys were found to match your query');
     const now = deps.now();
     const range = { start: input.start ?? now - DAY, end: input.end ?? now, now };
     const byApi = new Map<string, Set<string>>();
@@ -121,8 +121,9 @@ async function ownerKeys(
       const keys = await deps.keys.list(ws, api.id, { limit: MAX_OWNER_KEYS, ownerId });
       found.push(...keys.keys);
       if (found.length > MAX_OWNER_KEYS) {
-        throw new BadRequestError(
-          `ownerId: more than ${MAX_OWNER_KEYS} keys; ask for them one keyId at a time`,
+        throw invalidField(
+          ['ownerId'],
+          `more than ${MAX_OWNER_KEYS} keys; ask for them one keyId at a time`,
         );
       }
     }

@@ -1,6 +1,6 @@
 import { isGranted, permissionFor } from '../../auth/permissions';
 import type { KeyRecord } from '../../domain/key';
-import { BadRequestError, InsufficientPermissionsError, NotFoundError } from '../../errors';
+import { InsufficientPermissionsError, invalidField, NotFoundError } from '../../errors';
 import { newId } from '../../keys/ids';
 import type { LinkKind, RbacCatalogue } from '../../store/rbacStore';
 import { auditEntry } from '../audit';
@@ -40,7 +40,7 @@ export function namedRefs(names: readonly (string | LinkRef)[] = []): LinkRef[] 
 export function checkRefs(kind: LinkKind, refs: readonly (string | LinkRef)[] = []): void {
   refs.forEach((item, index) => {
     if (typeof item !== 'string' && item.id === undefined && item.name === undefined) {
-      throw new BadRequestError(`${kind}[${index}]: give either id or name`);
+      throw invalidField([kind, index], 'give either id or name');
     }
   });
 }
@@ -77,7 +77,7 @@ export async function linkedKey(
   caller.logFields.keyId = keyId;
   const key = await deps.keys.get(caller.rootKey.workspaceId, keyId);
   if (!key || !(await deps.directory.liveApi(key.workspaceId, key.apiId))) {
-    throw new NotFoundError(`key ${keyId} not found`);
+    throw new NotFoundError('key', `key ${keyId} not found`);
   }
   return key;
 }
@@ -128,21 +128,23 @@ export function planLinks(
   refs.forEach((item, index) => {
     if (item.id !== undefined) {
       const name = known.get(item.id);
-      if (name === undefined) throw new NotFoundError(`${SINGULAR[kind]} ${item.id} not found`);
+      if (name === undefined)
+        throw new NotFoundError(SINGULAR[kind], `${SINGULAR[kind]} ${item.id} not found`);
       existing.push({ id: item.id, name });
     } else if (item.name !== undefined) {
       const id = ids.get(item.name);
       if (id !== undefined) existing.push({ id, name: item.name });
       else if (item.create) {
         const problem = newNameProblem(kind, item.name, names);
-        if (problem) throw new BadRequestError(`${kind}[${index}].name: ${problem}`);
+        if (problem) throw invalidField([kind, index, 'name'], problem);
         toCreate.add(item.name);
       } else {
         throw new NotFoundError(
+          SINGULAR[kind],
           `${SINGULAR[kind]} ${item.name} not found and not allowed to create (create: true)`,
         );
       }
-    } else throw new BadRequestError(`${kind}[${index}]: give either id or name`);
+    } else throw invalidField([kind, index], 'give either id or name');
   });
   if (toCreate.size > 0) {
     const needed = permissionFor('rbac', '*', CREATE_ACTION[kind]);
@@ -178,7 +180,8 @@ export async function carryOut(
     // Created meanwhile by someone else: the name is what the caller asked for either way.
     const found =
       outcome === 'created' ? id : (await deps.rbac.idsByName(ws, kind, [name])).get(name);
-    if (found === undefined) throw new NotFoundError(`${SINGULAR[kind]} ${name} not found`);
+    if (found === undefined)
+      throw new NotFoundError(SINGULAR[kind], `${SINGULAR[kind]} ${name} not found`);
     linked.push({ id: found, name });
   }
   return dedupe(linked);

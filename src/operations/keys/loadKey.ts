@@ -17,7 +17,7 @@ export async function loadKey(
   caller.logFields.keyId = keyId;
   const key = await deps.keys.get(caller.rootKey.workspaceId, keyId);
   if (!key || !(await deps.directory.liveApi(key.workspaceId, key.apiId))) {
-    throw new NotFoundError(`key ${keyId} not found`);
+    throw new NotFoundError('key', `key ${keyId} not found`);
   }
   requirePermission(caller, permissionFor('api', key.apiId, action));
   return key;

@@ -111,10 +111,11 @@ export const rerollKey = defineOperation({
     );
     // A key deleted, or whose API began its deletion, since loadKey read it.
     if (outcome === 'not_found' || outcome === 'api_not_found') {
-      throw new NotFoundError(`key ${input.keyId} not found`);
+      throw new NotFoundError('key', `key ${input.keyId} not found`);
     }
     // 2^-128 for a generated key.
-    if (outcome === 'hash_exists') throw new ConflictError('a key with this hash exists already');
+    if (outcome === 'hash_exists')
+      throw new ConflictError('key', 'a key with this hash exists already');
     return { keyId, key: material.plaintext };
   },
 });

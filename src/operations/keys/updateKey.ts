@@ -126,7 +126,7 @@ export const updateKey = defineOperation({
     // One atomic record write, a new `remaining` included (the credits hash applies it when next
     // used); a hash left behind by `remaining: null` is merely tidied up afterwards.
     const updated = await deps.keys.update(key.workspaceId, key.id, fields, now, audit);
-    if (!updated) throw new NotFoundError(`key ${input.keyId} not found`);
+    if (!updated) throw new NotFoundError('key', `key ${input.keyId} not found`);
     if (input.remaining === null) await deps.keys.deleteCredits(key.id);
     return {};
   },

@@ -1,5 +1,5 @@
 import type { RefillConfig } from '../../domain/credits';
-import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../errors';
+import { invalidField, NotFoundError, PreconditionFailedError } from '../../errors';
 import { defineOperation } from '../operation';
 import { id, LIMIT_MAX, object } from '../schemas';
 import { creditSpend } from './credits';
@@ -55,10 +55,10 @@ export const updateRemaining = defineOperation({
       value: input.value,
     });
     if (input.value === null) {
-      if (input.op !== 'set') throw new BadRequestError(`value: is required with ${input.op}`);
+      if (input.op !== 'set') throw invalidField(['value'], `is required with ${input.op}`);
       // Unlimited usage, the refill gone with the count: updateKey's `remaining: null`.
       if (!(await deps.keys.update(key.workspaceId, key.id, { credits: null }, now, audit))) {
-        throw new NotFoundError(`key ${key.id} not found`);
+        throw new NotFoundError('key', `key ${key.id} not found`);
       }
       return { remaining: null };
     }
@@ -71,7 +71,7 @@ export const updateRemaining = defineOperation({
       // "set" gives a key with unlimited usage its credits: one record write, as updateKey does.
       const fields = { credits: { resetTo: input.value } };
       if (!(await deps.keys.update(key.workspaceId, key.id, fields, now, audit))) {
-        throw new NotFoundError(`key ${key.id} not found`);
+        throw new NotFoundError('key', `key ${key.id} not found`);
       }
       return { remaining: input.value };
     }
@@ -85,7 +85,7 @@ export const updateRemaining = defineOperation({
       audit,
     );
     if (result === 'would_go_negative') {
-      throw new BadRequestError('value: decrementing by this much would make remaining negative');
+      throw invalidField(['value'], 'decrementing by this much would make remaining negative');
     }
     const refill = key.credits?.refill;
     return refill ? { remaining: result, [REFILL]: refill } : { remaining: result };

@@ -32,7 +32,7 @@ export const whoami = defineOperation({
       !(await deps.directory.liveApi(ws, key.apiId)) ||
       !isGranted(caller.rootKey.permissions, permissionFor('api', key.apiId, 'read_key'))
     ) {
-      throw new NotFoundError('key not found');
+      throw new NotFoundError('key', 'key not found');
     }
     caller.logFields.keyId = key.id;
     return viewWithCredits(deps, key);

@@ -1,4 +1,4 @@
-import { BadRequestError, ConflictError, NotFoundError } from '../../errors';
+import { ConflictError, invalidField, NotFoundError } from '../../errors';
 import { newId } from '../../keys/ids';
 import { checksumVerdict } from '../../keys/keyFormat';
 import { hashKey, startOf } from '../../keys/keyMaterial';
@@ -26,19 +26,20 @@ const SHA256_BASE64 = /^[A-Za-z0-9+/]{43}=$/;
 
 function material(item: ImportedKey, index: number): { hash: string; start: string } {
   if ((item.plaintext === undefined) === (item.hash === undefined)) {
-    throw new BadRequestError(`[${index}]: give either plaintext or hash`);
+    throw invalidField([index], 'give either plaintext or hash');
   }
   if (item.hash) {
     if (!SHA256_BASE64.test(item.hash.value)) {
-      throw new BadRequestError(`[${index}].hash.value: must be a base64 SHA-256 (44 characters)`);
+      throw invalidField([index, 'hash', 'value'], 'must be a base64 SHA-256 (44 characters)');
     }
     return { hash: item.hash.value, start: item.start ?? '' };
   }
   const plaintext = item.plaintext!;
   // verifyKey refuses such a key before looking it up, so stored it could never verify.
   if (checksumVerdict(plaintext) === 'wrong') {
-    throw new BadRequestError(
-      `[${index}].plaintext: has keyward's key format but a wrong checksum, so it would never verify`,
+    throw invalidField(
+      [index, 'plaintext'],
+      "has keyward's key format but a wrong checksum, so it would never verify",
     );
   }
   const marker = item.prefix ? `${item.prefix}_` : undefined;
@@ -97,14 +98,15 @@ export const createKeys = defineOperation({
     const keys: NewKey[] = input.map((item, index) => {
       const { hash, start } = material(item, index);
       if (seen.has(hash))
-        throw new ConflictError(`[${index}]: the same key appears twice in this batch`);
+        throw new ConflictError(undefined, `[${index}]: the same key appears twice in this batch`);
       seen.add(hash);
       const keyId = newId('key', now);
-      const fields = newKeyFields(item, now, `[${index}].remaining`);
+      const fields = newKeyFields(item, now, [index, 'remaining']);
       if (item.recoverable) {
         if (item.plaintext === undefined) {
-          throw new BadRequestError(
-            `[${index}].recoverable: needs the key's plaintext; a key imported by its hash cannot be shown again`,
+          throw invalidField(
+            [index, 'recoverable'],
+            "needs the key's plaintext; a key imported by its hash cannot be shown again",
           );
         }
         const vault = vaultToSeal(deps, caller, item.apiId);
@@ -120,8 +122,8 @@ export const createKeys = defineOperation({
     if (outcome !== 'imported') {
       const item = input[outcome.index]!;
       if (outcome.failure === 'api_not_found')
-        throw new NotFoundError(`[${outcome.index}]: api ${item.apiId} not found`);
-      throw new ConflictError(`[${outcome.index}]: a key with this hash exists already`);
+        throw new NotFoundError('api', `[${outcome.index}]: api ${item.apiId} not found`);
+      throw new ConflictError('key', `[${outcome.index}]: a key with this hash exists already`);
     }
     return { keyIds: keys.map((key) => key.keyId) };
   },

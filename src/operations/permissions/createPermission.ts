@@ -40,6 +40,7 @@ export const createPermission = defineOperation({
     );
     if (outcome === 'name_taken') {
       throw new ConflictError(
+        'permission',
         `Permission with name "${input.name}" already exists in this workspace`,
       );
     }

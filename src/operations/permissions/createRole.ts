@@ -34,7 +34,7 @@ export const createRole = defineOperation({
     const ws = caller.rootKey.workspaceId;
     const now = deps.now();
     const taken = () =>
-      new ConflictError(`Role with name "${input.name}" already exists in this workspace`);
+      new ConflictError('role', `Role with name "${input.name}" already exists in this workspace`);
     // Every refusal before the first write: a taken name, or a permission it may not create.
     if ((await deps.rbac.idsByName(ws, 'roles', [input.name])).size > 0) throw taken();
     const plan = planLinks(

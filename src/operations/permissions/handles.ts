@@ -1,4 +1,4 @@
-import { BadRequestError, NotFoundError } from '../../errors';
+import { invalidField, NotFoundError } from '../../errors';
 import type { RbacStore } from '../../store/rbacStore';
 import { id, text } from '../schemas';
 
@@ -25,10 +25,10 @@ export interface RoleHandle {
  */
 function exactlyOne(idField: string, idValue: string | undefined, name: string | undefined) {
   if (idValue === undefined && name === undefined) {
-    throw new BadRequestError(`${idField}: is required`);
+    throw invalidField([idField], 'is required');
   }
   if (idValue !== undefined && name !== undefined) {
-    throw new BadRequestError(`${idField}: give either ${idField} or name`);
+    throw invalidField([idField], `give either ${idField} or name`);
   }
 }
 
@@ -79,6 +79,7 @@ export function notFound(
   handle: { id?: string; name?: string },
 ): NotFoundError {
   return new NotFoundError(
+    kind === 'permissions' ? 'permission' : 'role',
     `${kind === 'permissions' ? 'permission' : 'role'} ${handle.id ?? handle.name} not found`,
   );
 }

@@ -1,5 +1,5 @@
 import { GRANULARITIES, type Granularity } from '../../domain/usage';
-import { BadRequestError } from '../../errors';
+import { invalidField } from '../../errors';
 import { checkRange, readLimitCounts, timeSlots } from '../analytics/counts';
 import { defineOperation } from '../operation';
 import { identifier, namespaceRef, object } from '../schemas';
@@ -70,7 +70,7 @@ export const getUsage = defineOperation({
     exactlyOneNamespace(input);
     checkRange(input);
     if (input.limit !== undefined && input.groupBy !== 'identifier') {
-      throw new BadRequestError('limit: only with groupBy identifier');
+      throw invalidField(['limit'], 'only with groupBy identifier');
     }
   },
   uses: ['ratelimits', 'usageStore', 'now'],

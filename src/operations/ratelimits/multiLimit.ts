@@ -1,6 +1,6 @@
 import type { CachedNamespace } from '../../cache/directory';
 import type { Namespace } from '../../domain/overrides';
-import { BadRequestError, ServiceUnavailableError } from '../../errors';
+import { invalidField, ServiceUnavailableError } from '../../errors';
 import { newId } from '../../keys/ids';
 import type { ChargeOutcome, LimitCharge } from '../../limiter/limiter';
 import type { BucketStanding } from '../../limiter/tokenBucket';
@@ -56,8 +56,9 @@ function eachBucketOnce(checks: readonly LimitCheck[]): void {
     const bucket = `${check.namespace ?? DEFAULT_NAMESPACE}\u0000${check.identifier}`;
     const first = seen.get(bucket);
     if (first !== undefined) {
-      throw new BadRequestError(
-        `[${index}].identifier: the same namespace and identifier as [${first}]; name a bucket once`,
+      throw invalidField(
+        [index, 'identifier'],
+        `the same namespace and identifier as [${first}]; name a bucket once`,
       );
     }
     seen.set(bucket, index);

@@ -1,6 +1,6 @@
 import { isGranted, permissionFor } from '../../auth/permissions';
 import type { Namespace } from '../../domain/overrides';
-import { BadRequestError, InsufficientPermissionsError, NotFoundError } from '../../errors';
+import { InsufficientPermissionsError, invalidField, NotFoundError } from '../../errors';
 import { newId } from '../../keys/ids';
 import type { Caller } from '../operation';
 import { identifier, namespaceRef, object } from '../schemas';
@@ -32,7 +32,10 @@ export const oneOverride = {
 };
 
 export function noOverride(identifier: string, namespace: Namespace): NotFoundError {
-  return new NotFoundError(`no override for ${identifier} in namespace ${namespace.name}`);
+  return new NotFoundError(
+    'ratelimit_override',
+    `no override for ${identifier} in namespace ${namespace.name}`,
+  );
 }
 
 export interface NamespaceRef {
@@ -43,7 +46,7 @@ export interface NamespaceRef {
 /** An override call names its namespace one way: by id or by name. */
 export function exactlyOneNamespace(input: NamespaceRef): void {
   if ((input.namespaceId === undefined) === (input.namespaceName === undefined)) {
-    throw new BadRequestError('namespaceId: give either namespaceId or namespaceName');
+    throw invalidField(['namespaceId'], 'give either namespaceId or namespaceName');
   }
 }
 
@@ -77,7 +80,10 @@ export async function resolveNamespace(
     );
   }
   if (!namespace)
-    throw new NotFoundError(`namespace ${input.namespaceId ?? input.namespaceName} not found`);
+    throw new NotFoundError(
+      'ratelimit_namespace',
+      `namespace ${input.namespaceId ?? input.namespaceName} not found`,
+    );
   requireNamespacePermission(caller, namespace, action);
   return namespace;
 }

@@ -44,7 +44,8 @@ export const setOverride = defineOperation({
         ...override,
       }),
     );
-    if (overrideId === undefined) throw new NotFoundError(`namespace ${namespace.name} not found`);
+    if (overrideId === undefined)
+      throw new NotFoundError('ratelimit_namespace', `namespace ${namespace.name} not found`);
     return { overrideId };
   },
 });

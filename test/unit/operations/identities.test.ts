@@ -129,7 +129,7 @@ describe('loadIdentity', () => {
     const byExternalId = await thrownBy(() =>
       load(['identity.id_bob.read_identity'], { externalId: 'user_alice' }),
     );
-    expect(byExternalId).toEqual(new NotFoundError('identity user_alice not found'));
+    expect(byExternalId).toEqual(new NotFoundError('identity', 'identity user_alice not found'));
   });
 
   test('another action is not this one', async () => {
@@ -141,10 +141,10 @@ describe('loadIdentity', () => {
 
   test('unknown: 404 naming the handle given', async () => {
     expect(await thrownBy(() => load(['*'], { identityId: 'id_nobody' }))).toEqual(
-      new NotFoundError('identity id_nobody not found'),
+      new NotFoundError('identity', 'identity id_nobody not found'),
     );
     expect(await thrownBy(() => load(['*'], { externalId: 'nobody' }))).toEqual(
-      new NotFoundError('identity nobody not found'),
+      new NotFoundError('identity', 'identity nobody not found'),
     );
   });
 });

@@ -254,9 +254,9 @@ describe('newKeyFields', () => {
     });
   });
 
-  test.each<[string, string | undefined, string]>([
+  test.each<[string, (string | number)[] | undefined, string]>([
     ['default path', undefined, 'remaining: must be integer'],
-    ['given path', '[3].remaining', '[3].remaining: must be integer'],
+    ['given path', [3, 'remaining'], '[3].remaining: must be integer'],
   ])('remaining null is refused (%s)', async (_name, path, message) => {
     expect(await badRequest(() => newKeyFields({ remaining: null }, NOW, path))).toBe(message);
   });

@@ -241,7 +241,7 @@ describe('inspectKey', () => {
   test("runs getKey's checks: unknown key, key of a deleted API, no read_key on its API", async () => {
     const unknown = fakes({ key: keyWith() });
     await expect(inspectKey(unknown.deps, callerWith(['*']), 'key_2')).rejects.toThrow(
-      new NotFoundError('key key_2 not found'),
+      new NotFoundError('key', 'key key_2 not found'),
     );
     const deleted = fakes({ key: keyWith(), apiLive: false });
     await expect(inspectKey(deleted.deps, callerWith(['*']), 'key_1')).rejects.toThrow(
