@@ -33,7 +33,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
   const { services, logger, lifecycle, maxBodyBytes } = options;
   const byPath = new Map<string, CompiledRoute>();
   for (const compiled of options.routes) {
-    if (compiled.route.plane === 'data' && compiled.method === 'POST') {
+    if (compiled.operation.plane === 'data' && compiled.method === 'POST') {
       byPath.set(compiled.path, compiled);
     }
   }

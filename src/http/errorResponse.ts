@@ -22,34 +22,3 @@ export function clientError(thrown: unknown, requestId: string, logger: Logger):
   logger.error({ requestId, err: thrown }, 'unexpected error');
   return new InternalError();
 }
-
-export interface ErrorResponse {
-  status: number;
-  headers: Readonly<Record<string, string>>;
-  body: { error: { code: string; message: string; docs: string; requestId: string } };
-}
-
-/**
- * The one place where an error becomes v1's `{ error: { … } }` envelope, for the Koa app and the
- * data plane alike.
- */
-export function errorResponse(
-  thrown: unknown,
-  requestId: string,
-  docsUrl: string,
-  logger: Logger,
-): ErrorResponse {
-  const error = clientError(thrown, requestId, logger);
-  return {
-    status: error.status,
-    headers: error.headers,
-    body: {
-      error: {
-        code: error.code,
-        message: error.message,
-        docs: `${docsUrl}#${error.code.toLowerCase()}`,
-        requestId,
-      },
-    },
-  };
-}

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import { newId } from '../keys/ids';
 import type { Metrics } from '../observability/metrics';
 import type { RequestState } from './context';
-import { v2ErrorBody } from '../dialects/v2/errors';
-import { clientError, errorResponse } from './errorResponse';
+import { dialectOf } from '../dialects/dialects';
+import { clientError } from './errorResponse';
 import { accessLogger, recordRequest, SECURITY_HEADERS } from './requestLog';
 
 /** A JSON answer: what an operation returned, or the error envelope of what it threw. */
@@ -101,13 +101,13 @@ export class Lifecycle {
     }
   }
 
-  /** The error envelope of the dialect the path speaks: v2's under `/v2/`, v1's elsewhere. */
+  /** The error envelope of the dialect the path speaks. */
   fail(exchange: Exchange, thrown: unknown): Answer {
     const { docsUrl, logger } = this.errors;
     const { requestId } = exchange.state;
-    if (!exchange.path.startsWith('/v2/')) return errorResponse(thrown, requestId, docsUrl, logger);
     const error = clientError(thrown, requestId, logger);
-    return { status: error.status, headers: error.headers, body: v2ErrorBody(error, requestId) };
+    const body = dialectOf(exchange.path).errorBody(error, requestId, docsUrl);
+    return { status: error.status, headers: error.headers, body };
   }
 
   finish(exchange: Exchange, status: number): void {

@@ -2,7 +2,7 @@ import type { ErrorCode } from '../errors';
 import type { PermissionRule } from '../operations/operation';
 import { V2_ERROR_SCHEMA } from '../dialects/v2/errors';
 import { v2Routes } from '../dialects/v2/registry';
-import { pathOf, routes } from './routes';
+import { v1Routes } from '../dialects/v1/routes';
 
 /** Every error code with its status and when it happens: the envelope's `docs` links here. */
 export const ERROR_CODES: Readonly<Record<ErrorCode, { status: number; when: string }>> = {
@@ -177,8 +177,9 @@ function v2Path(route: (typeof v2Routes)[number]): Record<string, unknown> {
  */
 export function openApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
-  for (const route of routes) {
-    const schema = plain(route.v1Input ?? route.input);
+  for (const v1Route of v1Routes) {
+    const route = v1Route.operation;
+    const schema = plain(v1Route.input);
     const errors = Object.fromEntries(
       ERROR_STATUSES.map((status) => [
         String(status),
@@ -220,7 +221,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     } else {
       operation.requestBody = { required: true, content: { 'application/json': { schema } } };
     }
-    paths[pathOf(route)] = { [route.method.toLowerCase()]: operation };
+    paths[`/v1/${v1Route.name}`] = { [route.method.toLowerCase()]: operation };
   }
   for (const route of v2Routes) Object.assign(paths, v2Path(route));
   paths['/v2/liveness'] = livenessPath('v2.liveness', 'v2 liveness', {

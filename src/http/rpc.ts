@@ -1,70 +1,70 @@
-import { inV2Terms, type V2Route } from '../dialects/v2/route';
+import type { AnyRoute, Dialect } from '../dialects/dialect';
+import { v1Dialect } from '../dialects/v1/dialect';
+import { v1Routes } from '../dialects/v1/routes';
+import { v2Dialect } from '../dialects/v2/dialect';
 import { v2Routes } from '../dialects/v2/registry';
 import { bindOperation, type BoundOperation, type Operation } from '../operations/operation';
 import type { Services } from '../operations/services';
 import { authenticate } from './authenticate';
 import type { RequestState } from './context';
 import type { Answer } from './lifecycle';
-import { pathOf, routes } from './routes';
 import { compile, type Validator } from './validation';
 
-/** A route with its path, its ajv validator and its bound operation, made once at start-up. */
+/** A dialect's route with its path, validators and bound operation, made once at start-up. */
 export interface CompiledRoute {
-  /** The operation it runs: the same for a v1 and a v2 route of one operation. */
-  route: Operation;
+  dialect: Dialect;
+  route: AnyRoute;
+  /** The operation it runs: the same for the v1 and the v2 route of one operation. */
+  operation: Operation;
   path: string;
   method: 'GET' | 'POST';
   /** What logs and metrics call it: the operation's name, `v2/`-led for the v2 dialect. */
   label: string;
+  /** The request as the dialect takes it. */
   validate: Validator<never>;
+  /** The operation's input rules, held against what the route read (absent: the same check). */
+  validateInput?: Validator<never>;
   /** The query parameters a GET route reads (decoded by their schema types). */
   queryProperties: Readonly<Record<string, { type?: unknown }>>;
   run: BoundOperation;
-  /** v2 only: the body read into the operation's input, its answer written in v2's envelope. */
-  v2?: {
-    route: V2Route<unknown, object, unknown>;
-    /** The operation's input rules (widened where v2's are), held against what the route read. */
-    validateInput: Validator<never>;
+}
+
+function compileRoute(dialect: Dialect, route: AnyRoute, services: Services): CompiledRoute {
+  const operation = route.operation as Operation;
+  const allErrors = dialect.allErrors;
+  return {
+    dialect,
+    route,
+    operation,
+    path: `${dialect.prefix}${route.name}`,
+    method: route.method,
+    label: dialect.name === 'v1' ? route.name : `${dialect.name}/${route.name}`,
+    validate: compile<never>(route.input, { allErrors }),
+    ...(route.coreInput ? { validateInput: compile<never>(route.coreInput, { allErrors }) } : {}),
+    queryProperties:
+      route.method === 'GET'
+        ? ((route.input.properties ?? {}) as Record<string, { type?: unknown }>)
+        : {},
+    run: bindOperation(operation, services),
   };
 }
 
+/** Every route of both dialects. */
 export function compileRoutes(services: Services): CompiledRoute[] {
-  const v1 = routes.map((route): CompiledRoute => ({
-    route,
-    path: pathOf(route),
-    method: route.method,
-    label: route.name,
-    validate: compile<never>(route.v1Input ?? route.input),
-    queryProperties: (route.input.properties ?? {}) as Record<string, { type?: unknown }>,
-    run: bindOperation(route, services),
-  }));
-  const v2 = v2Routes.map((v2Route): CompiledRoute => {
-    const route = v2Route.operation as Operation;
-    return {
-      route,
-      path: `/v2/${v2Route.name}`,
-      method: 'POST',
-      label: `v2/${v2Route.name}`,
-      // v2's 400 lists every invalid field; v1's names the first, as Unkey v1 did.
-      validate: compile<never>(v2Route.input, { allErrors: true }),
-      queryProperties: {},
-      run: bindOperation(route, services),
-      v2: {
-        route: v2Route,
-        validateInput: compile<never>(v2Route.coreInput ?? route.input, { allErrors: true }),
-      },
-    };
-  });
-  return [...v1, ...v2];
+  return [
+    ...v1Routes.map((route) => compileRoute(v1Dialect, route, services)),
+    ...v2Routes.map((route) => compileRoute(v2Dialect, route, services)),
+  ];
 }
 
 /** What every RPC needs before its operation runs. */
 export type RpcServices = Pick<Services, 'directory' | 'management' | 'now'>;
 
 /**
- * One RPC, whichever HTTP door carries it: authentication first (an unauthenticated caller
- * learns nothing, not even about its input), then the management request limit, then the input
- * is read, validated and handed to the operation. Throws what the envelope answers.
+ * One RPC, whichever dialect and HTTP door carry it: authentication first (an unauthenticated
+ * caller learns nothing, not even about its input), then the management request limit, then the
+ * request is read, validated, translated into the operation's input and run; the answer is
+ * translated back. Throws what the dialect's error envelope answers.
  */
 export async function invoke(
   services: RpcServices,
@@ -73,25 +73,26 @@ export async function invoke(
   authorization: string | undefined,
   readInput: () => unknown,
 ): Promise<Answer> {
-  const { route, v2 } = compiled;
+  const { route, operation } = compiled;
   const rootKey = await authenticate(authorization, services.directory);
   state.rootKey = rootKey;
-  if (route.plane === 'management') await services.management.check(rootKey.id);
-  const input = compiled.validate(await readInput(), compiled.method === 'GET' ? 'query' : 'body');
+  if (operation.plane === 'management') await services.management.check(rootKey.id);
+  const request = compiled.validate(
+    await readInput(),
+    compiled.method === 'GET' ? 'query' : 'body',
+  );
   const caller = { rootKey, requestId: state.requestId, logFields: state.logFields };
-  if (v2) {
-    let output: object;
-    try {
-      output = await compiled.run(caller, v2.validateInput(v2.route.toInput(input), 'body'));
-    } catch (error) {
-      throw inV2Terms(v2.route.refusal ? v2.route.refusal(error) : error, v2.route.fieldNames);
-    }
-    const body = { meta: { requestId: state.requestId }, ...v2.route.toBody(output, input) };
-    if (!route.headers) return { status: 200, body };
-    return { status: 200, headers: route.headers(output as never, services.now()), body };
+  let output: object;
+  try {
+    const input = route.toInput(request);
+    output = await compiled.run(
+      caller,
+      (compiled.validateInput ? compiled.validateInput(input, 'body') : input) as never,
+    );
+  } catch (error) {
+    throw route.refusal ? route.refusal(error) : error;
   }
-  route.v1Check?.(input as never);
-  const output = await compiled.run(caller, input);
-  if (!route.headers) return { status: 200, body: output };
-  return { status: 200, headers: route.headers(output as never, services.now()), body: output };
+  const body = compiled.dialect.envelope(route.toBody(output, request), state.requestId);
+  if (!operation.headers) return { status: 200, body };
+  return { status: 200, headers: operation.headers(output as never, services.now()), body };
 }

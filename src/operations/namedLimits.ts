@@ -1,6 +1,6 @@
 import type { NamedLimit } from '../domain/namedLimits';
 import type { RatelimitType } from '../domain/ratelimit';
-import { type FieldPath, invalidField } from '../errors';
+import { BadRequestError, type FieldPath } from '../errors';
 
 /** A named limit as clients send it (the schema has checked types and ranges). */
 export interface NamedLimitInput {
@@ -11,10 +11,14 @@ export interface NamedLimitInput {
   type?: RatelimitType;
 }
 
-/** The first name a list of limits gives twice, if any. */
-export function repeatedName(input: readonly { name: string }[]): string | undefined {
-  const seen = new Set<string>();
-  return input.find(({ name }) => (seen.has(name) ? true : (seen.add(name), false)))?.name;
+/** A list of named limits that names one twice (v1's updateIdentity answers it as a 409). */
+export class RepeatedNameError extends BadRequestError {
+  constructor(
+    path: FieldPath,
+    readonly limitName: string,
+  ) {
+    super([{ path, message: `"${limitName}" is named twice` }]);
+  }
 }
 
 /**
@@ -28,7 +32,7 @@ export function normalizeNamedLimits(
   const seen = new Set<string>();
   return input.map((limit, index) => {
     if (seen.has(limit.name)) {
-      throw invalidField([...path, index, 'name'], `"${limit.name}" is named twice`);
+      throw new RepeatedNameError([...path, index, 'name'], limit.name);
     }
     seen.add(limit.name);
     return {

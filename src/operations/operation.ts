@@ -47,7 +47,7 @@ export interface Operation<
   Input = never,
   Output extends object = object,
 > {
-  /** `service.method`: served at `/v1/service.method`. */
+  /** `service.method`: v1 serves it at `/v1/service.method` (src/dialects/v1). */
   readonly name: `${string}.${string}`;
   /** GET reads with a query string; POST writes with a JSON body. */
   readonly method: 'GET' | 'POST';
@@ -56,16 +56,6 @@ export interface Operation<
   readonly summary: string;
   readonly permission: PermissionRule<Input>;
   readonly input: JsonSchema;
-  /**
-   * What the v1 route validates instead of `input`, where Unkey v1 refused a body the operation
-   * takes from v2 (setPermissions' `[]`): the same fields, stricter. Absent: `input`.
-   */
-  readonly v1Input?: JsonSchema;
-  /**
-   * A rule Unkey v1 answered otherwise than v2, judged on the v1 route only, before `check`
-   * (updateIdentity: a limit named twice is v1's 409 and v2's 400, which `check` gives).
-   */
-  v1Check?(input: Input): void;
   readonly output: JsonSchema;
   readonly uses: readonly Uses[];
   /** Rules of the input that JSON Schema cannot say, judged before the permission (400 before 403). */

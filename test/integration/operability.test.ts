@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { startTopology, type Topology } from '../support/topology';
 import { client } from '../support/rpc';
 import { v2Routes } from '../../src/dialects/v2/registry';
-import { routes } from '../../src/http/routes';
+import { operations as routes } from '../../src/operations/registry';
 import { ERROR_CODES } from '../../src/http/openapi';
 
 let topology: Topology;

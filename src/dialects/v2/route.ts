@@ -1,5 +1,6 @@
 import { BadRequestError } from '../../errors';
 import type { JsonSchema, Operation } from '../../operations/operation';
+import { isSchema, withKeywords, type DialectRoute } from '../dialect';
 import type { Services } from '../../operations/services';
 
 /** What a v2 answer holds beside `meta`: the data, and for a listing its page's cursor. */
@@ -13,24 +14,17 @@ export interface V2Body<Data = unknown> {
  * into the very operation the v1 route runs (src/operations), whose answer is written back in v2's
  * shape. The dialect differs only here: how a request is read and how an answer is written.
  */
-export interface V2Route<CoreInput = never, CoreOutput extends object = object, Body = never> {
-  /** `service.method` as v2 names it (`ratelimit.limit` for v1's `ratelimits.limit`). */
-  readonly name: `${string}.${string}`;
-  readonly operation: Operation<never, CoreInput, CoreOutput>;
+export interface V2Route<
+  CoreInput = never,
+  CoreOutput extends object = object,
+  Body = never,
+> extends DialectRoute<CoreInput, CoreOutput, Body> {
+  readonly method: 'POST';
   /**
    * The v2 request body. Every object in it that declares its properties refuses others, as
    * Unkey's spec does (`additionalProperties: false`), unless it is marked `open` (defineV2Route).
    */
   readonly input: JsonSchema;
-  /**
-   * The operation's input rules for what toInput read, where Unkey v2's bounds are wider than
-   * v1's (createKey's 1,000 permissions): the operation's schema with those properties widened
-   * (`widen`). Absent, the operation's own schema, as v1 holds it. Every other rule, and the
-   * operation's own checks, are the same for both dialects.
-   */
-  readonly coreInput?: JsonSchema;
-  /** The v2 `data` (for the OpenAPI document). */
-  readonly output: JsonSchema;
   /** The operation's input from the v2 body; throws BadRequestError for what v2 allows and keyward does not. */
   toInput(body: Body): CoreInput;
   toBody(output: CoreOutput, body: Body): V2Body;
@@ -39,11 +33,6 @@ export interface V2Route<CoreInput = never, CoreOutput extends object = object, 
    * raises names the field as the v2 client sent it.
    */
   readonly fieldNames?: Readonly<Record<string, string>>;
-  /**
-   * Where Unkey v2 answers one of the operation's refusals with another status (keyward's 412 for
-   * incrementing a key without credits is v2's 400): the error as v2 answers it.
-   */
-  refusal?(error: unknown): unknown;
 }
 
 /**
@@ -74,31 +63,32 @@ export function inV2Terms(
  * both refuse what Unkey's v2 refuses.
  */
 export function defineV2Route<CoreInput, CoreOutput extends object, Body>(
-  route: Omit<V2Route<CoreInput, CoreOutput, Body>, 'operation'> & {
+  route: Omit<V2Route<CoreInput, CoreOutput, Body>, 'operation' | 'method'> & {
     // Whatever services it uses: the route never binds them itself (src/http/rpc.ts does).
     operation: Operation<keyof Services, CoreInput, CoreOutput>;
   },
 ): V2Route<CoreInput, CoreOutput, Body> {
-  return { ...route, input: strict(route.input) } as V2Route<CoreInput, CoreOutput, Body>;
+  const { refusal, fieldNames } = route;
+  return {
+    ...route,
+    method: 'POST',
+    input: strict(route.input),
+    // The operation's own schema where the route does not widen it: what toInput read is checked
+    // against the operation's rules whatever the body's shape was.
+    coreInput: route.coreInput ?? route.operation.input,
+    refusal: (error: unknown) => inV2Terms(refusal ? refusal(error) : error, fieldNames),
+  } as V2Route<CoreInput, CoreOutput, Body>;
 }
 
 /**
- * A copy of an operation's input schema with keywords of some of its properties replaced
- * (`{permissions: {maxItems: 1000}}`): a bound Unkey's v2 holds wider than keyward's v1, whose
- * answers must not change. The operation's schema itself is never changed.
+ * The operation's input schema where Unkey's v2 holds a bound wider than keyward's v1
+ * (`{permissions: {maxItems: 1000}}`), whose answers must not change.
  */
 export function widen(
   schema: JsonSchema,
   changes: Readonly<Record<string, JsonSchema>>,
 ): JsonSchema {
-  const own = isSchema(schema.properties) ? schema.properties : {};
-  const properties: Record<string, unknown> = { ...own };
-  for (const [name, keywords] of Object.entries(changes)) {
-    const property = own[name];
-    if (!isSchema(property)) throw new Error(`widen: the operation has no property ${name}`);
-    properties[name] = { ...property, ...keywords };
-  }
-  return { ...schema, properties };
+  return withKeywords(schema, changes);
 }
 
 /**
@@ -139,8 +129,4 @@ export function strict(schema: JsonSchema): JsonSchema {
     }
   }
   return copy;
-}
-
-function isSchema(value: unknown): value is JsonSchema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,3 @@
-import { ConflictError } from '../../errors';
-import { repeatedName } from '../namedLimits';
 import { defineOperation } from '../operation';
 import { meta, namedLimits, object } from '../schemas';
 import { identityChanges, type IdentityFieldsInput } from './fields';
@@ -27,16 +25,6 @@ export const updateIdentity = defineOperation({
   input: updateIdentityInput,
   output: identityOutput,
   uses: ['identities', 'now'],
-  // Unkey v1 answers a limit named twice with 409 CONFLICT and these words (v2: 400).
-  v1Check(input: UpdateIdentityInput) {
-    const name = repeatedName(input.ratelimits ?? []);
-    if (name !== undefined) {
-      throw new ConflictError(
-        undefined,
-        `Ratelimit with name "${name}" is already defined in the request`,
-      );
-    }
-  },
   check(input: UpdateIdentityInput) {
     exactlyOneIdentity(input);
     identityChanges(input);

@@ -61,8 +61,6 @@ export function linkOperation(kind: LinkKind, op: 'add' | 'remove' | 'set') {
           : `Sets a key's ${kind}: the ones named, and only those.`,
     permission: { resource: 'rbac', action, scope: 'any' },
     input: linksInput(kind, op === 'set' ? 0 : 1),
-    // v2's set takes `[]` (all taken away); Unkey v1's refused it, with 400 before any lookup.
-    ...(op === 'set' ? { v1Input: linksInput(kind, 1) } : {}),
     output: op === 'remove' ? empty : linkedOutput,
     uses: ['keys', 'directory', 'rbac', 'now'],
     async handle(deps, caller, input: LinkInput): Promise<LinkAnswer> {
