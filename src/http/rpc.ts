@@ -88,6 +88,7 @@ export async function invoke(
   }
   route.v1Check?.(input as never);
   const output = await compiled.run(caller, input);
-  if (!route.headers) return { status: 200, body: output };
-  return { status: 200, headers: route.headers(output as never, services.now()), body: output };
+  const body = route.v1Answer ? route.v1Answer(output as never) : output;
+  if (!route.headers) return { status: 200, body };
+  return { status: 200, headers: route.headers(output as never, services.now()), body };
 }

@@ -67,6 +67,12 @@ export interface Operation<
    */
   v1Check?(input: Input): void;
   readonly output: JsonSchema;
+  /**
+   * The v1 answer, where the operation's result holds more than Unkey v1 answered (a key view's
+   * effective permissions, an identity's limits, which v2 shows): a shape, never a rule, so
+   * that v1 answers stay as they were. Absent: the result itself.
+   */
+  v1Answer?(output: Output): object;
   readonly uses: readonly Uses[];
   /** Rules of the input that JSON Schema cannot say, judged before the permission (400 before 403). */
   check?(input: Input): void;

@@ -2,7 +2,7 @@ import type { RefillConfig } from '../domain/credits';
 import { copyDetails, KEY_DETAIL_NAMES, type KeyDetails, type KeyRecord } from '../domain/key';
 import type { ApiRecord } from '../domain/records';
 import { ratelimitOutput, type RatelimitOutput } from '../limiter/ratelimitConfig';
-import type { IdentityView } from './keys/identityLink';
+import { v1Identity, type IdentityView } from './keys/identityLink';
 
 /** A key as clients see it: never the hash; the plaintext only when asked to decrypt it. */
 export interface KeyView extends KeyDetails {
@@ -16,9 +16,18 @@ export interface KeyView extends KeyDetails {
   remaining?: number;
   refill?: RefillConfig & { lastRefillAt: number };
   enabled: boolean;
-  /** Its own permissions and its roles, by name: only for a key that holds any. */
+  /**
+   * Its permissions and its roles, by name: only for a key that holds any. `permissions` are its
+   * own (getKey, whoami, as Unkey v1's getKey answered them) or its own and its roles' (listKeys,
+   * as Unkey's v1 and v2 listKeys answer them).
+   */
   permissions?: string[];
   roles?: string[];
+  /**
+   * Its own permissions and its roles', sorted, whichever the view: what Unkey v2's key views
+   * answer as `permissions`. Only for a key that holds any; not in a v1 answer (`v1KeyView`).
+   */
+  effectivePermissions?: string[];
   /** The identity it belongs to, when linked to one that exists. */
   identity?: IdentityView;
   /**
@@ -44,6 +53,20 @@ export function keyView(key: KeyRecord): KeyView {
   // Absent rather than false, so the answers for keys that are not recoverable stay as they were.
   if (key.sealed !== undefined) view.recoverable = true;
   return view;
+}
+
+/**
+ * A key view as Unkey v1 answered it: without what only v2 shows (the effective permissions
+ * beside the key's own, its identity's limits). Copies only when there is something to leave out.
+ */
+export function v1KeyView(view: KeyView): KeyView {
+  if (view.effectivePermissions === undefined && view.identity?.ratelimits === undefined) {
+    return view;
+  }
+  const v1: KeyView = { ...view };
+  delete v1.effectivePermissions;
+  if (view.identity) v1.identity = v1Identity(view.identity);
+  return v1;
 }
 
 export interface ApiView {

@@ -1,12 +1,18 @@
 import { BadRequestError, NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
 import { id, keyOutput, page, pageLimit, text } from '../schemas';
-import type { KeyView } from '../views';
+import { v1KeyView, type KeyView } from '../views';
 import { viewWithCredits } from '../keys/credits';
 import { ownerIdOf } from '../keys/fields';
 import { openKey, vaultToOpen } from '../keys/recoverable';
 
 const CURSOR = /^\d{1,15}$/;
+
+interface KeysPage {
+  keys: KeyView[];
+  cursor?: string;
+  total: number;
+}
 
 interface ListKeysInput {
   apiId: string;
@@ -42,12 +48,9 @@ export const listKeys = defineOperation({
     },
   },
   output: page('keys', keyOutput),
+  v1Answer: (listed: KeysPage) => ({ ...listed, keys: listed.keys.map(v1KeyView) }),
   uses: ['apis', 'keys', 'now', 'directory', 'vault', 'metrics'],
-  async handle(
-    deps,
-    caller,
-    input: ListKeysInput,
-  ): Promise<{ keys: KeyView[]; cursor?: string; total: number }> {
+  async handle(deps, caller, input: ListKeysInput): Promise<KeysPage> {
     if (input.cursor !== undefined && !CURSOR.test(input.cursor)) {
       throw new BadRequestError('cursor: is not a cursor this server returned');
     }

@@ -1,6 +1,6 @@
 import { defineOperation } from '../operation';
 import { keyOutput } from '../schemas';
-import type { KeyView } from '../views';
+import { v1KeyView, type KeyView } from '../views';
 import { viewWithCredits } from './credits';
 import { keyIdInput, loadKey } from './loadKey';
 import { openKey, vaultToOpen } from './recoverable';
@@ -23,6 +23,7 @@ export const getKey = defineOperation({
     properties: { ...keyIdInput.properties, decrypt: { type: 'boolean' } },
   },
   output: keyOutput,
+  v1Answer: v1KeyView,
   uses: ['keys', 'directory', 'now', 'vault', 'metrics'],
   async handle(deps, caller, input: GetKeyInput): Promise<KeyView> {
     const key = await loadKey(deps, caller, input.keyId, 'read_key');

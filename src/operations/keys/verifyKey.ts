@@ -34,6 +34,7 @@ import {
   verdict,
   verificationHeaders,
   LIMIT_OWNER,
+  v1Verification,
   type LimitStanding,
   type Verification,
   type VerificationCode,
@@ -302,6 +303,7 @@ export const verifyKey = defineOperation({
       requestId: { type: 'string' },
     },
   },
+  v1Answer: v1Verification,
   uses: ['directory', 'limiter', 'limiterFailure', 'now', 'metrics', 'recent', 'usage'],
   async handle(deps, caller, input: VerifyKeyInput): Promise<Verification> {
     const verification = await decideVerification(deps, caller, input);

@@ -4,7 +4,7 @@ import { checksumVerdict } from '../../keys/keyFormat';
 import { hashKey } from '../../keys/keyMaterial';
 import { defineOperation } from '../operation';
 import { keyOutput, object, plaintextKey } from '../schemas';
-import type { KeyView } from '../views';
+import { v1KeyView, type KeyView } from '../views';
 import { viewWithCredits } from './credits';
 
 /**
@@ -19,6 +19,7 @@ export const whoami = defineOperation({
   permission: { resource: 'api', action: 'read_key', scope: 'resource' },
   input: object({ key: plaintextKey }, ['key']),
   output: keyOutput,
+  v1Answer: v1KeyView,
   uses: ['keys', 'directory', 'now'],
   async handle(deps, caller, input: { key: string }): Promise<KeyView> {
     const ws = caller.rootKey.workspaceId;
