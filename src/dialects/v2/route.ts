@@ -83,8 +83,9 @@ export function defineV2Route<CoreInput, CoreOutput extends object, Body>(
 
 /**
  * A copy of an operation's input schema with keywords of some of its properties replaced
- * (`{permissions: {maxItems: 1000}}`): a bound Unkey's v2 holds wider than keyward's v1, whose
- * answers must not change. The operation's schema itself is never changed.
+ * (`{permissions: {maxItems: 1000}}`), or removed when given as undefined (`{pattern:
+ * undefined}`): a bound Unkey's v2 holds wider than keyward's v1, whose answers must not change.
+ * The operation's schema itself is never changed.
  */
 export function widen(
   schema: JsonSchema,
@@ -95,7 +96,11 @@ export function widen(
   for (const [name, keywords] of Object.entries(changes)) {
     const property = own[name];
     if (!isSchema(property)) throw new Error(`widen: the operation has no property ${name}`);
-    properties[name] = { ...property, ...keywords };
+    const widened: Record<string, unknown> = { ...property, ...keywords };
+    for (const [keyword, value] of Object.entries(keywords)) {
+      if (value === undefined) delete widened[keyword];
+    }
+    properties[name] = widened;
   }
   return { ...schema, properties };
 }
