@@ -83,19 +83,28 @@ describe('permissions', () => {
       name: 'documents.read',
       slug: 'Read documents',
     });
-    const slug = (schema: unknown) =>
-      (schema as { properties: { slug: Record<string, unknown> } }).properties.slug;
-    expect(slug(v2CreatePermission.coreInput)).toEqual({
+    const properties = (schema: unknown) =>
+      (schema as { properties: Record<string, Record<string, unknown>> }).properties;
+    expect(properties(v2CreatePermission.coreInput).slug).toEqual({
       type: 'string',
       minLength: 1,
       maxLength: 512,
     });
-    // v1's own rules are untouched.
-    expect(slug(createPermission.input)).toMatchObject({
-      minLength: 3,
+    // keyward's name, v2's slug: from 1 character, `*` allowed, as Unkey's slug.
+    expect(properties(v2CreatePermission.coreInput).name).toMatchObject({
+      minLength: 1,
       maxLength: 256,
-      pattern: expect.any(String),
+      pattern: '^[a-zA-Z0-9_:\\-\\.\\*]+$',
     });
+    // v1's own rules are untouched.
+    for (const field of ['name', 'slug']) {
+      expect(properties(createPermission.input)[field]).toEqual({
+        type: 'string',
+        minLength: 3,
+        maxLength: 256,
+        pattern: '^[a-zA-Z0-9_.:-]*$',
+      });
+    }
   });
 
   test('a role answers its permissions as objects, [] when it has none', () => {

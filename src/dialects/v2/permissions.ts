@@ -83,6 +83,14 @@ interface ListingBody {
   search?: string;
 }
 
+/** Unkey v2's permission slug: 1–128 characters (its column's width) of `[a-zA-Z0-9_:-.*]`. */
+const V2_SLUG = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[a-zA-Z0-9_:\\-\\.\\*]+$',
+} as const;
+
 interface V2CreatePermissionBody {
   name: string;
   slug: string;
@@ -92,12 +100,14 @@ interface V2CreatePermissionBody {
 export const v2CreatePermission = defineV2Route({
   name: 'permissions.createPermission',
   operation: createPermission,
-  // v2's name is free text of 1–512 characters, kept in keyward's slug; v1's slug keeps its rules.
+  // v2's name is free text of 1–512 characters, kept in keyward's slug; its slug, keyward's name,
+  // may be 1 character long and hold `*` (a literal in queries). v1 keeps its identifier rules.
   coreInput: widen(createPermission.input, {
+    name: { minLength: 1, pattern: V2_SLUG.pattern },
     slug: { minLength: 1, maxLength: 512, pattern: undefined },
   }),
   input: object(
-    { name: { type: 'string', minLength: 1, maxLength: 512 }, slug: permissionName, description },
+    { name: { type: 'string', minLength: 1, maxLength: 512 }, slug: V2_SLUG, description },
     ['name', 'slug'],
   ),
   output: object({ permissionId: string }, ['permissionId']),
