@@ -3,6 +3,7 @@ import type { RatelimitInput } from '../limiter/ratelimitConfig';
 import { createKey, type CreateKeyInput } from '../operations/keys/createKey';
 import { deleteKey } from '../operations/keys/deleteKey';
 import { getKey } from '../operations/keys/getKey';
+import { v1KeyView, v1Verification } from '../dialects/v1/views';
 import { verifyKey, type VerifyKeyInput } from '../operations/keys/verifyKey';
 import { runOperation } from '../operations/operation';
 import { UsageError, type CommandSpec } from './framework';
@@ -128,11 +129,14 @@ const get: CommandSpec = {
   example: 'keyward keys get --workspace ws_… key_1ChFjUG4o6VLuzbLGABNDC',
   async run(invocation, runtime) {
     const ws = await workspaceArgument(invocation, runtime);
-    const key = await operate(runtime, ws, getKey, {
-      keyId: invocation.args[0] ?? '',
-      // Left out rather than false, so that a plain `keys get` asks exactly what it always did.
-      ...(invocation.flag('decrypt') ? { decrypt: true } : {}),
-    });
+    // v1's answer: what `GET /v1/keys.getKey` shows (docs/cli.md).
+    const key = v1KeyView(
+      await operate(runtime, ws, getKey, {
+        keyId: invocation.args[0] ?? '',
+        // Left out rather than false, so that a plain `keys get` asks exactly what it always did.
+        ...(invocation.flag('decrypt') ? { decrypt: true } : {}),
+      }),
+    );
     emit(invocation, key, () => fieldLines(key));
     return 0;
   },
@@ -188,7 +192,9 @@ const verify: CommandSpec = {
     const services = await operatorServices(runtime, {
       analytics: runtime.config.analytics.enabled,
     });
-    const verdict = await runOperation(verifyKey, services, operatorCaller(ws), input);
+    const verdict = v1Verification(
+      await runOperation(verifyKey, services, operatorCaller(ws), input),
+    );
     const unwritten = await services.usage.stop(USAGE_FLUSH_MS);
     emit(invocation, verdict, () => fieldLines(verdict));
     if (unwritten > 0) {

@@ -51,7 +51,8 @@ export type AnyRoute = DialectRoute<unknown, object, unknown>;
 
 /**
  * A copy of an operation's input schema with keywords of some of its properties replaced
- * (`{permissions: {maxItems: 1000}}`): a bound one dialect holds otherwise than the operation.
+ * (`{permissions: {maxItems: 1000}}`), or removed when given as undefined (`{pattern:
+ * undefined}`): a bound one dialect holds otherwise than the operation.
  * The operation's schema itself is never changed.
  */
 export function withKeywords(
@@ -63,7 +64,11 @@ export function withKeywords(
   for (const [name, keywords] of Object.entries(changes)) {
     const property = own[name];
     if (!isSchema(property)) throw new Error(`withKeywords: the operation has no property ${name}`);
-    properties[name] = { ...property, ...keywords };
+    const changed: Record<string, unknown> = { ...property, ...keywords };
+    for (const [keyword, value] of Object.entries(keywords)) {
+      if (value === undefined) delete changed[keyword];
+    }
+    properties[name] = changed;
   }
   return { ...schema, properties };
 }

@@ -16,9 +16,18 @@ export interface KeyView extends KeyDetails {
   remaining?: number;
   refill?: RefillConfig & { lastRefillAt: number };
   enabled: boolean;
-  /** Its own permissions and its roles, by name: only for a key that holds any. */
+  /**
+   * Its permissions and its roles, by name: only for a key that holds any. `permissions` are its
+   * own (getKey, whoami, as Unkey v1's getKey answered them) or its own and its roles' (listKeys,
+   * as Unkey's v1 and v2 listKeys answer them).
+   */
   permissions?: string[];
   roles?: string[];
+  /**
+   * Its own permissions and its roles', sorted, whichever the view: what Unkey v2's key views
+   * answer as `permissions`. Only for a key that holds any; not in a v1 answer (src/dialects/v1/views.ts).
+   */
+  effectivePermissions?: string[];
   /** The identity it belongs to, when linked to one that exists. */
   identity?: IdentityView;
   /**

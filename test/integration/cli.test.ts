@@ -408,6 +408,39 @@ describe('apis and keys', () => {
     expect(human.stdout).toMatch(/^ {4}stored tokens 4 at .*PTTL \d+ ms/m);
   });
 
+  test('keys get and keys verify print v1’s answers: the key’s own permissions, the identity without its limits', async () => {
+    const http = client(nodeUrl, rootKey);
+    const { apiId } = await runJson<{ apiId: string }>(
+      ['apis', 'create', '--workspace', ws, '--name', 'v1 views'],
+      env,
+    );
+    await http.post('identities.createIdentity', {
+      externalId: 'cli_views',
+      ratelimits: [{ name: 'requests', limit: 10, duration: 60_000 }],
+    });
+    await http.post('permissions.createRole', { name: 'cli.reader', permissions: ['cli.read'] });
+    const created = await http.post<{ keyId: string; key: string }>('keys.createKey', {
+      apiId,
+      externalId: 'cli_views',
+      permissions: ['cli.own'],
+      roles: ['cli.reader'],
+    });
+    const { keyId, key } = created.body;
+    const [viaHttp, viaCli] = await Promise.all([
+      http.get<Record<string, unknown>>('keys.getKey', { keyId }),
+      runJson<Record<string, unknown>>(['keys', 'get', '--workspace', ws, keyId], env),
+    ]);
+    expect(viaCli).toEqual(viaHttp.body);
+    expect(viaCli).toMatchObject({ permissions: ['cli.own'], roles: ['cli.reader'] });
+    expect(viaCli.identity).toEqual({ id: expect.any(String), externalId: 'cli_views', meta: {} });
+    const verdict = await runJson<Record<string, unknown>>(
+      ['keys', 'verify', '--workspace', ws, key],
+      env,
+    );
+    expect(verdict).toMatchObject({ valid: true, permissions: ['cli.own', 'cli.read'] });
+    expect(verdict.identity).toEqual(viaCli.identity);
+  });
+
   test('keys get --decrypt prints a recoverable key with its plaintext, audited; 412 without a vault', async () => {
     // The node of this file has no vault: one that has seals the key, as in production.
     const vaultKey = `k1:${randomBytes(32).toString('base64')}`;

@@ -283,3 +283,39 @@ describe('keys.updateCredits as Unkey answers it', () => {
     ).toEqual({ remaining: 4 });
   });
 });
+
+describe('permissions.createPermission: Unkey’s name and slug', () => {
+  test('a name of 1–512 characters of any kind; a slug of 1–128 of [a-zA-Z0-9_:-.*]', async () => {
+    const made = [
+      { name: 'n', slug: 's' },
+      { name: `Read ${'n'.repeat(507)}`, slug: 'docs.*' },
+      { name: 'Any: thing, at all!', slug: `x${'y'.repeat(127)}` },
+    ];
+    for (const body of made) {
+      const { data } = await unkey.permissions.createPermission(body);
+      expect((await unkey.permissions.getPermission({ permission: body.slug })).data).toEqual({
+        id: data.permissionId,
+        ...body,
+      });
+    }
+    expect(await rawV2('permissions.createPermission', { name: '', slug: 'b.1' })).toMatchObject(
+      invalid('body.name'),
+    );
+    expect(
+      await rawV2('permissions.createPermission', { name: 'n'.repeat(513), slug: 'b.2' }),
+    ).toMatchObject(invalid('body.name'));
+    for (const slug of ['', 'z'.repeat(129), 'a b', 'a/b']) {
+      expect(await rawV2('permissions.createPermission', { name: 'bad', slug })).toMatchObject(
+        invalid('body.slug'),
+      );
+    }
+    // v1 keeps Unkey v1's identifier rules for both.
+    for (const body of [
+      { name: 'ab' },
+      { name: 'docs.*' },
+      { name: 'ok.name', slug: 'Read documents' },
+    ]) {
+      expect((await v1.post('permissions.createPermission', body)).status).toBe(400);
+    }
+  });
+});

@@ -302,34 +302,56 @@ describe('permissions and roles', () => {
     });
   });
 
-  test('a name or slug keyward cannot keep is a 400 naming it; a taken slug is a 409', async () => {
-    const { unkey } = await freshWorkspace();
-    expect(
-      await failure(
-        unkey.permissions.createPermission({ name: 'Read documents', slug: 'documents.read' }),
-      ),
-    ).toMatchObject({
-      kind: 'BadRequestErrorResponse',
-      error: {
-        errors: [
-          {
-            location: 'body.name',
-            message:
-              "may hold only letters, digits and _ . : - (keyward keeps it as the permission's second identifier)",
-          },
-        ],
-      },
+  test('a name is free text and need not be unique; a slug is the identifier, a taken one 409', async () => {
+    const { unkey, rootKey } = await freshWorkspace();
+    // Unkey's name: 1–512 characters of any kind, kept as written.
+    const { data: spaced } = await unkey.permissions.createPermission({
+      name: 'Read documents',
+      slug: 'documents.read',
     });
+    expect((await unkey.permissions.getPermission({ permission: 'documents.read' })).data).toEqual({
+      id: spaced.permissionId,
+      name: 'Read documents',
+      slug: 'documents.read',
+    });
+    // v1 shows the two the other way round, as it always did.
+    const v1 = client(url, rootKey);
+    expect(
+      (await v1.get('permissions.getPermission', { permissionId: spaced.permissionId })).body,
+    ).toEqual({ id: spaced.permissionId, name: 'documents.read', slug: 'Read documents' });
+    // The same name under another slug is another permission.
+    const { data: again } = await unkey.permissions.createPermission({
+      name: 'Read documents',
+      slug: 'documents.read.all',
+    });
+    expect(again.permissionId).not.toBe(spaced.permissionId);
+    const long = 'n'.repeat(512);
+    await unkey.permissions.createPermission({ name: long, slug: 'long.name' });
+    expect((await unkey.permissions.getPermission({ permission: 'long.name' })).data.name).toBe(
+      long,
+    );
+    for (const name of ['', `${long}n`]) {
+      expect(
+        await failure(unkey.permissions.createPermission({ name, slug: 'never.made' })),
+      ).toMatchObject({
+        kind: 'BadRequestErrorResponse',
+        error: { status: 400, type: `${TYPE}/unkey/application/invalid_input` },
+      });
+    }
     expect(
       await failure(unkey.permissions.createPermission({ name: 'documents.read', slug: 'a b' })),
     ).toMatchObject({ kind: 'BadRequestErrorResponse', error: { status: 400 } });
-    await unkey.permissions.createPermission({ name: 'x.read', slug: 'x.read' });
+    // A taken slug is Unkey's 409, whatever the name; nothing is made.
     expect(
-      await failure(unkey.permissions.createPermission({ name: 'other', slug: 'x.read' })),
+      await failure(
+        unkey.permissions.createPermission({ name: 'Something else', slug: 'documents.read' }),
+      ),
     ).toMatchObject({
       kind: 'ConflictErrorResponse',
       error: { status: 409, type: `${TYPE}/unkey/data/permission_already_exists` },
     });
+    const slugs = (await unkey.permissions.listPermissions({})).result.data.map((p) => p.slug);
+    expect(slugs.sort()).toEqual(['documents.read', 'documents.read.all', 'long.name']);
   });
 
   test('a role: made with permission slugs, read by id and by name, its permissions as objects', async () => {

@@ -17,7 +17,7 @@ import { LIMIT_MAX } from './hostile';
 
 /**
  * The node that test/integration/hostileInput.*.test.ts send hostile input to, and how they send
- * it. Against every operation of src/http/routes.ts and GET /v1/liveness: whatever is sent, a
+ * it. Against every operation of src/operations/registry.ts and GET /v1/liveness: whatever is sent, a
  * node answers within a deadline, never with a 5xx, always in the error envelope with the
  * security headers, and it writes nothing: the primary's keyspace notifications report no write
  * around a rejected request (a request that may write its own new keys is compared by DUMP).

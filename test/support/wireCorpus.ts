@@ -4,7 +4,7 @@ import { DEEP_JSON, INVALID_UTF8 } from './hostile';
 
 /**
  * The scenario of the wire corpus (test/integration/wireCorpus.test.ts): a fixed sequence of raw
- * HTTP requests against one node, covering every RPC of src/http/routes.ts with its success and
+ * HTTP requests against one node, covering every RPC of src/operations/registry.ts with its success and
  * its characteristic errors, every verifyKey verdict, the transport errors and a sample of
  * hostile input. Nothing here is random: the same code sends the same bytes on every run, except
  * for what only the server knows (ids, generated keys, timestamps), which the test normalizes.

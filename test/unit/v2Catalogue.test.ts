@@ -14,6 +14,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../src/errors'
 import { newId } from '../../src/keys/ids';
 import { LISTED_META } from '../../src/operations/identities/views';
 import { PERMISSION_RECORDS } from '../../src/operations/permissions/views';
+import { createPermission } from '../../src/operations/permissions/createPermission';
 
 /** What a route's toInput threw: the 400's message. */
 function refusal(run: () => unknown): string {
@@ -75,14 +76,35 @@ describe('permissions', () => {
       name: 'documents.read',
       slug: 'documents-read',
     });
-    expect(
-      refusal(() => v2CreatePermission.toInput({ name: 'Read documents', slug: 'documents.read' })),
-    ).toBe(
-      "name: may hold only letters, digits and _ . : - (keyward keeps it as the permission's second identifier)",
-    );
-    expect(refusal(() => v2CreatePermission.toInput({ name: 'ab', slug: 'documents.read' }))).toBe(
-      "name: must be 3–256 characters (keyward keeps it as the permission's second identifier)",
-    );
+  });
+
+  test('v2’s name is free text of 1–512 characters: the operation’s slug, widened for v2 only', () => {
+    expect(v2CreatePermission.toInput({ name: 'Read documents', slug: 'documents.read' })).toEqual({
+      name: 'documents.read',
+      slug: 'Read documents',
+    });
+    const properties = (schema: unknown) =>
+      (schema as { properties: Record<string, Record<string, unknown>> }).properties;
+    expect(properties(v2CreatePermission.coreInput).slug).toEqual({
+      type: 'string',
+      minLength: 1,
+      maxLength: 512,
+    });
+    // keyward's name, v2's slug: from 1 character, `*` allowed, as Unkey's slug.
+    expect(properties(v2CreatePermission.coreInput).name).toMatchObject({
+      minLength: 1,
+      maxLength: 256,
+      pattern: '^[a-zA-Z0-9_:\\-\\.\\*]+$',
+    });
+    // v1's own rules are untouched.
+    for (const field of ['name', 'slug']) {
+      expect(properties(createPermission.input)[field]).toEqual({
+        type: 'string',
+        minLength: 3,
+        maxLength: 256,
+        pattern: '^[a-zA-Z0-9_.:-]*$',
+      });
+    }
   });
 
   test('a role answers its permissions as objects, [] when it has none', () => {

@@ -1,4 +1,10 @@
 import { ConflictError } from '../../errors';
+import { listKeys, type KeysPage } from '../../operations/apis/listKeys';
+import { getKey } from '../../operations/keys/getKey';
+import type { Verification } from '../../operations/keys/verification';
+import { verifyKey } from '../../operations/keys/verifyKey';
+import { whoami } from '../../operations/keys/whoami';
+import type { KeyView } from '../../operations/views';
 import { setPermissions } from '../../operations/keys/setPermissions';
 import { setRoles } from '../../operations/keys/setRoles';
 import { RepeatedNameError } from '../../operations/namedLimits';
@@ -6,6 +12,7 @@ import type { Operation } from '../../operations/operation';
 import { operations } from '../../operations/registry';
 import { updateIdentity } from '../../operations/identities/updateIdentity';
 import { withKeywords, type AnyRoute, type DialectRoute } from '../dialect';
+import { v1KeysPage, v1KeyView, v1Verification } from './views';
 
 /**
  * Unkey's v1 answered a few requests otherwise than the operation (which follows v2, the newer
@@ -21,7 +28,12 @@ const V1_DIFFERENCES: ReadonlyMap<Operation, Partial<AnyRoute>> = new Map<
     { input: withKeywords(setPermissions.input, { permissions: { minItems: 1 } }) },
   ],
   [setRoles as Operation, { input: withKeywords(setRoles.input, { roles: { minItems: 1 } }) }],
-  // Unkey v1 answered a limit named twice with 409 CONFLICT and these words (v2: 400).
+  // What v2 shows beside a key (its effective permissions, its identity's limits), v1 did not.
+  [getKey as Operation, { toBody: (output) => v1KeyView(output as KeyView) }],
+  [whoami as Operation, { toBody: (output) => v1KeyView(output as KeyView) }],
+  [listKeys as Operation, { toBody: (output) => v1KeysPage(output as KeysPage) }],
+  [verifyKey as Operation, { toBody: (output) => v1Verification(output as Verification) }],
+  // Unkey v1 answered a limit named twice with CONFLICT and these words (v2: 400).
   [
     updateIdentity as Operation,
     {

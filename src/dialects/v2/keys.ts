@@ -10,7 +10,7 @@ import type { NamedLimitInput } from '../../operations/namedLimits';
 import { INTERVAL_MAX, LIMIT_MAX, limitName, object } from '../../operations/schemas';
 import { defineV2Route, open, widen } from './route';
 import { v2ExternalId } from './identities';
-import { limitId, refuse, v2Key } from './shapes';
+import { limitId, refuse, v2Identity, v2Key } from './shapes';
 
 /** The most credits one v2 verification may spend (Unkey v2's `credits.cost` maximum). */
 export const CREDIT_COST_MAX = 1_000_000_000_000;
@@ -231,7 +231,7 @@ function v2Verification(v: Verification): Record<string, unknown> {
   if (v.enabled !== undefined) data.enabled = v.enabled;
   if (v.permissions !== undefined) data.permissions = v.permissions;
   if (v.roles !== undefined) data.roles = v.roles;
-  if (v.identity) data.identity = { ...v.identity, ratelimits: [] };
+  if (v.identity) data.identity = v2Identity(v.identity);
   // toInput always names limits (maybe none), so a found key's answer lists every applied one.
   if (v.ratelimits && v.ratelimits.length > 0) {
     data.ratelimits = v.ratelimits.map((standing) => ({

@@ -8,12 +8,7 @@ import type { PermissionHandle, RoleHandle } from '../../operations/permissions/
 import { listPermissions } from '../../operations/permissions/listPermissions';
 import { listRoles } from '../../operations/permissions/listRoles';
 import { setRolePermissions } from '../../operations/permissions/setRolePermissions';
-import {
-  description,
-  newNameProblem,
-  permissionName,
-  roleName,
-} from '../../operations/permissions/schemas';
+import { description, permissionName, roleName } from '../../operations/permissions/schemas';
 import {
   PERMISSION_RECORDS,
   type PermissionView,
@@ -21,13 +16,13 @@ import {
 } from '../../operations/permissions/views';
 import { empty, id, object, pageLimit, text } from '../../operations/schemas';
 import { isKeywardId, matching, pageOf, v2Pagination } from './lists';
-import { defineV2Route } from './route';
-import { refuse } from './shapes';
+import { defineV2Route, widen } from './route';
 
 /**
  * permissions.* in v2's shapes. What keys hold and queries name is a permission's v2 `slug`, and
- * keyward's `name`: the two are the same field. v2's `name`, a second label, is kept in keyward's
- * `slug` (its second handle), so that each dialect reads back what it wrote.
+ * keyward's `name`: the two are the same field, unique in a workspace. v2's `name`, free text for
+ * people, is kept in keyward's `slug` (a label nothing looks up), so that each dialect reads back
+ * what it wrote.
  */
 
 export interface V2Permission {
@@ -88,6 +83,14 @@ interface ListingBody {
   search?: string;
 }
 
+/** Unkey v2's permission slug: 1–128 characters (its column's width) of `[a-zA-Z0-9_:-.*]`. */
+const V2_SLUG = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[a-zA-Z0-9_:\\-\\.\\*]+$',
+} as const;
+
 interface V2CreatePermissionBody {
   name: string;
   slug: string;
@@ -97,16 +100,18 @@ interface V2CreatePermissionBody {
 export const v2CreatePermission = defineV2Route({
   name: 'permissions.createPermission',
   operation: createPermission,
+  // v2's name is free text of 1–512 characters, kept in keyward's slug; its slug, keyward's name,
+  // may be 1 character long and hold `*` (a literal in queries). v1 keeps its identifier rules.
+  coreInput: widen(createPermission.input, {
+    name: { minLength: 1, pattern: V2_SLUG.pattern },
+    slug: { minLength: 1, maxLength: 512, pattern: undefined },
+  }),
   input: object(
-    { name: { type: 'string', minLength: 1, maxLength: 512 }, slug: permissionName, description },
+    { name: { type: 'string', minLength: 1, maxLength: 512 }, slug: V2_SLUG, description },
     ['name', 'slug'],
   ),
   output: object({ permissionId: string }, ['permissionId']),
   toInput(body: V2CreatePermissionBody) {
-    const problem = newNameProblem('permissions', body.name);
-    if (problem) {
-      refuse('name', `${problem} (keyward keeps it as the permission's second identifier)`);
-    }
     return {
       name: body.slug,
       slug: body.name,

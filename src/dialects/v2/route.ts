@@ -82,7 +82,8 @@ export function defineV2Route<CoreInput, CoreOutput extends object, Body>(
 
 /**
  * The operation's input schema where Unkey's v2 holds a bound wider than keyward's v1
- * (`{permissions: {maxItems: 1000}}`), whose answers must not change.
+ * (`{permissions: {maxItems: 1000}}`, or `{pattern: undefined}` to drop one), whose answers must
+ * not change.
  */
 export function widen(
   schema: JsonSchema,

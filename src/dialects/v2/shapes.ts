@@ -42,14 +42,18 @@ export interface V2Identity {
   id: string;
   externalId: string;
   meta: Record<string, unknown>;
-  ratelimits: V2Limit[];
+  ratelimits?: V2Limit[];
 }
 
-export function v2Identity(
-  identity: IdentityView,
-  ratelimits: readonly NamedLimit[] = [],
-): V2Identity {
-  return { ...identity, ratelimits: v2Limits(identity.id, ratelimits) };
+/**
+ * A key's identity as v2's key views show it (getKey, whoami, listKeys, verifyKey): its limits
+ * in v2's shape, left out when it has none, as Unkey leaves them out.
+ */
+export function v2Identity(identity: IdentityView): V2Identity {
+  const { id, externalId, meta, ratelimits } = identity;
+  return ratelimits
+    ? { id, externalId, meta, ratelimits: v2Limits(id, ratelimits) }
+    : { id, externalId, meta };
 }
 
 /** A key as v2's KeyResponseData shows it. */
@@ -64,7 +68,8 @@ export function v2Key(view: KeyView): Record<string, unknown> {
   if (view.meta !== undefined) key.meta = view.meta;
   if (view.updatedAt !== undefined) key.updatedAt = view.updatedAt;
   if (view.expires !== undefined) key.expires = view.expires;
-  if (view.permissions !== undefined) key.permissions = view.permissions;
+  // v2 answers a key's own permissions and its roles', as Unkey's getKey merges them.
+  if (view.effectivePermissions !== undefined) key.permissions = view.effectivePermissions;
   if (view.roles !== undefined) key.roles = view.roles;
   if (view.remaining !== undefined) {
     key.credits = {
@@ -72,7 +77,7 @@ export function v2Key(view: KeyView): Record<string, unknown> {
       ...(view.refill ? { refill: refillOf(view.refill) } : {}),
     };
   }
-  if (view.identity) key.identity = { ...view.identity, ratelimits: [] };
+  if (view.identity) key.identity = v2Identity(view.identity);
   if (view.plaintext !== undefined) key.plaintext = view.plaintext;
   const limits = [
     ...(view.ratelimit

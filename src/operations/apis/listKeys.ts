@@ -8,6 +8,12 @@ import { openKey, vaultToOpen } from '../keys/recoverable';
 
 const CURSOR = /^\d{1,15}$/;
 
+export interface KeysPage {
+  keys: KeyView[];
+  cursor?: string;
+  total: number;
+}
+
 interface ListKeysInput {
   apiId: string;
   limit?: number;
@@ -43,11 +49,7 @@ export const listKeys = defineOperation({
   },
   output: page('keys', keyOutput),
   uses: ['apis', 'keys', 'now', 'directory', 'vault', 'metrics'],
-  async handle(
-    deps,
-    caller,
-    input: ListKeysInput,
-  ): Promise<{ keys: KeyView[]; cursor?: string; total: number }> {
+  async handle(deps, caller, input: ListKeysInput): Promise<KeysPage> {
     if (input.cursor !== undefined && !CURSOR.test(input.cursor)) {
       throw invalidField(['cursor'], 'is not a cursor this server returned');
     }

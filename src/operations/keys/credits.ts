@@ -43,7 +43,9 @@ export function creditSpend(
 
 /**
  * A key as clients see it, with its credits as they stand now. `permissions` are its own (getKey),
- * or its own and its roles' (listKeys, as Unkey's v1 and v2 listKeys answer them).
+ * or its own and its roles' (listKeys, as Unkey's v1 and v2 listKeys answer them);
+ * `effectivePermissions` are always the latter. The identity comes with its named limits: the
+ * record read for it holds them, so they cost no further read.
  */
 export async function viewWithCredits(
   deps: Pick<Services, 'keys' | 'now' | 'directory'>,
@@ -55,6 +57,7 @@ export async function viewWithCredits(
     const holdings = holdingsOf(key, await deps.directory.catalogue(key.workspaceId));
     view.permissions = permissions === 'own' ? holdings.permissions : [...holdings.effectiveSorted];
     view.roles = holdings.roles;
+    view.effectivePermissions = [...holdings.effectiveSorted];
   }
   const identity = key.identityId
     ? await deps.directory.identity(key.workspaceId, key.identityId)

@@ -1,17 +1,33 @@
 import type { AuditEntry } from '../../domain/audit';
 import type { IdentityRecord } from '../../domain/identity';
 import type { KeyFields } from '../../domain/key';
+import type { NamedLimit } from '../../domain/namedLimits';
 import type { Services } from '../services';
 
-/** A key's identity as getKey and verifyKey answer it (Unkey v1's shape: meta is `{}` when unset). */
+/**
+ * A key's identity as getKey and verifyKey answer it (Unkey v1's shape: meta is `{}` when unset),
+ * with its named limits when it has any (Unkey v2's key views list them; v1's did not, see
+ * `v1Identity`).
+ */
 export interface IdentityView {
   id: string;
   externalId: string;
   meta: Record<string, unknown>;
+  ratelimits?: readonly NamedLimit[];
 }
 
-export function identityView(identity: IdentityRecord): IdentityView {
-  return { id: identity.id, externalId: identity.externalId, meta: identity.meta ?? {} };
+/** The identity with `ratelimits` (all of them, unless a verification says which are shown). */
+export function identityView(
+  identity: IdentityRecord,
+  ratelimits: readonly NamedLimit[] | undefined = identity.ratelimits,
+): IdentityView {
+  const view: IdentityView = {
+    id: identity.id,
+    externalId: identity.externalId,
+    meta: identity.meta ?? {},
+  };
+  if (ratelimits !== undefined && ratelimits.length > 0) view.ratelimits = ratelimits;
+  return view;
 }
 
 /**

@@ -2,6 +2,7 @@ import { copyDetails, VERDICT_DETAIL_NAMES, type VerifiableKey } from '../../dom
 import { DECIDED_AT } from '../../limiter/tokenBucket';
 import { rateLimitHeaders } from '../rateLimitHeaders';
 import type { IdentityRecord } from '../../domain/identity';
+import { DEFAULT_LIMIT_NAME, type NamedLimit } from '../../domain/namedLimits';
 import type { Holdings } from './holdings';
 import { identityView, type IdentityView } from './identityLink';
 
@@ -45,7 +46,7 @@ export interface Verification extends Partial<
   permissions?: string[];
   /** Its roles: only for a key that holds any. */
   roles?: string[];
-  /** The identity the key belongs to. */
+  /** The identity the key belongs to, with its limits the key does not have one of its own for. */
   identity?: IdentityView;
 }
 
@@ -89,8 +90,25 @@ export function verdict(
     result.permissions = holdings.effectiveSorted.slice();
     result.roles = holdings.roles.slice();
   }
-  if (identity) result.identity = identityView(identity);
+  if (identity) result.identity = identityView(identity, identityLimitsShown(key, identity));
   return result;
+}
+
+/**
+ * The identity's limits a verdict shows: those the key has no limit of the same name for (the
+ * key's is the one that applies), as Unkey v2's verifyKey lists them. getKey shows them all.
+ */
+function identityLimitsShown(
+  key: Pick<VerifiableKey, 'ratelimit' | 'ratelimits'>,
+  identity: IdentityRecord,
+): readonly NamedLimit[] | undefined {
+  const limits = identity.ratelimits;
+  if (!limits || (!key.ratelimit && !key.ratelimits)) return limits;
+  const own = (name: string) =>
+    name === DEFAULT_LIMIT_NAME
+      ? key.ratelimit !== undefined
+      : (key.ratelimits ?? []).some((limit) => limit.name === name);
+  return limits.filter((limit) => !own(limit.name));
 }
 
 /** RateLimit-* headers of a verification that carried a rate limit. */

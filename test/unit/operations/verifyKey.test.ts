@@ -456,7 +456,7 @@ describe('decideVerification: input and answer shape', () => {
     expect([limiter.calls, limiter.charges]).toEqual([[], []]);
   });
 
-  test('an identity: answered, its limits merged with the key’s, the key’s winning on a name', async () => {
+  test('an identity: answered with the limits the key has none of its own for, the key’s winning on a name', async () => {
     const key = keyWith({
       identityId: 'identity_1',
       ownerId: 'user_1',
@@ -465,7 +465,15 @@ describe('decideVerification: input and answer shape', () => {
     const { deps, limiter } = setup(key);
     const input = { key: PLAINTEXT, ratelimits: [{ name: 'tokens', cost: 2 }] };
     const result = await decideVerification(deps, callerWith(['*']), input);
-    expect(result.identity).toEqual({ id: 'identity_1', externalId: 'user_1', meta: {} });
+    // Its limits as Unkey v2 lists them: `tokens` is the key's own, so only `shared` is shown.
+    expect(result.identity).toEqual({
+      id: 'identity_1',
+      externalId: 'user_1',
+      meta: {},
+      ratelimits: [
+        { name: 'shared', type: 'consistent', limit: 3, duration: 1000, autoApply: true },
+      ],
+    });
     const [charges] = limiter.charges[0]!;
     expect(charges.map(({ bucketKey, config, cost }) => [bucketKey, config.type, cost])).toEqual([
       ['keyward:bucket:{identity_1}:shared', 'consistent', 1],
