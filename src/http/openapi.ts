@@ -204,7 +204,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       responses: {
         '200': {
           description: 'OK',
-          content: { 'application/json': { schema: plain(route.output) } },
+          content: { 'application/json': { schema: plain(v1Route.output) } },
         },
         ...errors,
       },

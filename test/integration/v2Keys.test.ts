@@ -247,7 +247,9 @@ describe('keys.updateCredits', () => {
     );
     expect(noValue).toMatchObject({
       name: 'BadRequestErrorResponse',
-      error: { errors: [{ location: 'body.value', message: 'is required with increment' }] },
+      error: {
+        errors: [{ location: 'body.value', message: 'is required to increment or decrement' }],
+      },
     });
     expect(
       await failure(unkey.keys.updateCredits({ keyId: 'key_missing', operation: 'set', value: 1 })),

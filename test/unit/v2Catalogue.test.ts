@@ -12,8 +12,6 @@ import { v2ListOverrides, v2MultiLimit, v2SetOverride } from '../../src/dialects
 import { v2ErrorType } from '../../src/dialects/v2/errors';
 import { BadRequestError, ConflictError, NotFoundError } from '../../src/errors';
 import { newId } from '../../src/keys/ids';
-import { LISTED_META } from '../../src/operations/identities/views';
-import { PERMISSION_RECORDS } from '../../src/operations/permissions/views';
 import { createPermission } from '../../src/operations/permissions/createPermission';
 
 /** What a route's toInput threw: the 400's message. */
@@ -119,9 +117,7 @@ describe('permissions', () => {
         name: 'Reader',
         description: 'reads',
         permissions: ['a.read'],
-        [PERMISSION_RECORDS]: [
-          { id: 'perm_1', name: 'a.read', slug: 'A reading', description: 'd' },
-        ],
+        permissionRecords: [{ id: 'perm_1', name: 'a.read', slug: 'A reading', description: 'd' }],
       }),
     ).toEqual({
       id: 'role_2',
@@ -185,10 +181,11 @@ describe('identities', () => {
             id: 'id_1',
             externalId: 'u1',
             ratelimits: [{ name: 'r', type: 'fast', limit: 1, duration: 1000, autoApply: true }],
-            [LISTED_META]: { plan: 'pro' },
+            meta: { plan: 'pro' },
           },
         ],
         cursor: 'id_1',
+        total: 1,
       },
       {},
     );

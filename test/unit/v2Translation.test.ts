@@ -1,3 +1,4 @@
+import { v1Routes } from '../../src/dialects/v1/routes';
 import { v2ListKeys } from '../../src/dialects/v2/apis';
 import { v2ErrorType } from '../../src/dialects/v2/errors';
 import { heldBody, linkRefs } from '../../src/dialects/v2/keyLinks';
@@ -11,11 +12,11 @@ import {
   PreconditionFailedError,
 } from '../../src/errors';
 import { addPermissions } from '../../src/operations/keys/addPermissions';
-import { HELD, type LinkAnswer } from '../../src/operations/keys/linkOperation';
+import type { LinkAnswer } from '../../src/operations/keys/linkOperation';
 import { removePermissions } from '../../src/operations/keys/removePermissions';
 import { setPermissions } from '../../src/operations/keys/setPermissions';
-import { REFILL, updateRemaining } from '../../src/operations/keys/updateRemaining';
-import { runOperation } from '../../src/operations/operation';
+import { updateRemaining } from '../../src/operations/keys/updateRemaining';
+import { runOperation, type Operation } from '../../src/operations/operation';
 import type { Services } from '../../src/operations/services';
 import type { KeyView } from '../../src/operations/views';
 import { callerWith, NOW, WS } from './operations/fakes';
@@ -116,14 +117,15 @@ describe('v2 keys.updateCredits', () => {
     },
   );
 
-  test.each([
-    [{ operation: 'increment' }, 'value: is required with increment'],
-    [{ operation: 'decrement', value: null }, 'value: is required with decrement'],
-  ] as const)('%j is refused', (body, message) => {
-    expect(() => v2UpdateCredits.toInput({ keyId: 'k', ...body })).toThrow(
-      new BadRequestError(message),
-    );
-  });
+  test.each([[{ operation: 'increment' }], [{ operation: 'decrement', value: null }]] as const)(
+    '%j is refused by the operation’s own check, as v1’s would be',
+    (body) => {
+      const input = v2UpdateCredits.toInput({ keyId: 'k', ...body });
+      expect(() => updateRemaining.check!(input)).toThrow(
+        'value: is required to increment or decrement',
+      );
+    },
+  );
 
   test('a key without credits cannot be incremented: v2 answers 400 where v1 answers 412', () => {
     const refusal = v2UpdateCredits.refusal!(
@@ -138,7 +140,7 @@ describe('v2 keys.updateCredits', () => {
     expect(v2UpdateCredits.toBody({ remaining: 4 }, {} as never)).toEqual({
       data: { remaining: 4 },
     });
-    const refilled = { remaining: 4, [REFILL]: { interval: 'monthly', amount: 8, refillDay: 1 } };
+    const refilled = { remaining: 4, refill: { interval: 'monthly', amount: 8, refillDay: 1 } };
     expect(v2UpdateCredits.toBody(refilled as never, {} as never)).toEqual({
       data: { remaining: 4, refill: { interval: 'monthly', amount: 8, refillDay: 1 } },
     });
@@ -202,30 +204,33 @@ describe('the link operations carry what the key holds afterwards, unseen by v1'
       permissions: names.map((name) => ({ name })),
     }) as Promise<LinkAnswer>;
 
-  test('add: v1 answers what it linked, HELD is everything', async () => {
+  const v1Body = (operation: Operation, answer: LinkAnswer) =>
+    JSON.stringify(v1Routes.find((route) => route.operation === operation)!.toBody(answer, {}));
+
+  test('add: v1 answers what it linked, held is everything', async () => {
     const answer = await run(addPermissions, ['b.read']);
-    expect(JSON.stringify(answer)).toBe('[{"id":"perm_b","name":"b.read"}]');
-    expect(answer[HELD]).toEqual([
+    expect(v1Body(addPermissions as Operation, answer)).toBe('[{"id":"perm_b","name":"b.read"}]');
+    expect(answer.held).toEqual([
       { id: 'perm_a', name: 'a.read' },
       { id: 'perm_b', name: 'b.read' },
     ]);
   });
 
-  test('remove: v1 answers {}, HELD is what is left', async () => {
+  test('remove: v1 answers {}, held is what is left', async () => {
     const answer = await run(removePermissions, ['a.read', 'b.read']);
-    expect(JSON.stringify(answer)).toBe('{}');
-    expect(answer[HELD]).toEqual([]);
+    expect(v1Body(removePermissions as Operation, answer)).toBe('{}');
+    expect(answer.held).toEqual([]);
     expect(changes.at(-1)).toEqual(['remove', ['perm_a']]);
   });
 
   test('set: both are what the key holds now', async () => {
     const answer = await run(setPermissions, ['b.read']);
-    expect(JSON.stringify(answer)).toBe('[{"id":"perm_b","name":"b.read"}]');
-    expect(answer[HELD]).toEqual([{ id: 'perm_b', name: 'b.read' }]);
+    expect(v1Body(setPermissions as Operation, answer)).toBe('[{"id":"perm_b","name":"b.read"}]');
+    expect(answer.held).toEqual([{ id: 'perm_b', name: 'b.read' }]);
   });
 });
 
-test('updateRemaining carries the refill under REFILL; its JSON is v1’s {remaining}', async () => {
+test('updateRemaining answers the refill beside the count; v1 writes only {remaining}', async () => {
   const key = {
     id: 'key_1',
     workspaceId: WS,
@@ -245,8 +250,9 @@ test('updateRemaining carries the refill under REFILL; its JSON is v1’s {remai
     op: 'increment',
     value: 2,
   });
-  expect(JSON.stringify(answer)).toBe('{"remaining":7}');
-  expect(answer[REFILL]).toEqual({ interval: 'daily', amount: 10 });
+  const v1 = v1Routes.find((route) => route.operation === (updateRemaining as Operation))!;
+  expect(JSON.stringify(v1.toBody(answer, {}))).toBe('{"remaining":7}');
+  expect(answer.refill).toEqual({ interval: 'daily', amount: 10 });
 });
 
 describe('v2 apis.listKeys', () => {

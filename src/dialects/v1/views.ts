@@ -1,5 +1,7 @@
 import type { KeysPage } from '../../operations/apis/listKeys';
+import type { IdentitiesPage } from '../../operations/identities/listIdentities';
 import type { IdentityView } from '../../operations/keys/identityLink';
+import type { RoleView } from '../../operations/permissions/views';
 import type { Verification } from '../../operations/keys/verification';
 import type { KeyView } from '../../operations/views';
 
@@ -28,12 +30,29 @@ export function v1KeyView(view: KeyView): KeyView {
 }
 
 /** A verdict as Unkey v1 answered it: the identity without its limits. */
-export function v1Verification(verification: Verification): Verification {
-  if (verification.identity?.ratelimits === undefined) return verification;
-  return { ...verification, identity: v1Identity(verification.identity) };
+export function v1Verification(verification: Verification): object {
+  const { identity, ratelimits } = verification;
+  if (identity?.ratelimits === undefined && ratelimits === undefined) return verification;
+  const v1: Record<string, unknown> = { ...verification };
+  if (identity) v1.identity = v1Identity(identity);
+  // Whose limit each is, which v2 derives a limit's id from: v1 had no ids for them.
+  if (ratelimits) v1.ratelimits = ratelimits.map(({ owner: _owner, ...standing }) => standing);
+  return v1;
 }
 
 /** A page of keys, each as v1 answered it. */
 export function v1KeysPage(page: KeysPage): KeysPage {
   return { ...page, keys: page.keys.map(v1KeyView) };
+}
+
+/** Unkey v1 listed identities without their meta. */
+export function v1IdentitiesPage(page: IdentitiesPage): object {
+  return { ...page, identities: page.identities.map(({ meta: _meta, ...listed }) => listed) };
+}
+
+/** Unkey v1 answered a role's permissions by name only. */
+export function v1Role(role: RoleView): object {
+  const v1: RoleView = { ...role };
+  delete v1.permissionRecords;
+  return v1;
 }

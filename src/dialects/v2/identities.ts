@@ -1,14 +1,10 @@
 import { createIdentity } from '../../operations/identities/createIdentity';
 import { deleteIdentity } from '../../operations/identities/deleteIdentity';
 import { getIdentity } from '../../operations/identities/getIdentity';
-import { listIdentities } from '../../operations/identities/listIdentities';
+import { listIdentities, type IdentitiesPage } from '../../operations/identities/listIdentities';
 import type { IdentityHandle } from '../../operations/identities/loadIdentity';
 import { updateIdentity } from '../../operations/identities/updateIdentity';
-import {
-  LISTED_META,
-  type IdentityView,
-  type ListedIdentityView,
-} from '../../operations/identities/views';
+import { type IdentityView } from '../../operations/identities/views';
 import type { NamedLimitInput } from '../../operations/namedLimits';
 import { empty, id, meta, namedLimits, object, pageLimit, text } from '../../operations/schemas';
 import { isKeywardId, v2Pagination } from './lists';
@@ -112,8 +108,8 @@ export const v2ListIdentities = defineV2Route({
       ...(body.search !== undefined ? { search: body.search } : {}),
     };
   },
-  toBody: (page: { identities: ListedIdentityView[]; cursor?: string }) => ({
-    data: page.identities.map((listed) => v2IdentityOf(listed, listed[LISTED_META] ?? {})),
+  toBody: (page: IdentitiesPage) => ({
+    data: page.identities.map((listed) => v2IdentityOf(listed, listed.meta)),
     pagination: v2Pagination(page.cursor),
   }),
 });

@@ -1,6 +1,6 @@
 import { addPermissions } from '../../operations/keys/addPermissions';
 import { addRoles } from '../../operations/keys/addRoles';
-import { HELD, type LinkAnswer } from '../../operations/keys/linkOperation';
+import type { LinkAnswer } from '../../operations/keys/linkOperation';
 import type { LinkRef, Linked } from '../../operations/keys/links';
 import { removePermissions } from '../../operations/keys/removePermissions';
 import { removeRoles } from '../../operations/keys/removeRoles';
@@ -70,7 +70,7 @@ function linkRoute(
       keyId: body.keyId,
       [kind]: linkRefs(kind, op, body[kind] ?? []),
     }),
-    toBody: (answer: LinkAnswer) => ({ data: heldBody(kind, answer[HELD]) }),
+    toBody: (answer: LinkAnswer) => ({ data: heldBody(kind, answer.held) }),
   });
 }
 

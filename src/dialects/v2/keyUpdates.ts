@@ -3,7 +3,6 @@ import { DEFAULT_LIMIT_NAME } from '../../domain/namedLimits';
 import { invalidField, PreconditionFailedError } from '../../errors';
 import { updateKey } from '../../operations/keys/updateKey';
 import {
-  REFILL,
   updateRemaining,
   type RemainingAnswer,
   type UpdateRemainingInput,
@@ -150,18 +149,13 @@ export const v2UpdateCredits = defineV2Route({
   ]),
   toInput(body: V2UpdateCreditsBody): UpdateRemainingInput {
     const value = body.value ?? null;
-    if (value === null && body.operation !== 'set') {
-      refuse('value', `is required with ${body.operation}`);
-    }
     const op = body.operation === 'decrement' ? 'decrementToZero' : body.operation;
     return { keyId: body.keyId, op, value };
   },
   refusal: (error) =>
     error instanceof PreconditionFailedError ? invalidField(['operation'], error.message) : error,
   toBody: (answer: RemainingAnswer) => {
-    const refilled = answer[REFILL];
-    return {
-      data: { remaining: answer.remaining, ...(refilled ? { refill: refillOf(refilled) } : {}) },
-    };
+    const { remaining, refill } = answer;
+    return { data: { remaining, ...(refill ? { refill: refillOf(refill) } : {}) } };
   },
 });

@@ -2,7 +2,7 @@ import { PREFIX_PATTERN, MAX_BYTE_LENGTH, MIN_BYTE_LENGTH } from '../../keys/key
 import { createKey, type CreateKeyInput } from '../../operations/keys/createKey';
 import { deleteKey } from '../../operations/keys/deleteKey';
 import { getKey } from '../../operations/keys/getKey';
-import { LIMIT_OWNER, type Verification } from '../../operations/keys/verification';
+import type { Verification } from '../../operations/keys/verification';
 import { verifyKey, type VerifyKeyInput } from '../../operations/keys/verifyKey';
 import { whoami } from '../../operations/keys/whoami';
 import { createKeys } from '../../operations/migrations/createKeys';
@@ -235,7 +235,7 @@ function v2Verification(v: Verification): Record<string, unknown> {
   // toInput always names limits (maybe none), so a found key's answer lists every applied one.
   if (v.ratelimits && v.ratelimits.length > 0) {
     data.ratelimits = v.ratelimits.map((standing) => ({
-      id: limitId(standing[LIMIT_OWNER] ?? v.keyId ?? '', standing.name),
+      id: limitId(standing.owner, standing.name),
       name: standing.name,
       limit: standing.limit,
       duration: standing.duration,

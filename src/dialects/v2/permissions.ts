@@ -9,11 +9,7 @@ import { listPermissions } from '../../operations/permissions/listPermissions';
 import { listRoles } from '../../operations/permissions/listRoles';
 import { setRolePermissions } from '../../operations/permissions/setRolePermissions';
 import { description, permissionName, roleName } from '../../operations/permissions/schemas';
-import {
-  PERMISSION_RECORDS,
-  type PermissionView,
-  type RoleView,
-} from '../../operations/permissions/views';
+import { type PermissionView, type RoleView } from '../../operations/permissions/views';
 import { empty, id, object, pageLimit, text } from '../../operations/schemas';
 import { isKeywardId, matching, pageOf, v2Pagination } from './lists';
 import { defineV2Route, widen } from './route';
@@ -47,7 +43,7 @@ export function v2Role(view: RoleView) {
     id: view.id,
     name: view.name,
     ...(view.description !== undefined ? { description: view.description } : {}),
-    permissions: (view[PERMISSION_RECORDS] ?? []).map(v2Permission),
+    permissions: (view.permissionRecords ?? []).map(v2Permission),
   };
 }
 

@@ -2,7 +2,13 @@ import type { IdentityStore } from '../../store/identityStore';
 import { defineOperation } from '../operation';
 import { id, object, page, pageLimit, text } from '../schemas';
 import { listedIdentityOutput } from './schemas';
-import { LISTED_META, listedIdentityView, type ListedIdentityView } from './views';
+import { identityView, type IdentityView } from './views';
+
+export interface IdentitiesPage {
+  identities: IdentityView[];
+  cursor?: string;
+  total: number;
+}
 
 interface ListIdentitiesInput {
   environment?: string;
@@ -51,11 +57,7 @@ export const listIdentities = defineOperation({
   }),
   output: page('identities', listedIdentityOutput),
   uses: ['identities'],
-  async handle(
-    deps,
-    caller,
-    input: ListIdentitiesInput,
-  ): Promise<{ identities: ListedIdentityView[]; cursor?: string; total: number }> {
+  async handle(deps, caller, input: ListIdentitiesInput): Promise<IdentitiesPage> {
     // Every identity is in `default`: another environment holds none.
     if (environmentOf(input) !== DEFAULT_ENVIRONMENT) return { identities: [], total: 0 };
     const limit = input.limit ?? 100;
@@ -71,10 +73,8 @@ export const listIdentities = defineOperation({
             ...(input.cursor !== undefined ? { afterId: input.cursor } : {}),
           });
     return {
-      identities: found.identities.map((identity) => ({
-        ...listedIdentityView(identity),
-        [LISTED_META]: identity.meta ?? {},
-      })),
+      // With its meta, which v2 lists and v1 did not (src/dialects/v1/routes.ts).
+      identities: found.identities.map(identityView),
       total: found.total,
       ...(found.next !== undefined ? { cursor: found.next } : {}),
     };

@@ -10,16 +10,8 @@ export interface IdentityView {
   ratelimits: NamedLimit[];
 }
 
-/**
- * A listed identity's meta, for a dialect that lists it (v2). A symbol: JSON never shows it, so
- * v1's listing stays without meta.
- */
-export const LISTED_META: unique symbol = Symbol('meta');
-
-/** As listIdentities answers it: Unkey v1 lists identities without their meta. */
-export type ListedIdentityView = Omit<IdentityView, 'meta'> & {
-  [LISTED_META]?: Record<string, unknown>;
-};
+/** An identity without its meta, as Unkey v1 listed identities. */
+export type ListedIdentityView = Omit<IdentityView, 'meta'>;
 
 export function identityView(identity: IdentityRecord): IdentityView {
   return { ...listedIdentityView(identity), meta: identity.meta ?? {} };

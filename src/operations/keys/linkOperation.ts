@@ -1,7 +1,7 @@
 import type { LinkKind } from '../../store/rbacStore';
 import { auditEntry } from '../audit';
 import { defineOperation } from '../operation';
-import { empty } from '../schemas';
+import { object } from '../schemas';
 import {
   heldLinks,
   linkedKey,
@@ -16,16 +16,11 @@ import {
 
 type LinkInput = { keyId: string } & { [kind in LinkKind]?: LinkRef[] };
 
-/**
- * What the key holds directly of the kind once the call is done (Unkey v2 answers it for all
- * three). A symbol, so that the v1 answer, written as JSON, never shows it.
- */
-export const HELD: unique symbol = Symbol('held');
-
-export type LinkAnswer = (Linked[] | Record<string, never>) & { [HELD]: Linked[] };
-
-function answer(out: Linked[] | Record<string, never>, held: Linked[]): LinkAnswer {
-  return Object.assign(out, { [HELD]: held });
+export interface LinkAnswer {
+  /** What the call linked (add), or everything the key now holds of the kind (set); none (remove). */
+  linked: Linked[];
+  /** What the key holds directly of the kind once the call is done (Unkey v2 answers it for all three). */
+  held: Linked[];
 }
 
 const ACTIONS = {
@@ -42,8 +37,8 @@ const NAMES = {
  * keys.add|remove|set Permissions|Roles, one declaration for the six: they differ only in what
  * they link and how. add and set answer what they linked (set: everything the key now holds of
  * that kind); remove answers `{}` and passes over what the key does not hold. set also needs the
- * remove permission when it takes something away. Each answer also carries, under HELD, what the
- * key holds of that kind afterwards.
+ * remove permission when it takes something away. Each answer also carries what the key holds of
+ * that kind afterwards (v2 answers that; v1 the first, src/dialects/v1/routes.ts).
  */
 export function linkOperation(kind: LinkKind, op: 'add' | 'remove' | 'set') {
   const action = op === 'remove' ? ACTIONS[kind].remove : ACTIONS[kind].add;
@@ -61,7 +56,7 @@ export function linkOperation(kind: LinkKind, op: 'add' | 'remove' | 'set') {
           : `Sets a key's ${kind}: the ones named, and only those.`,
     permission: { resource: 'rbac', action, scope: 'any' },
     input: linksInput(kind, op === 'set' ? 0 : 1),
-    output: op === 'remove' ? empty : linkedOutput,
+    output: object({ linked: linkedOutput, held: linkedOutput }, ['linked', 'held']),
     uses: ['keys', 'directory', 'rbac', 'now'],
     async handle(deps, caller, input: LinkInput): Promise<LinkAnswer> {
       const key = await linkedKey(deps, caller, input.keyId);
@@ -79,20 +74,20 @@ export function linkOperation(kind: LinkKind, op: 'add' | 'remove' | 'set') {
         });
         await deps.rbac.changeKeyLinks(ws, key, kind, 'remove', ids, audit(ids));
         const removed = new Set(ids);
-        return answer(
-          {},
-          heldLinks(key, kind, catalogue).filter((l) => !removed.has(l.id)),
-        );
+        return {
+          linked: [],
+          held: heldLinks(key, kind, catalogue).filter((l) => !removed.has(l.id)),
+        };
       }
       const plan = planLinks(caller, kind, refs, catalogue);
       if (op === 'set') requireRemovalOfOthers(caller, key, kind, plan.existing);
       const linked = await carryOut(deps, caller, plan, name);
       const ids = linked.map((l) => l.id);
       await deps.rbac.changeKeyLinks(ws, key, kind, op, ids, audit(ids));
-      if (op === 'set') return answer(linked, [...linked]);
+      if (op === 'set') return { linked, held: [...linked] };
       const added = new Set(linked.map((l) => l.id));
       const kept = heldLinks(key, kind, catalogue).filter((l) => !added.has(l.id));
-      return answer(linked, [...kept, ...linked]);
+      return { linked, held: [...kept, ...linked] };
     },
   });
 }

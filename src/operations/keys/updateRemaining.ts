@@ -7,16 +7,11 @@ import { loadKey } from './loadKey';
 import { auditEntry } from '../audit';
 import type { CreditsOp } from '../../store/keyStore';
 
-/**
- * The key's refill, beside the count it answers (Unkey v2's credits answer shows both). A symbol,
- * so that the v1 answer, written as JSON, never shows it.
- */
-export const REFILL: unique symbol = Symbol('refill');
-
 export interface RemainingAnswer {
   /** null: unlimited usage (only a `set` to null answers it). */
   remaining: number | null;
-  [REFILL]?: RefillConfig;
+  /** The key's refill, beside the count (Unkey v2's credits answer shows both; v1's did not). */
+  refill?: RefillConfig;
 }
 
 /**
@@ -44,8 +39,16 @@ export const updateRemaining = defineOperation({
     },
     ['keyId', 'op', 'value'],
   ),
-  output: object({ remaining: { type: 'integer' } }, ['remaining']),
+  output: object({ remaining: { type: ['integer', 'null'] }, refill: { type: 'object' } }, [
+    'remaining',
+  ]),
   uses: ['keys', 'directory', 'now'],
+  // Only `set` can mean "unlimited": judged before the permission, in both dialects.
+  check(input: UpdateRemainingInput) {
+    if (input.value === null && input.op !== 'set') {
+      throw invalidField(['value'], 'is required to increment or decrement');
+    }
+  },
   async handle(deps, caller, input: UpdateRemainingInput): Promise<RemainingAnswer> {
     const key = await loadKey(deps, caller, input.keyId, 'update_key');
     const now = deps.now();
@@ -55,7 +58,6 @@ export const updateRemaining = defineOperation({
       value: input.value,
     });
     if (input.value === null) {
-      if (input.op !== 'set') throw invalidField(['value'], `is required with ${input.op}`);
       // Unlimited usage, the refill gone with the count: updateKey's `remaining: null`.
       if (!(await deps.keys.update(key.workspaceId, key.id, { credits: null }, now, audit))) {
         throw new NotFoundError('key', `key ${key.id} not found`);
@@ -88,6 +90,6 @@ export const updateRemaining = defineOperation({
       throw invalidField(['value'], 'decrementing by this much would make remaining negative');
     }
     const refill = key.credits?.refill;
-    return refill ? { remaining: result, [REFILL]: refill } : { remaining: result };
+    return refill ? { remaining: result, refill } : { remaining: result };
   },
 });

@@ -57,16 +57,13 @@ export type LimitStanding = {
   /** The refill interval, ms: the whole limit comes back over it. */
   duration: number;
   autoApply: boolean;
-  /** Whose limit it is (the key's id or its identity's): not answered, it names the v2 id. */
-  [LIMIT_OWNER]?: string;
+  /** Whose limit it is, the key's id or its identity's (v2 derives the limit's id from it). */
+  owner: string;
 } & (
   | { remaining: number; reset: number; exceeded: boolean }
   /** Not checked: its Redis was not reached (another limit refused first) or not reachable. */
   | { evaluated: false }
 );
-
-/** Where a standing keeps its owner: a symbol, so the JSON answer never shows it. */
-export const LIMIT_OWNER: unique symbol = Symbol('limitOwner');
 
 /** The verdict on a found key: its identity and details, in the order the answer shows them. */
 export function verdict(

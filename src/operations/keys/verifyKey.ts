@@ -33,7 +33,6 @@ import {
   KEY_API,
   verdict,
   verificationHeaders,
-  LIMIT_OWNER,
   type LimitStanding,
   type Verification,
   type VerificationCode,
@@ -225,7 +224,7 @@ function standingOf(limit: AppliedLimit) {
     limit: limit.config.limit,
     duration: limit.config.refillInterval,
     autoApply: limit.autoApply,
-    [LIMIT_OWNER]: limit.tag,
+    owner: limit.tag,
   };
 }
 

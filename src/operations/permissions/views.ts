@@ -9,12 +9,6 @@ export interface PermissionView {
   description?: string;
 }
 
-/**
- * A role's permissions in full, in the order of its `permissions` (by name), for a dialect that
- * answers them as objects (v2's Role). A symbol: JSON never shows it, so v1's answer is as it was.
- */
-export const PERMISSION_RECORDS: unique symbol = Symbol('permissionRecords');
-
 /** A role as Unkey v1 answers it. */
 export interface RoleView {
   id: string;
@@ -22,7 +16,11 @@ export interface RoleView {
   description?: string;
   /** Its permissions, by name (as Unkey v2 answers a role): only when it has any. */
   permissions?: string[];
-  [PERMISSION_RECORDS]?: PermissionView[];
+  /**
+   * Its permissions in full, in the order of `permissions` (by name), for getRole and listRoles:
+   * v2 answers them as objects; v1 answered names only.
+   */
+  permissionRecords?: PermissionView[];
 }
 
 export function permissionView(permission: PermissionRecord): PermissionView {
@@ -57,7 +55,7 @@ export function rolePermissionIds(catalogue: RbacCatalogue, roleId: string): str
 }
 
 /**
- * The view with its permissions' records beside it (PERMISSION_RECORDS), from `records` (any
+ * The view with its permissions' records beside it (`permissionRecords`), from `records` (any
  * permissions of the workspace that include the role's); one deleted meanwhile is left out.
  */
 export function withPermissionRecords(
@@ -66,7 +64,7 @@ export function withPermissionRecords(
   records: readonly PermissionRecord[],
 ): RoleView {
   const byId = new Map(records.map((record) => [record.id, record]));
-  view[PERMISSION_RECORDS] = rolePermissionIds(catalogue, view.id)
+  view.permissionRecords = rolePermissionIds(catalogue, view.id)
     .flatMap((id) => {
       const record = byId.get(id);
       return record ? [permissionView(record)] : [];

@@ -5,7 +5,7 @@ import { generateKey, hashKey } from '../../../src/keys/keyMaterial';
 import type { ChargeOutcome, Limiter } from '../../../src/limiter/limiter';
 import { DECIDED_AT, type BucketDecision } from '../../../src/limiter/tokenBucket';
 import type { RatelimitConfig } from '../../../src/domain/ratelimit';
-import { KEY_API, LIMIT_OWNER } from '../../../src/operations/keys/verification';
+import { KEY_API } from '../../../src/operations/keys/verification';
 import {
   BAD_CHECKSUM,
   decideVerification,
@@ -510,7 +510,7 @@ describe('decideVerification: input and answer shape', () => {
     ]);
     expect(credits).toEqual({ keyId: 'key_1', spend: expect.objectContaining({ cost: 1 }) });
     // Each standing names its owner (the key here) for the v2 dialect's limit ids.
-    const standing = { remaining: 9, reset: NOW + 100, exceeded: false, [LIMIT_OWNER]: 'key_1' };
+    const standing = { remaining: 9, reset: NOW + 100, exceeded: false, owner: 'key_1' };
     expect(result.ratelimits).toEqual([
       { name: 'default', limit: 10, duration: 1000, autoApply: true, ...standing },
       { name: 'hourly', limit: 7, duration: 3_600_000, autoApply: true, ...standing },
