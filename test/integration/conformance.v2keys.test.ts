@@ -1,0 +1,24 @@
+import * as apis from '../conformance/v2/apis';
+import * as keyLinks from '../conformance/v2/keyLinks';
+import * as keys from '../conformance/v2/keys';
+import { ConformanceRunner, describeCorpus } from '../conformance/runner';
+import { startTopology, type Topology } from '../support/topology';
+
+/**
+ * The conformance corpus (test/conformance, docs/testing.md): Unkey v2's apis.* and keys.* route
+ * tests, replayed over HTTP against one node.
+ */
+let topology: Topology;
+let runner: ConformanceRunner;
+
+beforeAll(async () => {
+  topology = await startTopology({ nodes: 1 });
+  runner = new ConformanceRunner(topology);
+});
+afterAll(() => topology.stop());
+
+for (const [group, routes] of Object.entries({ apis, keys, keyLinks })) {
+  for (const [route, cases] of Object.entries(routes)) {
+    describeCorpus('v2', `v2 ${cases[0]?.route ?? `${group}.${route}`}`, cases, () => runner);
+  }
+}
