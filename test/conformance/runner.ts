@@ -46,13 +46,15 @@ export class ConformanceRunner {
     route: string,
     authorization: string | null,
     body: string | undefined,
+    query?: Record<string, string>,
   ): Promise<Reply> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    const headers: Record<string, string> = query ? {} : { 'content-type': 'application/json' };
     if (authorization !== null) headers.authorization = authorization;
-    const response = await fetch(`${this.url}/${dialect}/${route}`, {
-      method: 'POST',
+    const search = query ? `?${new URLSearchParams(query).toString()}` : '';
+    const response = await fetch(`${this.url}/${dialect}/${route}${search}`, {
+      method: query ? 'GET' : 'POST',
       headers,
-      ...(body === undefined ? {} : { body }),
+      ...(body === undefined || query ? {} : { body }),
     });
     const text = await response.text();
     let parsed: Reply['body'] = {};
@@ -213,6 +215,11 @@ export class ConformanceRunner {
           });
           made.set('override', String(created.overrideId));
           made.set('overrideIdentifier', 'conf_user');
+          const read = await this.must('ratelimit.getOverride', {
+            namespace,
+            identifier: 'conf_user',
+          });
+          made.set('namespaceId', String(read.namespaceId));
           break;
         }
         default:
@@ -235,7 +242,12 @@ export class ConformanceRunner {
 
   /** Plays one case and answers what keyward said. */
   async play(dialect: Dialect, entry: ConformanceCase): Promise<Reply> {
-    const text = JSON.stringify([entry.body ?? null, entry.raw ?? null, entry.caller]);
+    const text = JSON.stringify([
+      entry.body ?? null,
+      entry.raw ?? null,
+      entry.query ?? null,
+      entry.caller,
+    ]);
     const made = await this.fixtures(text, entry.setup);
     const fill = (value: string) =>
       value.replace(/\{([a-zA-Z]+)\}/g, (whole, name: string) => made.get(name) ?? whole);
@@ -245,7 +257,11 @@ export class ConformanceRunner {
         : entry.body === undefined
           ? undefined
           : fill(JSON.stringify(entry.body));
-    return this.call(dialect, entry.route, await this.authorization(entry.caller, fill), body);
+    const query = entry.query
+      ? Object.fromEntries(Object.entries(entry.query).map(([name, value]) => [name, fill(value)]))
+      : undefined;
+    const authorization = await this.authorization(entry.caller, fill);
+    return this.call(dialect, entry.route, authorization, body, query);
   }
 }
 
@@ -288,7 +304,11 @@ export function describeCorpus(
         test(`${name} (deviation ${id})`, async () => {
           const reply = await runner().play(dialect, entry);
           expect(seen(reply, keyward)).toEqual(keyward);
-          expect(DEVIATIONS).toContain(`- \`${id}\`: \`${entry.route}\` · ${entry.from}\n`);
+          const line = `- \`${id}\`: \`${entry.route}\` · ${entry.from}\n`;
+          expect({ line, documented: DEVIATIONS.includes(line) }).toEqual({
+            line,
+            documented: true,
+          });
         });
         continue;
       }

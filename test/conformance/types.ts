@@ -49,6 +49,8 @@ export interface ConformanceCase {
   /** The JSON body, with placeholders; or `raw` text sent as is. */
   body?: Json;
   raw?: string;
+  /** A GET with this query string instead of a POST (v1's reads), with placeholders. */
+  query?: Record<string, string>;
   /** Extra fields of a fixture's creation (`key: {credits: …}` for `{key}`). */
   setup?: { key?: { [field: string]: Json }; identity?: { [field: string]: Json } };
   /** What Unkey asserts. */
