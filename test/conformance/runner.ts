@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Topology } from '../support/topology';
-import type { Answer, Caller, ConformanceCase, Json } from './types';
+import { PRESENT, type Answer, type Caller, type ConformanceCase, type Json } from './types';
 
 /**
  * Plays conformance cases (test/conformance/types.ts) against one node: makes the fixtures a case
@@ -181,7 +181,11 @@ export class ConformanceRunner {
         case 'permissionSlug': {
           if (made.has('permission')) break;
           const slug = this.unique('conf.perm');
-          const created = await this.must('permissions.createPermission', { name: slug, slug });
+          const created = await this.must('permissions.createPermission', {
+            name: slug,
+            slug,
+            ...setup?.permission,
+          });
           made.set('permission', String(created.permissionId));
           made.set('permissionSlug', slug);
           break;
@@ -190,7 +194,10 @@ export class ConformanceRunner {
         case 'roleName': {
           if (made.has('role')) break;
           const roleName = this.unique('conf.role');
-          const created = await this.must('permissions.createRole', { name: roleName });
+          const created = await this.must('permissions.createRole', {
+            name: roleName,
+            ...setup?.role,
+          });
           made.set('role', String(created.roleId));
           made.set('roleName', roleName);
           break;
@@ -240,13 +247,17 @@ export class ConformanceRunner {
     return `Bearer ${root.key}`;
   }
 
-  /** Plays one case and answers what keyward said. */
-  async play(dialect: Dialect, entry: ConformanceCase): Promise<Reply> {
+  /** Plays one case: keyward's answer, and the case's placeholders filled with its fixtures. */
+  async play(
+    dialect: Dialect,
+    entry: ConformanceCase,
+  ): Promise<Reply & { fill: (value: string) => string }> {
     const text = JSON.stringify([
       entry.body ?? null,
       entry.raw ?? null,
       entry.query ?? null,
       entry.caller,
+      entry.expect.data ?? null,
     ]);
     const made = await this.fixtures(text, entry.setup);
     const fill = (value: string) =>
@@ -261,7 +272,7 @@ export class ConformanceRunner {
       ? Object.fromEntries(Object.entries(entry.query).map(([name, value]) => [name, fill(value)]))
       : undefined;
     const authorization = await this.authorization(entry.caller, fill);
-    return this.call(dialect, entry.route, authorization, body, query);
+    return { ...(await this.call(dialect, entry.route, authorization, body, query)), fill };
   }
 }
 
@@ -273,12 +284,38 @@ export function seen(reply: Reply, wanted: Answer): Answer {
     got.type = (dialectType(error) ?? '') as string;
   }
   if (wanted.data !== undefined) {
-    const data = (reply.body.data ?? reply.body) as Record<string, Json>;
-    got.data = Object.fromEntries(
-      Object.keys(wanted.data).map((field) => [field, data[field] ?? null]),
-    );
+    got.data = project((reply.body.data ?? reply.body) as Json, wanted.data) as Answer['data'];
   }
   return got;
+}
+
+/**
+ * What of `actual` the case looks at: the fields `wanted` names, recursively (an absent one as
+ * null); `PRESENT` where the actual value is there at all, so the case need not know it.
+ */
+function project(actual: Json | undefined, wanted: Json): Json {
+  if (wanted === PRESENT) return actual === undefined || actual === null ? null : PRESENT;
+  if (Array.isArray(wanted)) {
+    return Array.isArray(actual)
+      ? actual.map((item, i) => (i < wanted.length ? project(item, wanted[i]!) : item))
+      : (actual ?? null);
+  }
+  if (wanted !== null && typeof wanted === 'object') {
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) {
+      return actual ?? null;
+    }
+    return Object.fromEntries(
+      Object.entries(wanted).map(([field, value]) => [field, project(actual[field], value)]),
+    );
+  }
+  return actual ?? null;
+}
+
+/** The case's expected answer with its placeholders filled. */
+function filled(wanted: Answer, fill: (value: string) => string): Answer {
+  return wanted.data === undefined
+    ? wanted
+    : { ...wanted, data: JSON.parse(fill(JSON.stringify(wanted.data))) as Answer['data'] };
 }
 
 function dialectType(error: { type?: string; code?: string } | undefined): string | undefined {
@@ -303,7 +340,8 @@ export function describeCorpus(
         const { id, keyward } = entry.deviation;
         test(`${name} (deviation ${id})`, async () => {
           const reply = await runner().play(dialect, entry);
-          expect(seen(reply, keyward)).toEqual(keyward);
+          const wanted = filled(keyward, reply.fill);
+          expect(seen(reply, wanted)).toEqual(wanted);
           const line = `- \`${id}\`: \`${entry.route}\` · ${entry.from}\n`;
           expect({ line, documented: DEVIATIONS.includes(line) }).toEqual({
             line,
@@ -314,7 +352,8 @@ export function describeCorpus(
       }
       test(name, async () => {
         const reply = await runner().play(dialect, entry);
-        expect(seen(reply, entry.expect)).toEqual(entry.expect);
+        const wanted = filled(entry.expect, reply.fill);
+        expect(seen(reply, wanted)).toEqual(wanted);
       });
     }
   });

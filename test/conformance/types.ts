@@ -31,12 +31,18 @@ export type Caller =
   /** The Authorization header exactly as sent; null sends none. */
   | { header: string | null };
 
+/** In an answer's `data`: the field is there (not null), whatever its value (`require.NotEmpty`). */
+export const PRESENT = '<present>';
+
 /** What an answer must hold: its status, and what Unkey's test looks at in it. */
 export interface Answer {
   status: number;
   /** `error.type`, where Unkey's test compares it. */
   type?: string;
-  /** Fields of `data` Unkey's test checks (compared as a subset). */
+  /**
+   * Fields of `data` Unkey's test checks, compared as a subset at every level, with placeholders
+   * (`{api}`) and `PRESENT`. v1 answers have no `data` envelope: the body itself.
+   */
   data?: { [field: string]: Json };
 }
 
@@ -52,7 +58,12 @@ export interface ConformanceCase {
   /** A GET with this query string instead of a POST (v1's reads), with placeholders. */
   query?: Record<string, string>;
   /** Extra fields of a fixture's creation (`key: {credits: …}` for `{key}`). */
-  setup?: { key?: { [field: string]: Json }; identity?: { [field: string]: Json } };
+  setup?: {
+    key?: { [field: string]: Json };
+    identity?: { [field: string]: Json };
+    permission?: { [field: string]: Json };
+    role?: { [field: string]: Json };
+  };
   /** What Unkey asserts. */
   expect: Answer;
   /**
