@@ -34,8 +34,15 @@ const NOTHING = 'unrelated.nothing.none';
 export class ConformanceRunner {
   private serial = 0;
   private foreign: Promise<string> | undefined;
+  /**
+   * The workspace of the case being played, with a `*` root key for its fixtures: a fresh one per
+   * case, so that no case sees what another left (a role one case's createKey made, a name taken).
+   */
+  private home: { key: string; workspaceId: string };
 
-  constructor(private readonly topology: Topology) {}
+  constructor(private readonly topology: Topology) {
+    this.home = { key: topology.rootKey, workspaceId: topology.workspaceId };
+  }
 
   private get url(): string {
     return this.topology.nodes[0]!.url;
@@ -66,11 +73,11 @@ export class ConformanceRunner {
     return { status: response.status, body: parsed };
   }
 
-  /** A v2 call with a `*` root key (the workspace's, or the other workspace's) that must succeed. */
+  /** A v2 call with a `*` root key (the case's workspace's, or the other's) that must succeed. */
   private async must(
     route: string,
     body: Record<string, Json>,
-    rootKey = this.topology.rootKey,
+    rootKey = this.home.key,
   ): Promise<Record<string, unknown>> {
     const reply = await this.call('v2', route, `Bearer ${rootKey}`, JSON.stringify(body));
     if (reply.status !== 200) {
@@ -241,7 +248,7 @@ export class ConformanceRunner {
     const foreign = 'otherWorkspace' in caller;
     const granted = (foreign ? caller.otherWorkspace : caller.permissions).map(fill);
     const root = await this.topology.newRootKey({
-      ...(foreign ? {} : { workspaceId: this.topology.workspaceId }),
+      ...(foreign ? {} : { workspaceId: this.home.workspaceId }),
       permissions: granted.length === 0 ? [NOTHING] : granted,
     });
     return `Bearer ${root.key}`;
@@ -259,6 +266,7 @@ export class ConformanceRunner {
       entry.caller,
       entry.expect.data ?? null,
     ]);
+    this.home = await this.topology.newRootKey();
     const made = await this.fixtures(text, entry.setup);
     const fill = (value: string) =>
       value.replace(/\{([a-zA-Z]+)\}/g, (whole, name: string) => made.get(name) ?? whole);

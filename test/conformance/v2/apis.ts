@@ -305,6 +305,5 @@ export const listKeys: ConformanceCase[] = [
     caller: { permissions: readBoth },
     body: { apiId: 'api_special!@#$%^&*()' },
     expect: { status: 404 },
-    deviation: { id: 'id-form-400', keyward: { status: 400 } },
   },
 ];

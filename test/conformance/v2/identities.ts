@@ -86,9 +86,6 @@ export const createIdentity: ConformanceCase[] = [
       CREATE,
       { externalId: 'test_limits', ratelimits: [ratelimit] },
       bad,
-      name === 'duration less than 1000ms'
-        ? { deviation: { id: 'identity-limit-bounds', keyward: { status: 200 } } }
-        : {},
     ),
   ),
   ...headerCases(
