@@ -136,6 +136,9 @@ export class ConformanceRunner {
           if (made.has('key')) break;
           const apiId = await needApi();
           const created = await this.must('keys.createKey', { apiId, ...setup?.key });
+          if (setup?.keyUpdate) {
+            await this.must('keys.updateKey', { keyId: String(created.keyId), ...setup.keyUpdate });
+          }
           made.set('key', String(created.keyId));
           made.set('keyString', String(created.key));
           break;

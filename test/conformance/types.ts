@@ -60,6 +60,8 @@ export interface ConformanceCase {
   /** Extra fields of a fixture's creation (`key: {credits: …}` for `{key}`). */
   setup?: {
     key?: { [field: string]: Json };
+    /** A v2 updateKey of `{key}` right after its creation (a state createKey cannot make). */
+    keyUpdate?: { [field: string]: Json };
     identity?: { [field: string]: Json };
     permission?: { [field: string]: Json };
     role?: { [field: string]: Json };

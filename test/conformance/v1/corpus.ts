@@ -639,3 +639,85 @@ export const ratelimits: ConformanceCase[] = [
     code(400, 'BAD_REQUEST'),
   ),
 ];
+
+/**
+ * `v1_keys_verifyKey.test.ts`. Unkey v1 verified without a root key; keyward's contract asks one
+ * with `verify_key` (the deviation `v1-verify-root-key`, held by the first case), so the others
+ * send one with `api.*.verify_key` and compare the verdict.
+ */
+const V = 'v1_keys_verifyKey.test.ts';
+const VERIFY = perms('api.*.verify_key');
+const verdict = (data: Record<string, Json>): Answer => ({ status: 200, data });
+export const verifyKey: ConformanceCase[] = [
+  at(
+    `${V}: returns 200`,
+    'keys.verifyKey',
+    { header: null },
+    { body: { key: '{keyString}', apiId: '{api}' } },
+    verdict({ valid: true }),
+    { deviation: { id: 'v1-verify-root-key', keyward: code(401, 'UNAUTHORIZED') } },
+  ),
+  at(
+    `${V}: returns 200 (with a root key)`,
+    'keys.verifyKey',
+    VERIFY,
+    { body: { key: '{keyString}', apiId: '{api}' } },
+    verdict({ valid: true }),
+  ),
+  at(
+    `${V}: bad request/returns 400`,
+    'keys.verifyKey',
+    VERIFY,
+    { body: { something: 'else' } },
+    { status: 400 },
+  ),
+  at(
+    `${V}: with remaining/custom cost works`,
+    'keys.verifyKey',
+    VERIFY,
+    { body: { key: '{keyString}', apiId: '{api}', remaining: { cost: 2 } } },
+    verdict({ valid: true, remaining: 8 }),
+    { setup: { key: { credits: { remaining: 10 } } } },
+  ),
+  at(
+    `${V}: with remaining/cost=0 works even when remaining=0`,
+    'keys.verifyKey',
+    VERIFY,
+    { body: { key: '{keyString}', apiId: '{api}', remaining: { cost: 0 } } },
+    verdict({ valid: true, remaining: 0 }),
+    { setup: { key: { credits: { remaining: 1 } }, keyUpdate: { credits: { remaining: 0 } } } },
+  ),
+  at(
+    `${V}: with ratelimit/with used up key/returns valid=false`,
+    'keys.verifyKey',
+    VERIFY,
+    { body: { key: '{keyString}', apiId: '{api}' } },
+    verdict({ valid: false, code: 'USAGE_EXCEEDED' }),
+    { setup: { key: { credits: { remaining: 1 } }, keyUpdate: { credits: { remaining: 0 } } } },
+  ),
+  at(
+    `${V}: with enabled key/returns valid`,
+    'keys.verifyKey',
+    VERIFY,
+    { body: { key: '{keyString}', apiId: '{api}' } },
+    verdict({ valid: true }),
+    {
+      setup: { key: { enabled: true } },
+    },
+  ),
+  at(
+    `${V}: with disabled key/returns invalid`,
+    'keys.verifyKey',
+    VERIFY,
+    { body: { key: '{keyString}', apiId: '{api}' } },
+    verdict({ valid: false, code: 'DISABLED' }),
+    { setup: { key: { enabled: false } } },
+  ),
+  at(
+    `${V}: key is soft deleted/returns NOT_FOUND`,
+    'keys.verifyKey',
+    VERIFY,
+    { body: { key: '{deletedKeyString}', apiId: '{api}' } },
+    verdict({ valid: false, code: 'NOT_FOUND' }),
+  ),
+];

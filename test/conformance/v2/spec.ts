@@ -490,3 +490,15 @@ export const bounds: ConformanceCase[] = BOUNDS.map(([route, path, bound, value]
     ...KEYWARD[`${route} ${path} ${bound}`],
   };
 });
+
+/** Values at a bound the spec accepts, where keyward answers otherwise on purpose. */
+export const atBounds: ConformanceCase[] = [
+  {
+    from: `${fileOf('keys.createKey')}: body.credits.remaining minimum 0 (at the bound)`,
+    route: 'keys.createKey',
+    caller: { permissions: ['*'] },
+    body: { apiId: '{api}', credits: { remaining: 0 } },
+    expect: { status: 200 },
+    deviation: { id: 'create-credits-from-1', keyward: { status: 400, type: INVALID_INPUT } },
+  },
+];
