@@ -306,4 +306,11 @@ export const listKeys: ConformanceCase[] = [
     body: { apiId: 'api_special!@#$%^&*()' },
     expect: { status: 404 },
   },
+  {
+    from: `${LIST}/412_test.go: TestPreconditionError/Try decrypting key without opt-in`,
+    route: 'apis.listKeys',
+    caller: { permissions: ['api.*.read_key', 'api.*.read_api', 'api.*.decrypt_key'] },
+    body: { apiId: '{api}', decrypt: true },
+    expect: { status: 412 },
+  },
 ];

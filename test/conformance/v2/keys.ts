@@ -111,7 +111,10 @@ export const createKey: ConformanceCase[] = [
     { otherWorkspace: ['api.*.create_key'] },
     { apiId: '{api}' },
     { status: 404 },
-    URN,
+    {
+      ...URN,
+      note: "Unkey's test names an id no API has (its comment: an API of the other workspace is hard to make there); the case names an existing API of a workspace other than the caller's, as the test's name says",
+    },
   ),
   at(
     `${C}/404_test.go: TestCreateKeyNotFound/deleted api`,
