@@ -295,7 +295,7 @@ export function seen(reply: Reply, wanted: Answer): Answer {
     got.type = (dialectType(error) ?? '') as string;
   }
   if (wanted.data !== undefined) {
-    got.data = project((reply.body.data ?? reply.body) as Json, wanted.data) as Answer['data'];
+    got.data = project((reply.body.data ?? reply.body) as Json, wanted.data);
   }
   return got;
 }
@@ -326,7 +326,7 @@ function project(actual: Json | undefined, wanted: Json): Json {
 function filled(wanted: Answer, fill: (value: string) => string): Answer {
   return wanted.data === undefined
     ? wanted
-    : { ...wanted, data: JSON.parse(fill(JSON.stringify(wanted.data))) as Answer['data'] };
+    : { ...wanted, data: JSON.parse(fill(JSON.stringify(wanted.data))) as Json };
 }
 
 function dialectType(error: { type?: string; code?: string } | undefined): string | undefined {

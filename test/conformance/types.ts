@@ -43,7 +43,7 @@ export interface Answer {
    * Fields of `data` Unkey's test checks, compared as a subset at every level, with placeholders
    * (`{api}`) and `PRESENT`. v1 answers have no `data` envelope: the body itself.
    */
-  data?: { [field: string]: Json };
+  data?: Json;
 }
 
 export interface ConformanceCase {

@@ -371,3 +371,136 @@ export const verifyKey = [
     { deviation: { id: 'verify-other-api-403', keyward: { status: 403 } } },
   ),
 ];
+
+export const createPermission = [
+  at(
+    'v2_permissions_create_permission/200_test.go: TestSuccess/create permission',
+    'permissions.createPermission',
+    perms('rbac.*.create_permission'),
+    { name: 'conf.documents.read', slug: 'conf.documents.read', description: 'Read documents' },
+    { status: 200, data: { permissionId: PRESENT } },
+  ),
+  at(
+    'v2_permissions_create_permission/200_test.go: TestSuccess/create permission without description',
+    'permissions.createPermission',
+    perms('rbac.*.create_permission'),
+    { name: 'conf.documents.write', slug: 'conf.documents.write' },
+    { status: 200, data: { permissionId: PRESENT } },
+  ),
+];
+
+export const createRole = [
+  at(
+    'v2_permissions_create_role/200_test.go: TestSuccess/create role without permissions',
+    'permissions.createRole',
+    perms('rbac.*.create_role'),
+    { name: 'conf.reader' },
+    { status: 200, data: { roleId: PRESENT } },
+  ),
+  at(
+    'v2_permissions_create_role/200_test.go: TestSuccess/create role with description',
+    'permissions.createRole',
+    perms('rbac.*.create_role'),
+    { name: 'conf.writer', description: 'Writes documents' },
+    { status: 200, data: { roleId: PRESENT } },
+  ),
+];
+
+const SO = 'v2_ratelimit_set_override/200_test.go: TestSetOverrideSuccessfully';
+const SET = perms('ratelimit.*.set_override');
+export const setOverride = [
+  ...[
+    ['create override using namespace name', 'user_conf'],
+    ['create override with wildcard identifier', 'user_*'],
+    ['create same override twice should update existing record', '{overrideIdentifier}'],
+  ].map(([name, identifier]) =>
+    at(
+      `${SO}/${name}`,
+      'ratelimit.setOverride',
+      SET,
+      { namespace: '{namespace}', identifier: identifier!, limit: 20, duration: 60_000 },
+      { status: 200, data: { overrideId: PRESENT } },
+    ),
+  ),
+];
+
+export const multiLimit = [
+  at(
+    'v2_ratelimit_multi_limit/200_test.go: TestLimitSuccessfully/basic multi rate limiting',
+    'ratelimit.multiLimit',
+    perms('ratelimit.*.limit'),
+    [
+      { namespace: '{namespace}', identifier: 'user_1', limit: 100, duration: 60_000 },
+      { namespace: '{namespace}', identifier: 'user_2', limit: 50, duration: 60_000 },
+    ],
+    { status: 200, data: { passed: true, limits: [{ passed: true }, { passed: true }] } },
+  ),
+];
+
+const LO = 'v2_ratelimit_list_overrides/200_test.go: TestListOverridesSuccessfully';
+export const listOverrides = [
+  at(
+    `${LO}/get by namespace name`,
+    'ratelimit.listOverrides',
+    perms('ratelimit.*.read_override'),
+    { namespace: '{namespace}' },
+    { status: 200, data: [{ overrideId: '{override}' }] },
+    { note: "Unkey's test checks that the one override is listed; the case names it" },
+  ),
+  at(
+    `${LO}/get empty list for namespace without overrides`,
+    'ratelimit.listOverrides',
+    perms('ratelimit.*.read_override'),
+    { namespace: '{namespace}' },
+    { status: 200, data: [] },
+  ),
+];
+
+const UC = 'v2_keys_update_credits/200_test.go: TestKeyUpdateCreditsSuccess';
+const UPDATE = perms('api.*.update_key');
+const withCredits = { setup: { key: { credits: { remaining: 10 } } } };
+/** Unkey's test moves its own numbers; the cases start from 10 credits. */
+export const updateCredits = [
+  at(
+    `${UC}/update key set to unlimited credits`,
+    'keys.updateCredits',
+    UPDATE,
+    { keyId: '{key}', operation: 'set', value: null },
+    { status: 200, data: { remaining: null } },
+    withCredits,
+  ),
+  at(
+    `${UC}/set to fixed value`,
+    'keys.updateCredits',
+    UPDATE,
+    { keyId: '{key}', operation: 'set', value: 50 },
+    { status: 200, data: { remaining: 50 } },
+    withCredits,
+  ),
+  at(
+    `${UC}/increase credits`,
+    'keys.updateCredits',
+    UPDATE,
+    { keyId: '{key}', operation: 'increment', value: 5 },
+    { status: 200, data: { remaining: 15 } },
+    withCredits,
+  ),
+  at(
+    `${UC}/decrease credits`,
+    'keys.updateCredits',
+    UPDATE,
+    { keyId: '{key}', operation: 'decrement', value: 3 },
+    { status: 200, data: { remaining: 7 } },
+    withCredits,
+  ),
+];
+
+export const rerollKey = [
+  at(
+    'v2_keys_reroll_key/200_test.go: TestRerollKeySuccess/successfully rerolled key with all options',
+    'keys.rerollKey',
+    perms('api.*.create_key'),
+    { keyId: '{key}', expiration: 0 },
+    { status: 200, data: { keyId: PRESENT, key: PRESENT } },
+  ),
+];
