@@ -6,7 +6,8 @@ import { object, pageLimit } from '../../operations/schemas';
 import { defineV2Route } from './route';
 import { v2Key } from './shapes';
 
-const apiId = { type: 'string', minLength: 3, maxLength: 255, pattern: '^[a-zA-Z0-9_]+$' } as const;
+/** getApi's and deleteApi's `apiId`, as Unkey's spec bounds it. */
+const apiId = { type: 'string', minLength: 8, maxLength: 255, pattern: '^[a-zA-Z0-9_]+$' } as const;
 
 export const v2CreateApi = defineV2Route({
   name: 'apis.createApi',
@@ -54,7 +55,8 @@ export const v2ListKeys = defineV2Route({
   operation: listKeys,
   input: object(
     {
-      apiId,
+      // Unkey's spec asks only for a non-empty apiId here: one of no id's form is a 404.
+      apiId: { type: 'string', minLength: 1 },
       limit: pageLimit,
       cursor: { type: 'string', minLength: 1 },
       externalId: { type: 'string', minLength: 1 },

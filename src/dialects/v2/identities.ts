@@ -44,8 +44,21 @@ const identityOutput = object(
   ['id', 'externalId', 'meta', 'ratelimits'],
 );
 
-/** v2's RatelimitRequest list: each limit open, as Unkey's spec leaves it. */
-const v2NamedLimits = { ...namedLimits, items: open(namedLimits.items) } as const;
+/**
+ * v2's RatelimitRequest list: each limit open, as Unkey's spec leaves it, with its bounds where
+ * they are narrower than keyward's: a name of at least 3 characters, a `duration` from 1,000 ms.
+ */
+const v2NamedLimits = {
+  ...namedLimits,
+  items: open({
+    ...namedLimits.items,
+    properties: {
+      ...namedLimits.items.properties,
+      name: { ...namedLimits.items.properties.name, minLength: 3 },
+      duration: { ...namedLimits.items.properties.duration, minimum: 1000 },
+    },
+  }),
+} as const;
 
 interface V2IdentityFields {
   meta?: Record<string, unknown>;

@@ -1,0 +1,28 @@
+import * as v1 from '../conformance/v1/corpus';
+import { ConformanceRunner, describeCorpus } from '../conformance/runner';
+import { startTopology, type Topology } from '../support/topology';
+
+/**
+ * The conformance corpus (test/conformance, docs/testing.md): Unkey v1's apis, keys, identities
+ * and ratelimits route tests (commit `ccfc028d326c`), replayed over HTTP against one node.
+ */
+let topology: Topology;
+let runner: ConformanceRunner;
+
+beforeAll(async () => {
+  topology = await startTopology({ nodes: 1 });
+  runner = new ConformanceRunner(topology);
+});
+afterAll(() => topology.stop());
+
+for (const [group, cases] of Object.entries(v1)) {
+  const routes = [...new Set(cases.map((entry) => entry.route))];
+  for (const route of routes) {
+    describeCorpus(
+      'v1',
+      `v1 ${route} (${group})`,
+      cases.filter((entry) => entry.route === route),
+      () => runner,
+    );
+  }
+}
