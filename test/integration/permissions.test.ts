@@ -394,13 +394,33 @@ describe('what roles hold', () => {
     ]);
   });
 
+  test('a role created with permissions needs rbac.*.add_permission_to_role, as setRolePermissions does', async () => {
+    const roleMaker = client(
+      topology.nodes[0]!.url,
+      (
+        await topology.newRootKey({
+          workspaceId: topology.workspaceId,
+          permissions: ['rbac.*.create_role', 'rbac.*.create_permission'],
+        })
+      ).key,
+    );
+    const refused = await roleMaker.post('permissions.createRole', {
+      name: 'linker',
+      permissions: ['linker.read'],
+    });
+    expect(refused.status).toBe(403);
+    expect(JSON.stringify(refused.body)).toContain('rbac.*.add_permission_to_role');
+    const bare = await roleMaker.post('permissions.createRole', { name: 'bare linker' });
+    expect(bare.status).toBe(200);
+  });
+
   test('a role naming missing permissions needs rbac.*.create_permission; refused, it writes nothing', async () => {
     const roleMaker = client(
       topology.nodes[0]!.url,
       (
         await topology.newRootKey({
           workspaceId: topology.workspaceId,
-          permissions: ['rbac.*.create_role'],
+          permissions: ['rbac.*.create_role', 'rbac.*.add_permission_to_role'],
         })
       ).key,
     );

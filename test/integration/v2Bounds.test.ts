@@ -54,7 +54,7 @@ const names = (count: number, prefix: string) =>
   Array.from({ length: count }, (_, i) => `${prefix}.${i}`);
 const limits = (count: number) =>
   Array.from({ length: count }, (_, i) => ({
-    name: `l${i}`,
+    name: `limit${i}`,
     limit: 10,
     duration: hour,
     autoApply: false,

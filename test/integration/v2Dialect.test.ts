@@ -162,7 +162,7 @@ test('a v2 400 lists every invalid field, each at its own location, and v1 names
     byteLength: 3,
     name: 7,
     credits: { remaining: -1 },
-    ratelimits: [{ name: 'a', limit: 0, duration: 60_000 }],
+    ratelimits: [{ name: 'api', limit: 0, duration: 60_000 }],
     remainig: 5,
   };
   const v2 = await post('/v2/keys.createKey', body);

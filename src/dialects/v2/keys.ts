@@ -35,6 +35,9 @@ const credits = object(
   { remaining: { type: ['integer', 'null'], minimum: 0, maximum: LIMIT_MAX }, refill },
   ['remaining'],
 );
+/** A limit's name as v2 takes it: keyward's (which names a bucket), from 3 characters as Unkey's. */
+const v2LimitName = { ...limitName, minLength: 3 } as const;
+
 /**
  * v2's RatelimitRequest, with keyward's `type` beside it (v2 has no fast mode of its own). Open,
  * as Unkey's spec leaves it: other fields are accepted and not read.
@@ -45,9 +48,10 @@ export const ratelimits = {
   items: open(
     object(
       {
-        name: limitName,
+        // Unkey's RatelimitRequest: a name of at least 3 characters, a window of at least 1 s.
+        name: v2LimitName,
         limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
-        duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },
+        duration: { type: 'integer', minimum: 1000, maximum: INTERVAL_MAX },
         autoApply: { type: 'boolean' },
         type: { type: 'string', enum: ['fast', 'consistent'] },
       },
@@ -188,7 +192,7 @@ export const v2VerifyKey = defineV2Route({
         items: open(
           object(
             {
-              name: limitName,
+              name: v2LimitName,
               cost: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
               limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
               duration: { type: 'integer', minimum: 1, maximum: INTERVAL_MAX },

@@ -37,13 +37,17 @@ export function v2Permission(view: PermissionView): V2Permission {
   };
 }
 
-/** A role with its permissions as objects (v2's Role), `[]` when it has none. */
+/**
+ * A role with its permissions as objects (v2's Role). A role without any has no `permissions`,
+ * as Unkey's server answers it (Go's omitempty; its getRole test wants the field absent).
+ */
 export function v2Role(view: RoleView) {
+  const permissions = (view.permissionRecords ?? []).map(v2Permission);
   return {
     id: view.id,
     name: view.name,
     ...(view.description !== undefined ? { description: view.description } : {}),
-    permissions: (view.permissionRecords ?? []).map(v2Permission),
+    ...(permissions.length > 0 ? { permissions } : {}),
   };
 }
 
@@ -214,7 +218,11 @@ export const v2SetRolePermissions = defineV2Route({
   name: 'permissions.setRolePermissions',
   operation: setRolePermissions,
   input: object(
-    { roleId: id, permissions: { type: 'array', maxItems: 100, items: permissionName } },
+    {
+      // Unkey's ResourceIdentifier.
+      roleId: { type: 'string', minLength: 3, maxLength: 255, pattern: '^[a-zA-Z0-9_-]+$' },
+      permissions: { type: 'array', maxItems: 100, items: permissionName },
+    },
     ['roleId', 'permissions'],
   ),
   output: { type: 'array', items: permissionOutput },

@@ -2,7 +2,8 @@ import { ConflictError } from '../../errors';
 import { newId } from '../../keys/ids';
 import { carryOut, namedRefs, planLinks } from '../keys/links';
 import { auditEntry } from '../audit';
-import { defineOperation } from '../operation';
+import { defineOperation, requirePermission } from '../operation';
+import { permissionFor } from '../../auth/permissions';
 import { object } from '../schemas';
 import { description, permissionName, roleName } from './schemas';
 
@@ -18,7 +19,7 @@ export const createRole = defineOperation({
   method: 'POST',
   plane: 'management',
   summary:
-    'Creates a role: a named group of permissions, given by name (missing ones are created with rbac.*.create_permission).',
+    'Creates a role: a named group of permissions, given by name (with rbac.*.add_permission_to_role; missing ones are created with rbac.*.create_permission).',
   permission: { resource: 'rbac', action: 'create_role', scope: 'any' },
   input: object(
     {
@@ -33,6 +34,10 @@ export const createRole = defineOperation({
   async handle(deps, caller, input: CreateRoleInput): Promise<{ roleId: string }> {
     const ws = caller.rootKey.workspaceId;
     const now = deps.now();
+    // Giving the new role permissions is what setRolePermissions does, and needs what it needs.
+    if ((input.permissions ?? []).length > 0) {
+      requirePermission(caller, permissionFor('rbac', '*', 'add_permission_to_role'));
+    }
     const taken = () =>
       new ConflictError('role', `Role with name "${input.name}" already exists in this workspace`);
     // Every refusal before the first write: a taken name, or a permission it may not create.

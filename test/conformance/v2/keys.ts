@@ -344,10 +344,6 @@ export const verifyKey: ConformanceCase[] = [
       VERIFY,
       { key: '{keyString}', permissions: query! },
       { status: 400, type: QUERY_SYNTAX },
-      {
-        pending:
-          'structured errors: the v2 route renames authorization.permissions to permissions before src/dialects/v2/errors.ts looks for the former, so the type is invalid_input',
-      },
     ),
   ),
   ...headerCases(`${V}/401_test.go: TestUnauthorized`, 'keys.verifyKey', { key: '{keyString}' }, [

@@ -60,7 +60,6 @@ export const createPermission: ConformanceCase[] = [
     CREATE_P,
     { name: 'test.permission', slug: 'a'.repeat(130) },
     { status: 400 },
-    { deviation: { id: 'permission-slug-256', keyward: { status: 200 } } },
   ),
   at(
     `${CP}/400_test.go: TestValidationErrors/malformed JSON body`,
@@ -137,10 +136,6 @@ export const createRole: ConformanceCase[] = [
     perms('rbac.*.create_role', 'rbac.*.create_permission'),
     { name: 'test.role.missing.add', permissions: ['documents.read.missing.add'] },
     { status: 403 },
-    {
-      pending:
-        'key views being reworked (src/operations/permissions: createRole links permissions without asking rbac.*.add_permission_to_role)',
-    },
   ),
   at(
     `${CR}/403_test.go: TestAuthorizationErrors/missing create_permission permission`,

@@ -431,9 +431,6 @@ function withField(base: Json, path: string, value: Json): Json {
 const names = (status: number): Partial<ConformanceCase> => ({
   deviation: { id: 'v1-name-bounds', keyward: { status } },
 });
-const KEY_LIMITS =
-  "key views being reworked (src/dialects/v2/keys.ts holds the v2 schema of a key's ratelimits, which updateKey shares)";
-const ROLE_ID = 'key views being reworked (src/dialects/v2/permissions.ts reads roleId)';
 
 /**
  * Where keyward answers otherwise: the deviation it documents, or why the case waits.
@@ -450,7 +447,6 @@ const KEYWARD: Record<string, Partial<ConformanceCase>> = {
   'keys.setRoles body.roles[] maxLength': names(404),
   'keys.updateKey body.roles[] maxLength': names(200),
   'keys.updateKey body.permissions[] maxLength': names(200),
-  'permissions.createPermission body.slug maxLength': names(200),
   'permissions.createRole body.name maxLength': names(200),
   'permissions.createRole body.permissions[] maxLength': names(200),
   'permissions.deletePermission body.permission maxLength': names(404),
@@ -460,13 +456,6 @@ const KEYWARD: Record<string, Partial<ConformanceCase>> = {
   'permissions.getPermission body.permission pattern': names(404),
   'permissions.getRole body.role maxLength': names(404),
   'permissions.setRolePermissions body.permissions[] maxLength': names(200),
-  'keys.createKey body.ratelimits[].name minLength': { pending: KEY_LIMITS },
-  'keys.createKey body.ratelimits[].duration minimum': { pending: KEY_LIMITS },
-  'keys.updateKey body.ratelimits[].name minLength': { pending: KEY_LIMITS },
-  'keys.updateKey body.ratelimits[].duration minimum': { pending: KEY_LIMITS },
-  'keys.verifyKey body.ratelimits[].name minLength': { pending: KEY_LIMITS },
-  'permissions.setRolePermissions body.roleId minLength': { pending: ROLE_ID },
-  'permissions.setRolePermissions body.roleId pattern': { pending: ROLE_ID },
 };
 
 const fileOf = (route: string) => `svc/api/openapi/spec/paths/v2/${FILES[route]}`;
