@@ -2,7 +2,8 @@ import { v1Routes } from '../../src/dialects/v1/routes';
 import { v2ListKeys } from '../../src/dialects/v2/apis';
 import { v2ErrorType } from '../../src/dialects/v2/errors';
 import { heldBody, linkRefs } from '../../src/dialects/v2/keyLinks';
-import { updateKeyInput, v2UpdateCredits } from '../../src/dialects/v2/keyUpdates';
+import { updateKeyInput, v2UpdateCredits, v2UpdateKey } from '../../src/dialects/v2/keyUpdates';
+import { toKeyFields } from '../../src/operations/keys/fields';
 import { inV2Terms } from '../../src/dialects/v2/route';
 import type { KeyRecord } from '../../src/domain/key';
 import {
@@ -47,23 +48,21 @@ describe('updateKeyInput (v2 keys.updateKey → updateKey)', () => {
     expect(updateKeyInput({ keyId: 'key_1', credits })).toEqual({ keyId: 'key_1', ...fields });
   });
 
-  test('credits v2 allows and keyward refuses are named by their v2 path', () => {
-    expect(() =>
-      updateKeyInput({
-        keyId: 'key_1',
-        credits: { remaining: null, refill: { interval: 'daily', amount: 1 } },
-      }),
-    ).toThrow(
-      new BadRequestError(
-        'credits.refill: a key with unlimited usage (credits.remaining null) has no refill',
-      ),
+  test('credits the operation refuses are its rules, named by their v2 path', () => {
+    const refusal = (credits: Parameters<typeof updateKeyInput>[0]['credits']) => {
+      try {
+        toKeyFields(updateKeyInput({ keyId: 'key_1', credits }), NOW, true);
+      } catch (error) {
+        return (v2UpdateKey.refusal!(error) as BadRequestError).message;
+      }
+      throw new Error('expected a refusal');
+    };
+    expect(refusal({ remaining: null, refill: { interval: 'daily', amount: 1 } })).toBe(
+      'credits.refill: requires remaining',
     );
-    expect(() =>
-      updateKeyInput({
-        keyId: 'key_1',
-        credits: { refill: { interval: 'daily', amount: 1, refillDay: 2 } },
-      }),
-    ).toThrow(new BadRequestError('credits.refill.refillDay: only allowed with interval monthly'));
+    expect(refusal({ refill: { interval: 'daily', amount: 1, refillDay: 2 } })).toBe(
+      'credits.refill.refillDay: only allowed with interval monthly',
+    );
   });
 
   test('ratelimits are every limit afterwards: without `default`, the seed limit goes too', () => {

@@ -12,7 +12,7 @@ import { LIMIT_MAX, nullable, object } from '../../operations/schemas';
 import { v2ExternalId } from './identities';
 import { keyId, meta, ratelimits, refill, v2Refill } from './keys';
 import { defineV2Route, widen } from './route';
-import { refillOf, refuse } from './shapes';
+import { refillOf } from './shapes';
 
 /** The input of keyward's updateKey, as this route fills it (its module keeps the type to itself). */
 interface UpdateKeyInput {
@@ -66,17 +66,11 @@ export function updateKeyInput(body: V2UpdateKeyBody): UpdateKeyInput {
     }
   }
   const { credits } = body;
-  if (credits === null || credits?.remaining === null) {
-    if (credits?.refill) {
-      refuse('credits.refill', 'a key with unlimited usage (credits.remaining null) has no refill');
-    }
-    input.remaining = null;
-  } else if (credits) {
+  // What credits and refills may be together is the operation's rule, for both dialects.
+  if (credits === null) input.remaining = null;
+  else if (credits) {
     if (credits.remaining !== undefined) input.remaining = credits.remaining;
     if (credits.refill !== undefined) {
-      if (credits.refill?.interval === 'daily' && credits.refill.refillDay !== undefined) {
-        refuse('credits.refill.refillDay', 'only allowed with interval monthly');
-      }
       input.refill = credits.refill === null ? null : v2Refill(credits.refill);
     }
   }

@@ -135,10 +135,10 @@ export const v2CreateKey = defineV2Route({
     if (body.expires !== undefined) input.expires = body.expires;
     if (body.enabled !== undefined) input.enabled = body.enabled;
     if (body.ratelimits !== undefined) input.ratelimits = body.ratelimits;
-    if (body.credits && body.credits.remaining !== null) {
-      input.remaining = body.credits.remaining;
-      if (body.credits.refill) input.refill = v2Refill(body.credits.refill);
-    } else if (body.credits?.refill) refuse('credits.refill', 'requires credits.remaining');
+    // `remaining` null is unlimited usage, which a new key has unless it says otherwise; a refill
+    // without credits is the operation's to refuse, as it refuses v1's.
+    if (body.credits && body.credits.remaining !== null) input.remaining = body.credits.remaining;
+    if (body.credits?.refill) input.refill = v2Refill(body.credits.refill);
     return input;
   },
   toBody: (created) => ({ data: { keyId: created.keyId, key: created.key } }),
@@ -213,8 +213,7 @@ export const v2VerifyKey = defineV2Route({
     const input: VerifyKeyInput = { key: body.key };
     if (body.permissions !== undefined) input.authorization = { permissions: body.permissions };
     if (body.credits !== undefined) input.remaining = { cost: body.credits.cost };
-    // Named, even as none: the answer then lists every applied limit with its duration.
-    input.ratelimits = body.ratelimits ?? [];
+    if (body.ratelimits !== undefined) input.ratelimits = body.ratelimits;
     if (body.tags !== undefined) input.tags = body.tags;
     return input;
   },
@@ -236,9 +235,10 @@ function v2Verification(v: Verification): Record<string, unknown> {
   if (v.permissions !== undefined) data.permissions = v.permissions;
   if (v.roles !== undefined) data.roles = v.roles;
   if (v.identity) data.identity = v2Identity(v.identity);
-  // toInput always names limits (maybe none), so a found key's answer lists every applied one.
-  if (v.ratelimits && v.ratelimits.length > 0) {
-    data.ratelimits = v.ratelimits.map((standing) => ({
+  // Every applied limit, the seed one as `default` when it was the only one.
+  const applied = v.ratelimits ?? (v.seedStanding ? [v.seedStanding] : []);
+  if (applied.length > 0) {
+    data.ratelimits = applied.map((standing) => ({
       id: limitId(standing.owner, standing.name),
       name: standing.name,
       limit: standing.limit,

@@ -145,7 +145,10 @@ export async function decideVerification(
     // Never an ordinary VALID: the caller learns the limit was not evaluated, whatever the policy.
     const result = answer(deps.limiterFailure === 'open' ? 'VALID' : 'LIMITER_UNAVAILABLE');
     result.evaluated = false;
-    if (key.ratelimit) result.ratelimit = { limit: key.ratelimit.limit, evaluated: false };
+    if (key.ratelimit) {
+      result.ratelimit = { limit: key.ratelimit.limit, evaluated: false };
+      result.seedStanding = { ...seedOf(key, key.ratelimit), evaluated: false };
+    }
     return result;
   }
   const code = decision.allowed
@@ -159,6 +162,12 @@ export async function decideVerification(
       limit: decision.limit,
       remaining: decision.remaining,
       reset: decision.reset,
+    };
+    result.seedStanding = {
+      ...seedOf(key, key.ratelimit),
+      remaining: decision.remaining,
+      reset: decision.reset,
+      exceeded: code === 'RATE_LIMITED',
     };
   }
   if (decision.creditsRemaining !== undefined) result.remaining = decision.creditsRemaining;
@@ -215,6 +224,17 @@ async function spendNamedLimits(
   if (outcome.creditsRemaining !== undefined) result.remaining = outcome.creditsRemaining;
   result[DECIDED_AT] = outcome.now;
   return result;
+}
+
+/** The seed limit as a named one: `default`, the key's own, always applied. */
+function seedOf(key: VerifiableKey, seed: NonNullable<VerifiableKey['ratelimit']>) {
+  return {
+    name: DEFAULT_LIMIT_NAME,
+    limit: seed.limit,
+    duration: seed.refillInterval,
+    autoApply: true,
+    owner: key.id,
+  };
 }
 
 /** What an answer says of an applied limit whatever its outcome. */
