@@ -12,6 +12,24 @@ export function objectText(entries: readonly (readonly [string, string])[]): str
   return `{${entries.map(([name, value]) => `${json(name)}:${value}`).join(',')}}`;
 }
 
+/**
+ * `fc.string({ unit: 'binary', minLength, maxLength })`, built once per length range. Building one
+ * with a `minLength` costs about 100 ms of CPU (fast-check maps every code point to derive the
+ * slices it starts from), and the breakers below are built again for every test of every hostile
+ * suite: hundreds of times a run. An arbitrary holds no state, so a shared one draws the same
+ * values.
+ */
+const binaryStrings = new Map<string, fc.Arbitrary<string>>();
+export function binaryString(minLength: number, maxLength: number): fc.Arbitrary<string> {
+  const range = `${minLength}-${maxLength}`;
+  let built = binaryStrings.get(range);
+  if (built === undefined) {
+    built = fc.string({ unit: 'binary', minLength, maxLength });
+    binaryStrings.set(range, built);
+  }
+  return built;
+}
+
 type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'array' | 'object';
 
 function kindOf(value: unknown): Kind {
@@ -49,7 +67,7 @@ export function badString(max: number, options: { nullable?: boolean } = {}): fc
   return fc.oneof(
     wrongType(options.nullable ? ['string', 'null'] : ['string']),
     fc.constant('""'),
-    fc.string({ unit: 'binary', minLength: max + 1, maxLength: max + 4 }).map(json),
+    binaryString(max + 1, max + 4).map(json),
     fc.integer({ min: max + 1, max: 200_000 }).map((n) => json('x'.repeat(n))),
     fc.integer({ min: max + 1, max: max + 64 }).map((n) => json('é'.repeat(n))),
   );
@@ -103,8 +121,7 @@ export function badPrefix(): fc.Arbitrary<string> {
     fc
       .string({ unit: fc.constantFrom('a', 'Z', '0', '_', '-'), minLength: 17, maxLength: 64 })
       .map(json),
-    fc
-      .string({ unit: 'binary', minLength: 1, maxLength: 16 })
+    binaryString(1, 16)
       .filter((s) => !/^[A-Za-z0-9_-]{1,16}$/.test(s))
       .map(json),
     fc.constantFrom('"sk live"', '"sk.live"', '"sk/live"', '"ß"', '"sk\\n"', '"sk\\u0000"'),
@@ -415,8 +432,7 @@ export const badNamespace = () =>
         maxLength: 200,
       })
       .map(json),
-    fc
-      .string({ unit: 'binary', minLength: 1, maxLength: 20 })
+    binaryString(1, 20)
       .filter((name) => !/^[A-Za-z0-9_.:/-]{1,128}$/.test(name))
       .map(json),
     fc.constantFrom('"a b"', '"a*"', '"{ws}"', '"ns\\n"', '"ü"'),
@@ -429,7 +445,7 @@ export const badAsync = () =>
 export const badQueryString = (max: number) =>
   fc.oneof(
     fc.constant(''),
-    fc.string({ unit: 'binary', minLength: max + 1, maxLength: max + 4 }),
+    binaryString(max + 1, max + 4),
     fc.integer({ min: max + 1, max: 6_000 }).map((n) => 'x'.repeat(n)),
   );
 
@@ -437,9 +453,7 @@ export const badQueryNamespace = () =>
   fc.oneof(
     fc.constant(''),
     fc.constant('n'.repeat(129)),
-    fc
-      .string({ unit: 'binary', minLength: 1, maxLength: 20 })
-      .filter((name) => !/^[A-Za-z0-9_.:/-]{1,128}$/.test(name)),
+    binaryString(1, 20).filter((name) => !/^[A-Za-z0-9_.:/-]{1,128}$/.test(name)),
   );
 
 export const badLimit = () =>
@@ -471,5 +485,5 @@ export const badLimit = () =>
 export const badCursor = () =>
   fc.oneof(
     fc.constantFrom('', 'abc', '-1', '1.5', ' 1', '1234567890123456', '１', 'null', '0x1'),
-    fc.string({ unit: 'binary', minLength: 1, maxLength: 80 }).filter((s) => !/^\d{1,15}$/.test(s)),
+    binaryString(1, 80).filter((s) => !/^\d{1,15}$/.test(s)),
   );
