@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Topology } from '../support/topology';
+import { startTopology, type Topology } from '../support/topology';
 import { PRESENT, type Answer, type Caller, type ConformanceCase, type Json } from './types';
 
 /**
@@ -334,6 +334,21 @@ function dialectType(error: { type?: string; code?: string } | undefined): strin
 }
 
 /** Registers one jest test per case of `cases`. */
+/** One node for a conformance file's cases: started before them, stopped after. */
+export function conformanceNode(): () => ConformanceRunner {
+  let topology: Topology | undefined;
+  let runner: ConformanceRunner | undefined;
+  beforeAll(async () => {
+    topology = await startTopology({ nodes: 1 });
+    runner = new ConformanceRunner(topology);
+  });
+  afterAll(() => topology?.stop());
+  return () => {
+    if (!runner) throw new Error('the conformance node has not started');
+    return runner;
+  };
+}
+
 export function describeCorpus(
   dialect: Dialect,
   title: string,

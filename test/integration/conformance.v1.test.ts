@@ -1,19 +1,11 @@
 import * as v1 from '../conformance/v1/corpus';
-import { ConformanceRunner, describeCorpus } from '../conformance/runner';
-import { startTopology, type Topology } from '../support/topology';
+import { conformanceNode, describeCorpus } from '../conformance/runner';
 
 /**
  * The conformance corpus (test/conformance, docs/testing.md): Unkey v1's apis, keys, identities
  * and ratelimits route tests (commit `ccfc028d326c`), replayed over HTTP against one node.
  */
-let topology: Topology;
-let runner: ConformanceRunner;
-
-beforeAll(async () => {
-  topology = await startTopology({ nodes: 1 });
-  runner = new ConformanceRunner(topology);
-});
-afterAll(() => topology.stop());
+const runner = conformanceNode();
 
 for (const [group, cases] of Object.entries(v1)) {
   const routes = [...new Set(cases.map((entry) => entry.route))];
@@ -22,7 +14,7 @@ for (const [group, cases] of Object.entries(v1)) {
       'v1',
       `v1 ${route} (${group})`,
       cases.filter((entry) => entry.route === route),
-      () => runner,
+      runner,
     );
   }
 }

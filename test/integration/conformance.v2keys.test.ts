@@ -2,30 +2,22 @@ import * as apis from '../conformance/v2/apis';
 import * as keyLinks from '../conformance/v2/keyLinks';
 import * as keys from '../conformance/v2/keys';
 import * as answers from '../conformance/v2/answers';
-import { ConformanceRunner, describeCorpus } from '../conformance/runner';
-import { startTopology, type Topology } from '../support/topology';
+import { conformanceNode, describeCorpus } from '../conformance/runner';
 
 /**
  * The conformance corpus (test/conformance, docs/testing.md): Unkey v2's apis.* and keys.* route
  * tests, replayed over HTTP against one node.
  */
-let topology: Topology;
-let runner: ConformanceRunner;
-
-beforeAll(async () => {
-  topology = await startTopology({ nodes: 1 });
-  runner = new ConformanceRunner(topology);
-});
-afterAll(() => topology.stop());
+const runner = conformanceNode();
 
 for (const [group, routes] of Object.entries({ apis, keys, keyLinks })) {
   for (const [route, cases] of Object.entries(routes)) {
-    describeCorpus('v2', `v2 ${cases[0]?.route ?? `${group}.${route}`}`, cases, () => runner);
+    describeCorpus('v2', `v2 ${cases[0]?.route ?? `${group}.${route}`}`, cases, runner);
   }
 }
 
 // The answers of Unkey's 200 tests, for this file's routes.
 for (const cases of Object.values(answers)) {
   if (!['apis', 'keys'].some((group) => cases[0]?.route.startsWith(`${group}.`))) continue;
-  describeCorpus('v2', `v2 ${cases[0]!.route}: answers`, cases, () => runner);
+  describeCorpus('v2', `v2 ${cases[0]!.route}: answers`, cases, runner);
 }

@@ -2,25 +2,17 @@ import * as identities from '../conformance/v2/identities';
 import * as permissions from '../conformance/v2/permissions';
 import * as ratelimit from '../conformance/v2/ratelimit';
 import * as answers from '../conformance/v2/answers';
-import { ConformanceRunner, describeCorpus } from '../conformance/runner';
-import { startTopology, type Topology } from '../support/topology';
+import { conformanceNode, describeCorpus } from '../conformance/runner';
 
 /**
  * The conformance corpus (test/conformance, docs/testing.md): Unkey v2's identities.*,
  * permissions.* and ratelimit.* route tests, replayed over HTTP against one node.
  */
-let topology: Topology;
-let runner: ConformanceRunner;
-
-beforeAll(async () => {
-  topology = await startTopology({ nodes: 1 });
-  runner = new ConformanceRunner(topology);
-});
-afterAll(() => topology.stop());
+const runner = conformanceNode();
 
 for (const [group, routes] of Object.entries({ identities, permissions, ratelimit })) {
   for (const [route, cases] of Object.entries(routes)) {
-    describeCorpus('v2', `v2 ${cases[0]?.route ?? `${group}.${route}`}`, cases, () => runner);
+    describeCorpus('v2', `v2 ${cases[0]?.route ?? `${group}.${route}`}`, cases, runner);
   }
 }
 
@@ -32,5 +24,5 @@ for (const cases of Object.values(answers)) {
     )
   )
     continue;
-  describeCorpus('v2', `v2 ${cases[0]!.route}: answers`, cases, () => runner);
+  describeCorpus('v2', `v2 ${cases[0]!.route}: answers`, cases, runner);
 }

@@ -1,19 +1,11 @@
 import * as spec from '../conformance/v2/spec';
-import { ConformanceRunner, describeCorpus } from '../conformance/runner';
-import { startTopology, type Topology } from '../support/topology';
+import { conformanceNode, describeCorpus } from '../conformance/runner';
 
 /**
  * The conformance corpus (test/conformance, docs/testing.md): the bounds of Unkey's v2 OpenAPI
  * spec, one past each, replayed over HTTP against one node.
  */
-let topology: Topology;
-let runner: ConformanceRunner;
-
-beforeAll(async () => {
-  topology = await startTopology({ nodes: 1 });
-  runner = new ConformanceRunner(topology);
-});
-afterAll(() => topology.stop());
+const runner = conformanceNode();
 
 for (const [name, cases] of Object.entries(spec)) {
   const routes = [...new Set(cases.map((entry) => entry.route))];
@@ -22,7 +14,7 @@ for (const [name, cases] of Object.entries(spec)) {
       'v2',
       `v2 ${route}: spec ${name}`,
       cases.filter((entry) => entry.route === route),
-      () => runner,
+      runner,
     );
   }
 }
