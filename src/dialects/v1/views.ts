@@ -31,13 +31,10 @@ export function v1KeyView(view: KeyView): KeyView {
 
 /** A verdict as Unkey v1 answered it: the identity without its limits. */
 export function v1Verification(verification: Verification): object {
-  const { identity, ratelimits, seedStanding } = verification;
+  const { identity, ratelimits } = verification;
   // The verification path: no copy unless something must be left out.
-  if (identity?.ratelimits === undefined && ratelimits === undefined && !seedStanding) {
-    return verification;
-  }
-  const { seedStanding: _seed, ...kept } = verification;
-  const v1: Record<string, unknown> = kept;
+  if (identity?.ratelimits === undefined && ratelimits === undefined) return verification;
+  const v1: Record<string, unknown> = { ...verification };
   if (identity) v1.identity = v1Identity(identity);
   // Whose limit each is, which v2 derives a limit's id from: v1 had no ids for them.
   if (ratelimits) v1.ratelimits = ratelimits.map(({ owner: _owner, ...standing }) => standing);

@@ -134,7 +134,8 @@ export const v2CreateKey = defineV2Route({
     if (body.permissions !== undefined) input.permissions = body.permissions;
     if (body.expires !== undefined) input.expires = body.expires;
     if (body.enabled !== undefined) input.enabled = body.enabled;
-    if (body.ratelimits !== undefined) input.ratelimits = body.ratelimits;
+    // Unkey v2 always lists the limits a verification applied: ask for the list, even naming none.
+    input.ratelimits = body.ratelimits ?? [];
     // `remaining` null is unlimited usage, which a new key has unless it says otherwise; a refill
     // without credits is the operation's to refuse, as it refuses v1's.
     if (body.credits && body.credits.remaining !== null) input.remaining = body.credits.remaining;
@@ -213,7 +214,8 @@ export const v2VerifyKey = defineV2Route({
     const input: VerifyKeyInput = { key: body.key };
     if (body.permissions !== undefined) input.authorization = { permissions: body.permissions };
     if (body.credits !== undefined) input.remaining = { cost: body.credits.cost };
-    if (body.ratelimits !== undefined) input.ratelimits = body.ratelimits;
+    // Unkey v2 always lists the limits a verification applied: ask for the list, even naming none.
+    input.ratelimits = body.ratelimits ?? [];
     if (body.tags !== undefined) input.tags = body.tags;
     return input;
   },
@@ -235,10 +237,9 @@ function v2Verification(v: Verification): Record<string, unknown> {
   if (v.permissions !== undefined) data.permissions = v.permissions;
   if (v.roles !== undefined) data.roles = v.roles;
   if (v.identity) data.identity = v2Identity(v.identity);
-  // Every applied limit, the seed one as `default` when it was the only one.
-  const applied = v.ratelimits ?? (v.seedStanding ? [v.seedStanding] : []);
-  if (applied.length > 0) {
-    data.ratelimits = applied.map((standing) => ({
+  // Every applied limit, the seed one as `default`.
+  if (v.ratelimits && v.ratelimits.length > 0) {
+    data.ratelimits = v.ratelimits.map((standing) => ({
       id: limitId(standing.owner, standing.name),
       name: standing.name,
       limit: standing.limit,

@@ -140,7 +140,11 @@ export function appliedLimits(
   return [...applied.values()];
 }
 
-/** Whether a verification goes beyond the seed limit: only then is its answer's `ratelimits` list given. */
+/**
+ * Whether a verification goes beyond the seed limit (a named limit of the key, of its identity,
+ * or of the request): only then does it take the named path. Naming none takes the seed path,
+ * which still lists the seed limit's standing when the request asked for the list.
+ */
 export function usesNamedLimits(
   key: Pick<VerifiableKey, 'ratelimits'>,
   identity: LimitOwnerIdentity | undefined,
@@ -149,6 +153,6 @@ export function usesNamedLimits(
   return (
     key.ratelimits !== undefined ||
     identity?.ratelimits !== undefined ||
-    input.ratelimits !== undefined
+    (input.ratelimits !== undefined && input.ratelimits.length > 0)
   );
 }

@@ -40,11 +40,6 @@ export interface Verification extends Partial<
     | { limit: number; evaluated: false };
   /** Every limit this verification applied: only when it went beyond the seed `ratelimit`. */
   ratelimits?: LimitStanding[];
-  /**
-   * The seed limit's standing in full, when it was the only limit applied: v2 lists it among the
-   * key's limits (with its duration and id), v1 answers `ratelimit` alone.
-   */
-  seedStanding?: LimitStanding;
   enabled?: boolean;
   requestId: string;
   /** Every permission the key holds, its roles' included: only for a key that holds any. */

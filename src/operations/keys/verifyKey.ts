@@ -134,7 +134,11 @@ export async function decideVerification(
   if (usesNamedLimits(key, identity, input)) {
     return spendNamedLimits(deps, key, appliedLimits(key, identity, input), input, answer);
   }
-  if (!key.ratelimit && !key.credits) return answer('VALID');
+  if (!key.ratelimit && !key.credits) {
+    const result = answer('VALID');
+    if (input.ratelimits) result.ratelimits = [];
+    return result;
+  }
 
   const credits = creditSpend(deps.now(), key, input.remaining?.cost ?? 1);
   let decision: BucketDecision;
@@ -145,9 +149,11 @@ export async function decideVerification(
     // Never an ordinary VALID: the caller learns the limit was not evaluated, whatever the policy.
     const result = answer(deps.limiterFailure === 'open' ? 'VALID' : 'LIMITER_UNAVAILABLE');
     result.evaluated = false;
-    if (key.ratelimit) {
-      result.ratelimit = { limit: key.ratelimit.limit, evaluated: false };
-      result.seedStanding = { ...seedOf(key, key.ratelimit), evaluated: false };
+    if (key.ratelimit) result.ratelimit = { limit: key.ratelimit.limit, evaluated: false };
+    if (input.ratelimits) {
+      result.ratelimits = key.ratelimit
+        ? [{ ...seedOf(key, key.ratelimit), evaluated: false }]
+        : [];
     }
     return result;
   }
@@ -163,12 +169,19 @@ export async function decideVerification(
       remaining: decision.remaining,
       reset: decision.reset,
     };
-    result.seedStanding = {
-      ...seedOf(key, key.ratelimit),
-      remaining: decision.remaining,
-      reset: decision.reset,
-      exceeded: code === 'RATE_LIMITED',
-    };
+  }
+  // Asked for the list of limits applied (v2 always is): the seed limit, as a named one.
+  if (input.ratelimits) {
+    result.ratelimits = key.ratelimit
+      ? [
+          {
+            ...seedOf(key, key.ratelimit),
+            remaining: decision.remaining,
+            reset: decision.reset,
+            exceeded: code === 'RATE_LIMITED',
+          },
+        ]
+      : [];
   }
   if (decision.creditsRemaining !== undefined) result.remaining = decision.creditsRemaining;
   result[DECIDED_AT] = decision.now;

@@ -331,6 +331,35 @@ describe('decideVerification: the limiter decides last', () => {
     expect(result.evaluated).toBeUndefined();
   });
 
+  test('asking for the list of limits, naming none, takes the same one-bucket path and lists the seed', async () => {
+    const { deps, limiter } = setup(keyWith({ ratelimit: RATELIMIT }), {
+      ...ADMIT,
+      creditsRemaining: undefined,
+    });
+    const caller = callerWith(['api.*.verify_key']);
+    const listed = await decideVerification(deps, caller, verify({ ratelimits: [] }));
+    const plain = await decideVerification(deps, caller, verify());
+    expect(limiter.charges).toEqual([]);
+    expect(limiter.calls).toEqual([
+      ['key_1', RATELIMIT, 1, undefined],
+      ['key_1', RATELIMIT, 1, undefined],
+    ]);
+    expect(listed.ratelimits).toEqual([
+      {
+        name: 'default',
+        limit: 10,
+        duration: 1000,
+        autoApply: true,
+        owner: 'key_1',
+        remaining: 9,
+        reset: NOW + 100,
+        exceeded: false,
+      },
+    ]);
+    expect(plain).not.toHaveProperty('ratelimits');
+    expect(listed.ratelimit).toEqual(plain.ratelimit);
+  });
+
   test('a refused bucket reports no credits (they were not spent)', async () => {
     const { deps } = setup(keyWith({ ratelimit: RATELIMIT, credits: CREDITS }), {
       ...ADMIT,
