@@ -176,14 +176,22 @@ export async function startRedisCluster(masters = 3, replicas = 1): Promise<Test
       // two node timeouts, so on a loaded machine, shortly after another failover of the same
       // shard, elections can miss each other for long: the replica then takes over without a
       // vote, as an operator would, so that the test goes on to what it is about.
+      // A replica may also win its election and still not get the slots: when the dead master's
+      // config epoch came from an earlier TAKEOVER (an epoch bumped without consensus), the
+      // winner can draw the same epoch, and the other masters keep the slots with the dead one
+      // (a claim must carry a greater epoch). A fresh epoch (CLUSTER BUMPEPOCH) makes its claim
+      // win, as an operator would settle it.
       let forced = false;
       if (!(await promoted(15_000))) {
-        const replica = (await clusterNodes()).find(
-          (node) => node.master === oldId && live(node.port),
+        const candidate = (await clusterNodes()).find(
+          (node) => replicaPorts.includes(node.port) && live(node.port),
         );
-        if (replica !== undefined) {
+        if (candidate !== undefined) {
           forced = true;
-          await cli(replica.port, 'CLUSTER', 'FAILOVER', 'TAKEOVER').catch(() => undefined);
+          const settle = candidate.flags.includes('master')
+            ? ['CLUSTER', 'BUMPEPOCH']
+            : ['CLUSTER', 'FAILOVER', 'TAKEOVER'];
+          await cli(candidate.port, ...settle).catch(() => undefined);
           await promoted(15_000);
         }
       }
