@@ -9,6 +9,8 @@ export interface Dialect {
   readonly name: 'v1' | 'v2';
   /** Every path of the dialect starts with it, so an unknown path's error speaks it too. */
   readonly prefix: '/v1/' | '/v2/';
+  /** What logs and metrics put before an operation's name (`v2/keys.verifyKey`; v1: nothing). */
+  readonly labelPrefix: '' | 'v2/';
   /** Whether a 400 lists every invalid field (v2) or names the first (v1, as Unkey v1 did). */
   readonly allErrors: boolean;
   /** The answer's body around what the route wrote (v2 adds `meta`). */

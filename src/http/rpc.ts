@@ -38,7 +38,7 @@ function compileRoute(dialect: Dialect, route: AnyRoute, services: Services): Co
     operation,
     path: `${dialect.prefix}${route.name}`,
     method: route.method,
-    label: dialect.name === 'v1' ? route.name : `${dialect.name}/${route.name}`,
+    label: `${dialect.labelPrefix}${route.name}`,
     validate: compile<never>(route.input, { allErrors }),
     ...(route.coreInput ? { validateInput: compile<never>(route.coreInput, { allErrors }) } : {}),
     queryProperties:

@@ -12,6 +12,7 @@ export interface V1ErrorBody {
 export const v1Dialect: Dialect = {
   name: 'v1',
   prefix: '/v1/',
+  labelPrefix: '',
   allErrors: false,
   envelope: (body) => body,
   errorBody: (error, requestId, docsUrl): V1ErrorBody => ({

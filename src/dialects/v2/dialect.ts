@@ -5,6 +5,7 @@ import { v2ErrorBody } from './errors';
 export const v2Dialect: Dialect = {
   name: 'v2',
   prefix: '/v2/',
+  labelPrefix: 'v2/',
   allErrors: true,
   envelope: (body, requestId) => ({ meta: { requestId }, ...body }),
   errorBody: (error, requestId) => v2ErrorBody(error, requestId),

@@ -136,7 +136,7 @@ export async function decideVerification(
   }
   if (!key.ratelimit && !key.credits) {
     const result = answer('VALID');
-    if (input.ratelimits) result.ratelimits = [];
+    if (input.ratelimits) result.ratelimits = listedSeed(key, { evaluated: false });
     return result;
   }
 
@@ -150,11 +150,7 @@ export async function decideVerification(
     const result = answer(deps.limiterFailure === 'open' ? 'VALID' : 'LIMITER_UNAVAILABLE');
     result.evaluated = false;
     if (key.ratelimit) result.ratelimit = { limit: key.ratelimit.limit, evaluated: false };
-    if (input.ratelimits) {
-      result.ratelimits = key.ratelimit
-        ? [{ ...seedOf(key, key.ratelimit), evaluated: false }]
-        : [];
-    }
+    if (input.ratelimits) result.ratelimits = listedSeed(key, { evaluated: false });
     return result;
   }
   const code = decision.allowed
@@ -170,18 +166,9 @@ export async function decideVerification(
       reset: decision.reset,
     };
   }
-  // Asked for the list of limits applied (v2 always is): the seed limit, as a named one.
   if (input.ratelimits) {
-    result.ratelimits = key.ratelimit
-      ? [
-          {
-            ...seedOf(key, key.ratelimit),
-            remaining: decision.remaining,
-            reset: decision.reset,
-            exceeded: code === 'RATE_LIMITED',
-          },
-        ]
-      : [];
+    const { remaining, reset } = decision;
+    result.ratelimits = listedSeed(key, { remaining, reset, exceeded: code === 'RATE_LIMITED' });
   }
   if (decision.creditsRemaining !== undefined) result.remaining = decision.creditsRemaining;
   result[DECIDED_AT] = decision.now;
@@ -239,15 +226,18 @@ async function spendNamedLimits(
   return result;
 }
 
-/** The seed limit as a named one: `default`, the key's own, always applied. */
-function seedOf(key: VerifiableKey, seed: NonNullable<VerifiableKey['ratelimit']>) {
-  return {
-    name: DEFAULT_LIMIT_NAME,
-    limit: seed.limit,
-    duration: seed.refillInterval,
-    autoApply: true,
-    owner: key.id,
-  };
+/**
+ * The limits a seed-path verification applied, for a request that asked for the list (v2 always
+ * does): the key's seed limit as a named one (`default`, its own, always applied), or none.
+ */
+function listedSeed(
+  key: VerifiableKey,
+  outcome: { remaining: number; reset: number; exceeded: boolean } | { evaluated: false },
+): LimitStanding[] {
+  if (!key.ratelimit) return [];
+  const { limit, refillInterval } = key.ratelimit;
+  const seed = { name: DEFAULT_LIMIT_NAME, limit, duration: refillInterval, autoApply: true };
+  return [{ ...seed, owner: key.id, ...outcome }];
 }
 
 /** What an answer says of an applied limit whatever its outcome. */
