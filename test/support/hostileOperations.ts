@@ -25,6 +25,7 @@ import {
 } from './hostile';
 import type { JsonSchema, Operation } from '../../src/operations/operation';
 import { operations } from '../../src/operations/registry';
+import { v1Routes } from '../../src/dialects/v1/routes';
 import { fixture } from './hostileTarget';
 
 /**
@@ -637,11 +638,17 @@ export const fuzz: Readonly<Record<string, Fuzz>> = {
 };
 
 /** The object schema of one input: the input's own, or its items' for an array (createKeys). */
+/** What v1 takes of the operation: its input, but where Unkey v1 took less (a listing's paging). */
+function v1InputOf(op: Operation): JsonSchema {
+  return v1Routes.find((route) => route.operation === op)?.input ?? op.input;
+}
+
 export function inputObject(op: Operation): {
   properties: Readonly<Record<string, JsonSchema>>;
   required: readonly string[];
 } {
-  const schema = op.input.type === 'array' ? (op.input.items as JsonSchema) : op.input;
+  const input = v1InputOf(op);
+  const schema = input.type === 'array' ? (input.items as JsonSchema) : input;
   return {
     properties: (schema.properties ?? {}) as Readonly<Record<string, JsonSchema>>,
     required: (schema.required ?? []) as readonly string[],

@@ -1,14 +1,18 @@
-import { identityHandle, v2ListIdentities } from '../../src/dialects/v2/identities';
-import { isKeywardId, matching, pageOf, v2Pagination } from '../../src/dialects/v2/lists';
+import { v2ListIdentities } from '../../src/dialects/v2/identities/listIdentities';
+import { identityHandle } from '../../src/dialects/v2/identities/shapes';
+import { isKeywardId, v2Pagination } from '../../src/dialects/v2/lists';
+import { v2CreatePermission } from '../../src/dialects/v2/permissions/createPermission';
+import { v2ListPermissions } from '../../src/dialects/v2/permissions/listPermissions';
 import {
   permissionHandle,
   roleHandle,
-  v2CreatePermission,
-  v2ListPermissions,
   v2Permission,
   v2Role,
-} from '../../src/dialects/v2/permissions';
-import { v2ListOverrides, v2MultiLimit, v2SetOverride } from '../../src/dialects/v2/ratelimit';
+} from '../../src/dialects/v2/permissions/shapes';
+import { v2ListOverrides } from '../../src/dialects/v2/ratelimits/listOverrides';
+import { v2MultiLimit } from '../../src/dialects/v2/ratelimits/multiLimit';
+import { v2SetOverride } from '../../src/dialects/v2/ratelimits/setOverride';
+import { listed, matching, pageOf } from '../../src/operations/listing';
 import { v2ErrorType } from '../../src/dialects/v2/errors';
 import { BadRequestError, ConflictError, NotFoundError } from '../../src/errors';
 import { newId } from '../../src/keys/ids';
@@ -123,23 +127,22 @@ describe('permissions', () => {
     });
   });
 
-  test('a listing pages keyward’s whole list by id, after a search', () => {
-    const views = ['a.read', 'a.write', 'b.read'].map((name, i) => ({
-      id: `perm_${i}`,
-      name,
-      slug: name,
-    }));
-    expect(v2ListPermissions.toBody(views, { limit: 2 })).toEqual({
-      data: views.slice(0, 2).map(v2Permission),
+  test('a v2 listing asks the operation for pages of 100 unless told, and answers v2’s page', () => {
+    expect(v2ListPermissions.toInput({})).toEqual({ limit: 100 });
+    expect(v2ListPermissions.toInput({ limit: 2, cursor: 'perm_1', search: 'read' })).toEqual({
+      limit: 2,
+      cursor: 'perm_1',
+      search: 'read',
+    });
+    const views = ['a.read', 'a.write'].map((name, i) => ({ id: `perm_${i}`, name, slug: name }));
+    expect(v2ListPermissions.toBody({ permissions: views, cursor: 'perm_1' }, {})).toEqual({
+      data: views.map(v2Permission),
       pagination: { cursor: 'perm_1', hasMore: true },
     });
-    expect(v2ListPermissions.toBody(views, { limit: 2, cursor: 'perm_1' })).toEqual({
-      data: [v2Permission(views[2]!)],
+    expect(v2ListPermissions.toBody({ permissions: [] }, {})).toEqual({
+      data: [],
       pagination: { hasMore: false },
     });
-    expect(v2ListPermissions.toBody(views, { search: ' READ ' }).data).toEqual(
-      [views[0]!, views[2]!].map(v2Permission),
-    );
   });
 });
 
@@ -152,6 +155,27 @@ describe('lists', () => {
     expect(pageOf(items, 'x_2', 2)).toEqual({ items: items.slice(2), next: undefined });
     expect(pageOf(items, 'x_25', 10)).toEqual({ items: items.slice(2), next: undefined });
     expect(pageOf(items, 'x_9', 10)).toEqual({ items: [], next: undefined });
+  });
+
+  test('pageOf without a limit: all that follows the cursor, and no cursor', () => {
+    expect(pageOf(items, undefined, undefined)).toEqual({ items, next: undefined });
+    expect(pageOf(items, 'x_2', undefined)).toEqual({ items: items.slice(2), next: undefined });
+  });
+
+  test('listed: searched first, then paged; the cursor only when more follow', () => {
+    const things = ['a.read', 'a.write', 'b.read', 'c.read'].map((name, i) => ({
+      id: `perm_${i}`,
+      name,
+    }));
+    const fields = (t: { id: string; name: string }) => [t.id, t.name];
+    expect(listed(things, { search: ' READ ', limit: 2 }, fields)).toEqual({
+      items: [things[0], things[2]],
+      cursor: 'perm_2',
+    });
+    expect(listed(things, { search: 'read', limit: 2, cursor: 'perm_2' }, fields)).toEqual({
+      items: [things[3]],
+    });
+    expect(listed(things, {}, fields)).toEqual({ items: things });
   });
 
   test('matching: any field, ignoring case; a blank search matches all', () => {

@@ -1,8 +1,9 @@
 import { v1Routes } from '../../src/dialects/v1/routes';
-import { v2ListKeys } from '../../src/dialects/v2/apis';
+import { v2ListKeys } from '../../src/dialects/v2/apis/listKeys';
 import { v2ErrorType } from '../../src/dialects/v2/errors';
-import { heldBody, linkRefs } from '../../src/dialects/v2/keyLinks';
-import { updateKeyInput, v2UpdateCredits, v2UpdateKey } from '../../src/dialects/v2/keyUpdates';
+import { heldBody, linkRefs } from '../../src/dialects/v2/keys/links';
+import { updateKeyInput, v2UpdateKey } from '../../src/dialects/v2/keys/updateKey';
+import { v2UpdateCredits } from '../../src/dialects/v2/keys/updateRemaining';
 import { toKeyFields } from '../../src/operations/keys/fields';
 import { inV2Terms } from '../../src/dialects/v2/route';
 import type { KeyRecord } from '../../src/domain/key';

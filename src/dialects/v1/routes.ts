@@ -2,7 +2,12 @@ import { ConflictError } from '../../errors';
 import { updateIdentity } from '../../operations/identities/updateIdentity';
 import { listIdentities, type IdentitiesPage } from '../../operations/identities/listIdentities';
 import { getRole } from '../../operations/permissions/getRole';
-import { listRoles } from '../../operations/permissions/listRoles';
+import {
+  listPermissions,
+  type PermissionsPage,
+} from '../../operations/permissions/listPermissions';
+import { listRoles, type RolesPage } from '../../operations/permissions/listRoles';
+import { permissionOutput, roleOutput } from '../../operations/permissions/schemas';
 import type { RoleView } from '../../operations/permissions/views';
 import { listKeys, type KeysPage } from '../../operations/apis/listKeys';
 import { addPermissions } from '../../operations/keys/addPermissions';
@@ -63,7 +68,25 @@ const V1_DIFFERENCES: readonly Difference[] = [
   // v2 lists identities with their meta and a role's permissions as objects; v1 did neither.
   [listIdentities as Operation, { toBody: (output) => v1IdentitiesPage(output as IdentitiesPage) }],
   [getRole as Operation, { toBody: (output) => v1Role(output as RoleView) }],
-  [listRoles as Operation, { toBody: (output) => (output as RoleView[]).map(v1Role) }],
+  // Unkey v1 took no paging or search here and answered the whole list, as an array.
+  [
+    listPermissions as Operation,
+    {
+      input: object({}),
+      output: { type: 'array', items: permissionOutput },
+      toInput: () => ({}),
+      toBody: (output) => (output as PermissionsPage).permissions,
+    },
+  ],
+  [
+    listRoles as Operation,
+    {
+      input: object({}),
+      output: { type: 'array', items: roleOutput },
+      toInput: () => ({}),
+      toBody: (output) => (output as RolesPage).roles.map(v1Role),
+    },
+  ],
   // v2's credits answer shows the refill beside the count; v1's showed the count.
   [
     updateRemaining as Operation,

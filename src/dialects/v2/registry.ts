@@ -1,45 +1,50 @@
-import { v2GetVerifications } from './analytics';
-import { v2CreateApi, v2DeleteApi, v2GetApi, v2ListKeys } from './apis';
-import {
-  v2CreateIdentity,
-  v2DeleteIdentity,
-  v2GetIdentity,
-  v2ListIdentities,
-  v2UpdateIdentity,
-} from './identities';
-import {
-  v2AddPermissions,
-  v2AddRoles,
-  v2RemovePermissions,
-  v2RemoveRoles,
-  v2SetPermissions,
-  v2SetRoles,
-} from './keyLinks';
-import { v2CreateKey, v2DeleteKey, v2GetKey, v2MigrateKeys, v2VerifyKey, v2Whoami } from './keys';
-import { v2UpdateCredits, v2UpdateKey } from './keyUpdates';
-import {
-  v2CreatePermission,
-  v2CreateRole,
-  v2DeletePermission,
-  v2DeleteRole,
-  v2GetPermission,
-  v2GetRole,
-  v2ListPermissions,
-  v2ListRoles,
-  v2SetRolePermissions,
-} from './permissions';
-import {
-  v2DeleteOverride,
-  v2GetOverride,
-  v2Limit,
-  v2ListOverrides,
-  v2MultiLimit,
-  v2SetOverride,
-} from './ratelimit';
-import { v2RerollKey } from './reroll';
+import { v2GetVerifications } from './analytics/getVerifications';
+import { v2CreateApi } from './apis/createApi';
+import { v2DeleteApi } from './apis/deleteApi';
+import { v2GetApi } from './apis/getApi';
+import { v2ListKeys } from './apis/listKeys';
+import { v2CreateIdentity } from './identities/createIdentity';
+import { v2DeleteIdentity } from './identities/deleteIdentity';
+import { v2GetIdentity } from './identities/getIdentity';
+import { v2ListIdentities } from './identities/listIdentities';
+import { v2UpdateIdentity } from './identities/updateIdentity';
+import { v2AddPermissions } from './keys/addPermissions';
+import { v2AddRoles } from './keys/addRoles';
+import { v2CreateKey } from './keys/createKey';
+import { v2DeleteKey } from './keys/deleteKey';
+import { v2GetKey } from './keys/getKey';
+import { v2RemovePermissions } from './keys/removePermissions';
+import { v2RemoveRoles } from './keys/removeRoles';
+import { v2RerollKey } from './keys/rerollKey';
+import { v2SetPermissions } from './keys/setPermissions';
+import { v2SetRoles } from './keys/setRoles';
+import { v2UpdateKey } from './keys/updateKey';
+import { v2UpdateCredits } from './keys/updateRemaining';
+import { v2VerifyKey } from './keys/verifyKey';
+import { v2Whoami } from './keys/whoami';
+import { v2MigrateKeys } from './migrations/createKeys';
+import { v2CreatePermission } from './permissions/createPermission';
+import { v2CreateRole } from './permissions/createRole';
+import { v2DeletePermission } from './permissions/deletePermission';
+import { v2DeleteRole } from './permissions/deleteRole';
+import { v2GetPermission } from './permissions/getPermission';
+import { v2GetRole } from './permissions/getRole';
+import { v2ListPermissions } from './permissions/listPermissions';
+import { v2ListRoles } from './permissions/listRoles';
+import { v2SetRolePermissions } from './permissions/setRolePermissions';
+import { v2DeleteOverride } from './ratelimits/deleteOverride';
+import { v2GetOverride } from './ratelimits/getOverride';
+import { v2Limit } from './ratelimits/limit';
+import { v2ListOverrides } from './ratelimits/listOverrides';
+import { v2MultiLimit } from './ratelimits/multiLimit';
+import { v2SetOverride } from './ratelimits/setOverride';
 import type { V2Route } from './route';
 
-/** Every operation the v2 dialect speaks, each at `POST /v2/{name}`. */
+/**
+ * Every operation the v2 dialect speaks, each at `POST /v2/{name}`. A route's module sits where its
+ * operation's does in src/operations (`keys/updateRemaining.ts` speaks keys.updateRemaining as
+ * v2's keys.updateCredits), so the two trees read side by side.
+ */
 export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2CreateApi,
   v2GetApi,

@@ -17,7 +17,7 @@ export interface RemainingAnswer {
 /**
  * v1's schema takes the first three ops and a number. Unkey v2's updateCredits also reaches
  * `decrementToZero` (a decrement past zero leaves zero) and `set` to null (unlimited usage),
- * which its route's schema allows (src/dialects/v2/keyUpdates.ts).
+ * which its route's schema allows (src/dialects/v2/keys/updateRemaining.ts).
  */
 export interface UpdateRemainingInput {
   keyId: string;

@@ -1,6 +1,6 @@
-import { MAX_EXPIRATION, rerollKey, type RerollKeyInput } from '../../operations/keys/rerollKey';
-import { object } from '../../operations/schemas';
-import { defineV2Route, open } from './route';
+import { MAX_EXPIRATION, rerollKey, type RerollKeyInput } from '../../../operations/keys/rerollKey';
+import { object } from '../../../operations/schemas';
+import { defineV2Route, open } from '../route';
 
 /** keys.rerollKey speaks v2's shape in both dialects: the v2 route only wraps its answer. */
 export const v2RerollKey = defineV2Route({

@@ -1,16 +1,13 @@
-import { addPermissions } from '../../operations/keys/addPermissions';
-import { addRoles } from '../../operations/keys/addRoles';
-import type { LinkAnswer } from '../../operations/keys/linkOperation';
-import type { LinkRef, Linked } from '../../operations/keys/links';
-import { removePermissions } from '../../operations/keys/removePermissions';
-import { removeRoles } from '../../operations/keys/removeRoles';
-import { setPermissions } from '../../operations/keys/setPermissions';
-import { setRoles } from '../../operations/keys/setRoles';
-import { object } from '../../operations/schemas';
-import { permissionName, roleName } from '../../operations/permissions/schemas';
-import type { LinkKind } from '../../store/rbacStore';
-import { keyId } from './keys';
-import { defineV2Route } from './route';
+import type { addPermissions } from '../../../operations/keys/addPermissions';
+import type { LinkAnswer } from '../../../operations/keys/linkOperation';
+import type { LinkRef, Linked } from '../../../operations/keys/links';
+import { permissionName, roleName } from '../../../operations/permissions/schemas';
+import { object } from '../../../operations/schemas';
+import type { LinkKind } from '../../../store/rbacStore';
+import { defineV2Route } from '../route';
+import { keyId } from './shapes';
+
+/** The six calls that link a key's permissions or roles, as v2 speaks each. */
 
 type Op = 'add' | 'remove' | 'set';
 
@@ -44,7 +41,7 @@ export function heldBody(kind: LinkKind, held: readonly Linked[]) {
   );
 }
 
-function linkRoute(
+export function linkRoute(
   kind: LinkKind,
   op: Op,
   name: `keys.${string}`,
@@ -73,25 +70,3 @@ function linkRoute(
     toBody: (answer: LinkAnswer) => ({ data: heldBody(kind, answer.held) }),
   });
 }
-
-export const v2AddPermissions = linkRoute(
-  'permissions',
-  'add',
-  'keys.addPermissions',
-  addPermissions,
-);
-export const v2RemovePermissions = linkRoute(
-  'permissions',
-  'remove',
-  'keys.removePermissions',
-  removePermissions,
-);
-export const v2SetPermissions = linkRoute(
-  'permissions',
-  'set',
-  'keys.setPermissions',
-  setPermissions,
-);
-export const v2AddRoles = linkRoute('roles', 'add', 'keys.addRoles', addRoles);
-export const v2RemoveRoles = linkRoute('roles', 'remove', 'keys.removeRoles', removeRoles);
-export const v2SetRoles = linkRoute('roles', 'set', 'keys.setRoles', setRoles);

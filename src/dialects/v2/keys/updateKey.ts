@@ -1,18 +1,11 @@
-import type { RefillConfig } from '../../domain/credits';
-import { DEFAULT_LIMIT_NAME } from '../../domain/namedLimits';
-import { invalidField, PreconditionFailedError } from '../../errors';
-import { updateKey } from '../../operations/keys/updateKey';
-import {
-  updateRemaining,
-  type RemainingAnswer,
-  type UpdateRemainingInput,
-} from '../../operations/keys/updateRemaining';
-import type { NamedLimitInput } from '../../operations/namedLimits';
-import { LIMIT_MAX, nullable, object } from '../../operations/schemas';
-import { v2ExternalId } from './identities';
-import { keyId, meta, ratelimits, refill, v2Refill } from './keys';
-import { defineV2Route, widen } from './route';
-import { refillOf } from './shapes';
+import type { RefillConfig } from '../../../domain/credits';
+import { DEFAULT_LIMIT_NAME } from '../../../domain/namedLimits';
+import { updateKey } from '../../../operations/keys/updateKey';
+import type { NamedLimitInput } from '../../../operations/namedLimits';
+import { LIMIT_MAX, nullable, object } from '../../../operations/schemas';
+import { v2ExternalId } from '../identities/shapes';
+import { defineV2Route, widen } from '../route';
+import { keyId, meta, ratelimits, refill, v2Refill } from './shapes';
 
 /** The input of keyward's updateKey, as this route fills it (its module keeps the type to itself). */
 interface UpdateKeyInput {
@@ -110,46 +103,4 @@ export const v2UpdateKey = defineV2Route({
   output: object({}),
   toInput: updateKeyInput,
   toBody: () => ({ data: {} }),
-});
-
-interface V2UpdateCreditsBody {
-  keyId: string;
-  operation: 'set' | 'increment' | 'decrement';
-  value?: number | null;
-}
-
-/**
- * keyward's updateRemaining as Unkey v2 answers it: `set` to null (or without a value) makes
- * usage unlimited and drops the refill, a decrement past zero leaves zero, and incrementing or
- * decrementing a key without credits is a 400 (keyward's v1 answers 412).
- */
-export const v2UpdateCredits = defineV2Route({
-  name: 'keys.updateCredits',
-  operation: updateRemaining,
-  coreInput: widen(updateRemaining.input, {
-    op: { enum: ['increment', 'decrement', 'set', 'decrementToZero'] },
-    value: { type: ['integer', 'null'] },
-  }),
-  input: object(
-    {
-      keyId,
-      operation: { type: 'string', enum: ['set', 'increment', 'decrement'] },
-      value: { type: ['integer', 'null'], minimum: 0, maximum: LIMIT_MAX },
-    },
-    ['keyId', 'operation'],
-  ),
-  output: object({ remaining: { type: ['integer', 'null'] }, refill: { type: 'object' } }, [
-    'remaining',
-  ]),
-  toInput(body: V2UpdateCreditsBody): UpdateRemainingInput {
-    const value = body.value ?? null;
-    const op = body.operation === 'decrement' ? 'decrementToZero' : body.operation;
-    return { keyId: body.keyId, op, value };
-  },
-  refusal: (error) =>
-    error instanceof PreconditionFailedError ? invalidField(['operation'], error.message) : error,
-  toBody: (answer: RemainingAnswer) => {
-    const { remaining, refill } = answer;
-    return { data: { remaining, ...(refill ? { refill: refillOf(refill) } : {}) } };
-  },
 });

@@ -1,7 +1,7 @@
-import { AnalyticsNotConfiguredError } from '../../errors';
-import { getVerifications } from '../../operations/keys/getVerifications';
-import { object } from '../../operations/schemas';
-import { defineV2Route, open } from './route';
+import { AnalyticsNotConfiguredError } from '../../../errors';
+import { getAnalyticsVerifications } from '../../../operations/analytics/getVerifications';
+import { object } from '../../../operations/schemas';
+import { defineV2Route, open } from '../route';
 
 /**
  * v2's analytics run the caller's SQL against Unkey's ClickHouse. keyward keeps no such store,
@@ -10,7 +10,7 @@ import { defineV2Route, open } from './route';
  */
 export const v2GetVerifications = defineV2Route({
   name: 'analytics.getVerifications',
-  operation: getVerifications,
+  operation: getAnalyticsVerifications,
   // Unkey's spec leaves this body open.
   input: open(object({ query: { type: 'string', minLength: 1 } }, ['query'])),
   output: { type: 'array', items: { type: 'object' } },
