@@ -118,9 +118,26 @@ export class UnsupportedMediaTypeError extends BadRequestError {
   }
 }
 
+/**
+ * Why a request is not authenticated: no Authorization header (or an empty one), one that is not
+ * `Bearer <key>`, or a key no root key has. v1 answers all three alike; v2 answers the first two
+ * 400, as Unkey's v2 does (its dialect's `refine`).
+ */
+export type UnauthorizedReason = 'missing' | 'malformed' | 'unknown';
+
 export class UnauthorizedError extends KeywardError {
-  constructor(message = 'a valid root key is required: Authorization: Bearer <ROOT_KEY>') {
+  constructor(
+    readonly reason: UnauthorizedReason = 'unknown',
+    message = 'a valid root key is required: Authorization: Bearer <ROOT_KEY>',
+  ) {
     super('UNAUTHORIZED', 401, message, { 'WWW-Authenticate': 'Bearer' });
+  }
+}
+
+/** An Authorization header that is not `Bearer <key>`, as a dialect that tells it apart answers it. */
+export class MalformedAuthorizationError extends KeywardError {
+  constructor(message: string) {
+    super('BAD_REQUEST', 400, message);
   }
 }
 

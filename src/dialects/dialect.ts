@@ -17,6 +17,11 @@ export interface Dialect {
   envelope(body: object, requestId: string): object;
   /** A client's error as this dialect writes it. */
   errorBody(error: KeywardError, requestId: string, docsUrl: string): object;
+  /**
+   * Where the dialect answers an error with another status than keyward's own (v2: a missing or
+   * malformed Authorization header is 400, as Unkey's v2 answers it): the error it answers.
+   */
+  refine?(error: KeywardError): KeywardError;
 }
 
 /**

@@ -127,6 +127,7 @@ export function createApp(options: AppOptions): Koa<KoaState> {
       const presented = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1];
       if (!presented || !sameSecret(presented, options.metricsToken))
         throw new UnauthorizedError(
+          'unknown',
           'metrics need the metrics token: Authorization: Bearer <token>',
         );
     }

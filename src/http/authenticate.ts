@@ -1,21 +1,31 @@
-import { UnauthorizedError } from '../errors';
+import { UnauthorizedError, type UnauthorizedReason } from '../errors';
 import { hashKey } from '../keys/keyMaterial';
 import type { Directory } from '../cache/directory';
 import type { RootKeyRecord } from '../domain/records';
 
+/** `Bearer` and a token that could be a key: at most 512 characters, no white space. */
 const BEARER = /^Bearer +([^\s]{1,512})$/i;
+/** `Bearer` and something after it, which is then the token, however it looks. */
+const BEARER_ANYTHING = /^Bearer +\S/i;
 
 /**
- * Resolves the root key from `Authorization: Bearer …` by its hash alone. Every failure gets the
- * same answer, so a caller learns nothing about which part was wrong.
+ * Resolves the root key from `Authorization: Bearer …` by its hash alone. What failed is named
+ * only as far as the header's form (none, not `Bearer <token>`), which any client can see for
+ * itself; a token that is no root key's is one answer, whatever it holds.
  */
 export async function authenticate(
   authorization: string | undefined,
   directory: Directory,
 ): Promise<RootKeyRecord> {
   const match = authorization === undefined ? null : BEARER.exec(authorization);
-  if (!match) throw new UnauthorizedError();
+  if (!match) throw new UnauthorizedError(whyRefused(authorization));
   const rootKey = await directory.rootKeyByHash(hashKey(match[1] as string));
-  if (!rootKey) throw new UnauthorizedError();
+  if (!rootKey) throw new UnauthorizedError('unknown');
   return rootKey;
+}
+
+/** Why a header that holds no possible key was refused: off the path of a valid request. */
+function whyRefused(authorization: string | undefined): UnauthorizedReason {
+  if (authorization === undefined || authorization.trim() === '') return 'missing';
+  return BEARER_ANYTHING.test(authorization) ? 'unknown' : 'malformed';
 }

@@ -105,8 +105,10 @@ export class Lifecycle {
   fail(exchange: Exchange, thrown: unknown): Answer {
     const { docsUrl, logger } = this.errors;
     const { requestId } = exchange.state;
-    const error = clientError(thrown, requestId, logger);
-    const body = dialectOf(exchange.path).errorBody(error, requestId, docsUrl);
+    const dialect = dialectOf(exchange.path);
+    const caught = clientError(thrown, requestId, logger);
+    const error = dialect.refine ? dialect.refine(caught) : caught;
+    const body = dialect.errorBody(error, requestId, docsUrl);
     return { status: error.status, headers: error.headers, body };
   }
 

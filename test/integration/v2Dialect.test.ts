@@ -149,6 +149,51 @@ test('errors come in v2’s shape, with Unkey’s type URIs and the invalid fiel
   expect((unauthorized as Error).constructor.name).toBe('UnauthorizedErrorResponse');
 });
 
+test('v2 answers a missing or malformed Authorization header 400, an unknown key 401; v1 401 to all', async () => {
+  const ERRORS = 'https://unkey.com/docs/errors/unkey';
+  const call = async (path: string, authorization: string | undefined) => {
+    const response = await fetch(`${topology.nodes[0]!.url}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(authorization === undefined ? {} : { authorization }),
+      },
+      body: JSON.stringify({ name: 'never', key: 'x' }),
+    });
+    const body = (await response.json()) as { error: { type?: string; code?: string } };
+    return { status: response.status, type: body.error.type, code: body.error.code };
+  };
+  const headers: [string | undefined, number, string][] = [
+    [undefined, 400, `${ERRORS}/application/invalid_input`],
+    ['', 400, `${ERRORS}/application/invalid_input`],
+    ['Basic dXNlcjpwYXNz', 400, `${ERRORS}/authentication/malformed`],
+    ['Bearer', 400, `${ERRORS}/authentication/malformed`],
+    ['Bearer unknown_root_key', 401, `${ERRORS}/authentication/key_not_found`],
+    [`Bearer ${'x'.repeat(600)}`, 401, `${ERRORS}/authentication/key_not_found`],
+  ];
+  // apis.createApi goes through the Koa app, keys.verifyKey through the data plane.
+  for (const route of ['apis.createApi', 'keys.verifyKey']) {
+    for (const [header, status, type] of headers) {
+      expect({ header, ...(await call(`/v2/${route}`, header)) }).toEqual({
+        header,
+        status,
+        type,
+        code: undefined,
+      });
+      expect({ header, ...(await call(`/v1/${route}`, header)) }).toEqual({
+        header,
+        status: 401,
+        type: undefined,
+        code: 'UNAUTHORIZED',
+      });
+    }
+  }
+  const missing = await fetch(`${topology.nodes[0]!.url}/v2/apis.createApi`, { method: 'POST' });
+  expect(((await missing.json()) as { error: { errors: unknown } }).error.errors).toEqual([
+    { location: 'header.Authorization', message: 'is required' },
+  ]);
+});
+
 test('a v2 400 lists every invalid field, each at its own location, and v1 names the first', async () => {
   const url = topology.nodes[0]!.url;
   const post = (path: string, body: unknown) =>

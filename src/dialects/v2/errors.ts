@@ -2,6 +2,7 @@ import {
   AnalyticsNotConfiguredError,
   BadRequestError,
   ConflictError,
+  MalformedAuthorizationError,
   NotFoundError,
   pathText,
   type KeywardError,
@@ -94,6 +95,9 @@ export function v2ErrorType(error: KeywardError): string {
   switch (error.code) {
     case 'BAD_REQUEST':
       if (error.status === 413) return `${UNKEY}/user/bad_request/request_body_too_large`;
+      if (error instanceof MalformedAuthorizationError) {
+        return `${UNKEY}/unkey/authentication/malformed`;
+      }
       if (error instanceof BadRequestError && error.kind === 'permission_query') {
         return `${UNKEY}/user/bad_request/permissions_query_syntax_error`;
       }
