@@ -97,6 +97,16 @@ export class ConformanceRunner {
     return `${prefix}_${Date.now().toString(36)}_${this.serial}`;
   }
 
+  /** A new role holding these permissions, each created first: its name. */
+  private async roleHolding(permissions: readonly string[]): Promise<string> {
+    for (const slug of permissions) {
+      await this.must('permissions.createPermission', { name: slug, slug });
+    }
+    const name = this.unique('conf.role');
+    await this.must('permissions.createRole', { name, permissions: [...permissions] });
+    return name;
+  }
+
   /** Makes the fixtures the case's text names, each once. */
   private async fixtures(
     text: string,
@@ -135,7 +145,12 @@ export class ConformanceRunner {
         case 'keyString': {
           if (made.has('key')) break;
           const apiId = await needApi();
-          const created = await this.must('keys.createKey', { apiId, ...setup?.key });
+          const roles = setup?.keyRole ? [await this.roleHolding(setup.keyRole.permissions)] : [];
+          const created = await this.must('keys.createKey', {
+            apiId,
+            ...(roles.length > 0 ? { roles } : {}),
+            ...setup?.key,
+          });
           if (setup?.keyUpdate) {
             await this.must('keys.updateKey', { keyId: String(created.keyId), ...setup.keyUpdate });
           }

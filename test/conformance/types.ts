@@ -60,6 +60,11 @@ export interface ConformanceCase {
   /** Extra fields of a fixture's creation (`key: {credits: …}` for `{key}`). */
   setup?: {
     key?: { [field: string]: Json };
+    /**
+     * A role `{key}` is created with, holding these permissions (each created first): Unkey's
+     * test gives its key a role this way.
+     */
+    keyRole?: { permissions: string[] };
     /** A v2 updateKey of `{key}` right after its creation (a state createKey cannot make). */
     keyUpdate?: { [field: string]: Json };
     identity?: { [field: string]: Json };

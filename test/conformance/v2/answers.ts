@@ -325,10 +325,7 @@ export const verifyKey = [
     VERIFY,
     { key: '{keyString}', permissions: 'documents.read' },
     { status: 200, data: { valid: true, code: 'VALID' } },
-    {
-      pending:
-        'fixtures: the runner cannot give a key a role yet (v2KeyViews.test.ts checks role permissions in verifyKey)',
-    },
+    { setup: { keyRole: { permissions: ['documents.read'] } } },
   ),
   at(
     `${V}/key with permissions/missing permissions`,
