@@ -1,5 +1,5 @@
 import type { CacheEntry, CacheOptions } from './readThroughCache';
-import { ReadThroughCache } from './readThroughCache';
+import { NOT_CACHED, ReadThroughCache } from './readThroughCache';
 import type { InvalidationTarget } from './invalidationListener';
 import { isRedisUnavailable } from '../redis/failures';
 import type { ApiStore } from '../store/apiStore';
@@ -167,23 +167,51 @@ export class Directory implements InvalidationTarget {
     this.identities = new ReadThroughCache(options, isRedisUnavailable);
   }
 
-  rootKeyByHash(hash: string): Promise<RootKeyRecord | undefined> {
+  rootKeyByHash(hash: string): Promise<RootKeyRecord | undefined> | RootKeyRecord | undefined {
+    const cached = this.rootKeys.peek(hash);
+    if (cached !== NOT_CACHED) return cached;
     return this.rootKeys.get(hash, () => this.stores.rootKeys.findByHash(hash));
   }
 
-  /** The key with this hash in this workspace, unless it or its API is gone. */
-  async keyByHash(ws: string, hash: string): Promise<VerifiableKey | undefined> {
-    const load = async (): Promise<KeyLookup> => {
+  /**
+   * The key with this hash in this workspace, unless it or its API is gone: the answer itself when
+   * memory holds both (the warm verification path takes no promise), else a promise of it.
+   */
+  keyByHash(
+    ws: string,
+    hash: string,
+  ): Promise<VerifiableKey | undefined> | VerifiableKey | undefined {
+    const cached = this.keys.peek(hash);
+    if (cached === NOT_CACHED) return this.loadKeyByHash(ws, hash);
+    if (cached === undefined || cached.workspaceId !== ws) return this.liveKey(ws, hash);
+    if ('missing' in cached) return undefined;
+    const api = this.apis.peek(`${ws} ${cached.apiId}`);
+    if (api === NOT_CACHED) {
+      return this.liveApi(ws, cached.apiId).then((live) => (live ? cached : undefined));
+    }
+    return api && api.deletedAt === undefined ? cached : undefined;
+  }
+
+  private keyLoader(ws: string, hash: string): () => Promise<KeyLookup> {
+    return async () => {
       const record = await this.stores.keys.findByHash(ws, hash);
       return record ? this.compact(record) : { workspaceId: this.intern(ws), missing: true };
     };
-    let lookup = await this.keys.get(hash, load);
+  }
+
+  private async loadKeyByHash(ws: string, hash: string): Promise<VerifiableKey | undefined> {
+    const lookup = await this.keys.get(hash, this.keyLoader(ws, hash));
     // The same key imported into two workspaces: rare enough to read the other one uncached.
-    if (lookup?.workspaceId !== ws) lookup = await load();
+    if (lookup?.workspaceId !== ws) return this.liveKey(ws, hash);
     if ('missing' in lookup) return undefined;
-    const key = lookup;
-    const api = await this.liveApi(ws, key.apiId);
-    return api ? key : undefined;
+    return (await this.liveApi(ws, lookup.apiId)) ? lookup : undefined;
+  }
+
+  /** The key read past the cache, unless it or its API is gone. */
+  private async liveKey(ws: string, hash: string): Promise<VerifiableKey | undefined> {
+    const lookup = await this.keyLoader(ws, hash)();
+    if ('missing' in lookup) return undefined;
+    return (await this.liveApi(ws, lookup.apiId)) ? lookup : undefined;
   }
 
   private intern(text: string): string {

@@ -36,6 +36,9 @@ const wrap = <V>(value: V | undefined, generation: number, until: number): Cache
   until,
 });
 
+/** What `peek` answers when memory cannot answer for the key. */
+export const NOT_CACHED: unique symbol = Symbol('not cached');
+
 interface InFlight<V> {
   promise: Promise<V | undefined>;
   invalidated: boolean;
@@ -82,6 +85,19 @@ export class ReadThroughCache<V extends object> {
     if (entry === undefined || entry.until > this.clock()) return entry;
     this.entries.delete(key);
     return undefined;
+  }
+
+  /**
+   * The value memory can answer for now (undefined: known not to exist), or NOT_CACHED when only
+   * the loader can: `get` without a promise, for the verification path's warm lookups.
+   */
+  peek(key: string): V | undefined | typeof NOT_CACHED {
+    const entry = this.entry(key);
+    if (entry === undefined || !this.trusted || entry.generation !== this.generation) {
+      return NOT_CACHED;
+    }
+    this.hits++;
+    return entry.value;
   }
 
   get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {

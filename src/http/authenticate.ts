@@ -11,15 +11,20 @@ const BEARER_ANYTHING = /^Bearer +\S/i;
 /**
  * Resolves the root key from `Authorization: Bearer …` by its hash alone. What failed is named
  * only as far as the header's form (none, not `Bearer <token>`), which any client can see for
- * itself; a token that is no root key's is one answer, whatever it holds.
+ * itself; a token that is no root key's is one answer, whatever it holds. A root key the node's
+ * cache holds is answered at once, without a promise (the verification path's every request).
  */
-export async function authenticate(
+export function authenticate(
   authorization: string | undefined,
   directory: Directory,
-): Promise<RootKeyRecord> {
+): RootKeyRecord | Promise<RootKeyRecord> {
   const match = authorization === undefined ? null : BEARER.exec(authorization);
   if (!match) throw new UnauthorizedError(whyRefused(authorization));
-  const rootKey = await directory.rootKeyByHash(hashKey(match[1] as string));
+  const found = directory.rootKeyByHash(hashKey(match[1] as string));
+  return found instanceof Promise ? found.then(known) : known(found);
+}
+
+function known(rootKey: RootKeyRecord | undefined): RootKeyRecord {
   if (!rootKey) throw new UnauthorizedError('unknown');
   return rootKey;
 }

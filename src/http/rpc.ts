@@ -74,7 +74,8 @@ export async function invoke(
   readInput: () => unknown,
 ): Promise<Answer> {
   const { route, operation } = compiled;
-  const rootKey = await authenticate(authorization, services.directory);
+  const authenticated = authenticate(authorization, services.directory);
+  const rootKey = authenticated instanceof Promise ? await authenticated : authenticated;
   state.rootKey = rootKey;
   if (operation.plane === 'management') await services.management.check(rootKey.id);
   const request = compiled.validate(

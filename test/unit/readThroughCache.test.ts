@@ -1,4 +1,4 @@
-import { ReadThroughCache } from '../../src/cache/readThroughCache';
+import { NOT_CACHED, ReadThroughCache } from '../../src/cache/readThroughCache';
 import { sleep } from '../support/helpers';
 
 interface Record {
@@ -429,5 +429,43 @@ describe('ReadThroughCache', () => {
     const loadB = load('b');
     await cache.get('b', loadB);
     expect(loadB).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('peek: what memory can answer without a promise', () => {
+  test('NOT_CACHED until a trusted load is stored; then the value, and undefined for a known miss', async () => {
+    const cache = newCache();
+    const { load } = counter();
+    expect(cache.peek('a')).toBe(NOT_CACHED);
+    // Untrusted: stored, but only a fallback, never answered from memory.
+    await cache.get('a', load);
+    await settle();
+    expect(cache.peek('a')).toBe(NOT_CACHED);
+
+    cache.reset(true);
+    await cache.get('a', load);
+    await settle();
+    expect(cache.peek('a')).toEqual({ id: 'a', version: 1 });
+    await cache.get('gone', async () => undefined);
+    await settle();
+    expect(cache.peek('gone')).toBeUndefined();
+
+    cache.invalidate('a');
+    expect(cache.peek('a')).toBe(NOT_CACHED);
+    // A new trust generation: what was stored before answers from memory no longer.
+    await cache.get('a', load);
+    await settle();
+    cache.reset(true);
+    expect(cache.peek('a')).toBe(NOT_CACHED);
+    expect(cache.peek('gone')).toBe(NOT_CACHED);
+  });
+
+  test('an expired entry is NOT_CACHED', async () => {
+    const cache = newCache({ ttlMs: 1 });
+    cache.reset(true);
+    await cache.get('a', counter().load);
+    await settle();
+    await sleep(5);
+    expect(cache.peek('a')).toBe(NOT_CACHED);
   });
 });

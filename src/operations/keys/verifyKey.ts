@@ -101,7 +101,9 @@ export async function decideVerification(
     caller.logFields.mode = BAD_CHECKSUM;
     return { valid: false, code: 'NOT_FOUND', requestId: caller.requestId };
   }
-  const key = await deps.directory.keyByHash(caller.rootKey.workspaceId, hashKey(input.key));
+  // A warm key is answered without a promise: one turn of the microtask queue less per request.
+  const found = deps.directory.keyByHash(caller.rootKey.workspaceId, hashKey(input.key));
+  const key = found instanceof Promise ? await found : found;
   if (!key) return { valid: false, code: 'NOT_FOUND', requestId: caller.requestId };
   if (input.apiId === undefined)
     requirePermission(caller, permissionFor('api', key.apiId, 'verify_key'));
