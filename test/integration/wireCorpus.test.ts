@@ -1,8 +1,8 @@
 /**
- * The wire corpus: a fixed sequence of 341 raw HTTP requests (test/support/wireCorpus.ts)
- * whose answers were recorded from the build at the time into test/fixtures/wireCorpus.json. A
- * refactoring that claims "behaviour unchanged" must give byte-identical answers, request ids and
- * timestamps aside.
+ * The wire corpus: a fixed sequence of 341 raw HTTP requests (test/support/wireCorpus.ts, which
+ * runs each operation's steps from its cases file in test/cases/ in one fixed order) whose answers
+ * were recorded from the build at the time into test/fixtures/wireCorpus.json. A refactoring that
+ * claims "behaviour unchanged" must give byte-identical answers, request ids and timestamps aside.
  *
  *   npx jest --ci -w 1 test/integration/wireCorpus.test.ts                           compare
  *   KEYWARD_RECORD_CORPUS=1 npx jest --ci -w 1 test/integration/wireCorpus.test.ts   record

@@ -20,6 +20,9 @@ import type { Operation as Declared, Resource } from '../../src/operations/opera
 import { operations as registry } from '../../src/operations/registry';
 import { names } from '../../src/store/names';
 import { sleep } from './helpers';
+import type { Scene } from './authzScene';
+import { casesMismatch, casesOf } from '../cases';
+import type { AuthzCall } from '../cases/types';
 
 /**
  * Who may do what. Every operation is called by root keys holding `*`, `api.*.<action>`,
@@ -74,33 +77,6 @@ const CONDITIONAL_API_ACTIONS = ['encrypt_key', 'decrypt_key'];
 const RATELIMIT_ACTIONS = actionsOf('ratelimit');
 const RBAC_ACTIONS = actionsOf('rbac');
 const IDENTITY_ACTIONS = actionsOf('identity');
-
-/**
- * The resources one row of the matrix works on: a fresh API A, another API B, keys in A,
- * rate-limit namespaces N (with an override) and M, permissions and roles, and identities I and J.
- */
-interface Scene {
-  apiA: string;
-  apiB: string;
-  /** Read, verified and updated. */
-  key1: { keyId: string; key: string };
-  /** Deleted. */
-  key2: { keyId: string; key: string };
-  nsN: string;
-  /** N's id: a permission may name a namespace by its id too. */
-  nsNId: string;
-  nsM: string;
-  /** A permission and a role that are read, and a permission and a role that are deleted. */
-  permission: string;
-  permissionToDelete: string;
-  role: string;
-  roleToDelete: string;
-  /** Identity I (read and updated) and its externalId, another identity J, and one deleted. */
-  identity: string;
-  identityExternalId: string;
-  identityJ: string;
-  identityToDelete: string;
-}
 
 let scenes = 0;
 
@@ -280,588 +256,79 @@ const principals: Principal[] = [
 ];
 
 /**
- * How to call one operation against a scene: the one thing of the matrix its declaration cannot
- * say. Who may make the call is derived from the operation's declared permission
- * (src/operations/operation.ts, docs/decisions.md):
- * - scope `any`: only `<resource>.*.<action>` (or `*`) grants it (createApi: the API does not
- *   exist yet);
- * - scope `input`: `<resource>.<id>.<action>` for each id the input names (the rule's own `ids`),
- *   checked before any lookup;
- * - scope `resource`: first "holds the action on some id" (403 naming `<resource>.*.<action>`),
- *   then the resource is looked up (404) and `<resource>.<its id>.<action>` checked; `lookup`
- *   says which resource of the scene that is.
+ * Every operation of the registry, in the order the matrix calls them: each keeps the scene usable
+ * for the next ones. How each is called is its cases file's `authz` (test/cases/); `every
+ * operation … is in the matrix` checks the names against the registry.
  */
-interface Call {
-  /** Which way of calling it, after the operation's name. */
-  variant?: string;
-  /**
-   * For a rule of scope `any` whose input names a resource of the scene (a permission or role by
-   * its id): in another workspace it is not there, a 404.
-   */
-  namesResource?: true;
-  /**
-   * For a rule of scope `input` whose ids name no resource (listIdentities' environment): in
-   * another workspace it lists that workspace's own, not a 404.
-   */
-  workspaceWide?: true;
-  /** The query of a GET, the body of a POST: what the rule's `ids` read. */
-  input: (scene: Scene) => object;
-  /** For a rule of scope `resource`: what the handler looks up and checks. */
-  lookup?: {
-    /** The ids a permission may name it by; the first is the one a 403 names. */
-    ids: (scene: Scene) => string[];
-    /** Ids of the input the handler checks before the lookup (verifyKey's apiId). */
-    inputIds?: (scene: Scene) => string[];
-    /**
-     * In another workspace it is not there: a 404, the verdict NOT_FOUND (keys.verifyKey), or it
-     * is created there (ratelimits.limit, setOverride), which only a permission by its first id
-     * (the name: there is no other id yet) can allow.
-     */
-    elsewhere: 'not found' | 'verdict NOT_FOUND' | 'created';
-    /**
-     * The exact permission missing after the lookup is answered as not found (keys.whoami: a
-     * plaintext must not tell which keys exist beyond what the root key may read).
-     */
-    hidden?: true;
-  };
-  /**
-   * An action on the same resource this call needs besides the declared one (`recoverable`:
-   * encrypt_key; `decrypt`: decrypt_key), checked right after it: before the lookup for a rule
-   * of scope `input`, after it for scope `resource` (src/operations/keys/recoverable.ts).
-   */
-  alsoNeeds?: string;
-  /** A write that was allowed happened; a read returned the resource. */
-  effect: (scene: Scene, response: RpcResponse) => Promise<void>;
-}
-
-/** A key of API A, looked up by its id. */
-const keyOfA = { ids: (s: Scene) => [s.apiA], elsewhere: 'not found' } as const;
-/** Namespace N, by its name or its id. */
-const namespaceN = { ids: (s: Scene) => [s.nsN, s.nsNId], elsewhere: 'not found' } as const;
-/** Identity I, by its id. */
-const identityI = { ids: (s: Scene) => [s.identity], elsewhere: 'not found' } as const;
-
-/**
- * Every operation of the registry, in the order the matrix calls them (each keeps the scene usable
- * for the next ones); `every route … is in the matrix` checks the names against the registry.
- */
-const calls: Readonly<Record<string, readonly Call[]>> = {
-  'apis.createApi': [
-    {
-      input: () => ({ name: 'by-matrix' }),
-      effect: async (_, response) => {
-        expect(response.body).toEqual({ apiId: expect.stringMatching(/^api_/), name: 'by-matrix' });
-      },
-    },
-  ],
-  'apis.listApis': [
-    {
-      input: () => ({}),
-      effect: async (_, response) => expect(response.body.total).toEqual(expect.any(Number)),
-    },
-  ],
-  'apis.getApi': [
-    {
-      input: (s) => ({ apiId: s.apiA }),
-      effect: async (s, response) => expect(response.body.id).toBe(s.apiA),
-    },
-  ],
-  'analytics.getVerifications': [
-    {
-      input: (s) => ({ apiId: s.apiA, start: 0 }),
-      effect: async (_, response) => expect(response.body).toEqual(expect.any(Array)),
-    },
-  ],
-  'apis.listKeys': [
-    {
-      input: (s) => ({ apiId: s.apiA }),
-      effect: async (_, response) => expect(response.body.total).toBe(2),
-    },
-    {
-      variant: 'with decrypt',
-      input: (s) => ({ apiId: s.apiA, decrypt: true }),
-      alsoNeeds: 'decrypt_key',
-      effect: async (_, response) => expect(response.body.total).toBe(2),
-    },
-  ],
-  'keys.createKey': [
-    {
-      input: (s) => ({ apiId: s.apiA }),
-      effect: async (s, response) => {
-        const got = await admin.get('keys.getKey', { keyId: String(response.body.keyId) });
-        expect(got.body.apiId).toBe(s.apiA);
-      },
-    },
-    {
-      variant: 'recoverable',
-      input: (s) => ({ apiId: s.apiA, recoverable: true }),
-      alsoNeeds: 'encrypt_key',
-      effect: async (_, response) => {
-        const got = await admin.get('keys.getKey', {
-          keyId: String(response.body.keyId),
-          decrypt: 'true',
-        });
-        expect(got.body.plaintext).toBe(response.body.key);
-      },
-    },
-  ],
-  'migrations.createKeys': [
-    {
-      input: (s) => [{ apiId: s.apiA, plaintext: `imported_${s.nsN}` }],
-      effect: async (s, response) => {
-        expect(response.body).toEqual({ keyIds: [expect.stringMatching(/^key_/)] });
-        const verdict = await admin.post('keys.verifyKey', { key: `imported_${s.nsN}` });
-        expect(verdict.body.code).toBe('VALID');
-      },
-    },
-  ],
-  'keys.getKey': [
-    {
-      input: (s) => ({ keyId: s.key1.keyId }),
-      lookup: keyOfA,
-      effect: async (s, response) => expect(response.body.id).toBe(s.key1.keyId),
-    },
-    {
-      variant: 'with decrypt',
-      input: (s) => ({ keyId: s.key1.keyId, decrypt: true }),
-      lookup: keyOfA,
-      alsoNeeds: 'decrypt_key',
-      effect: async (s, response) => expect(response.body.id).toBe(s.key1.keyId),
-    },
-  ],
-  'keys.getBucket': [
-    {
-      input: (s) => ({ keyId: s.key1.keyId }),
-      lookup: keyOfA,
-      effect: async (_, response) => expect(response.body).toEqual({}),
-    },
-  ],
-  'keys.getVerifications': [
-    {
-      input: (s) => ({ keyId: s.key1.keyId }),
-      lookup: keyOfA,
-      effect: async (_, response) => expect(response.body.verifications).toEqual(expect.any(Array)),
-    },
-  ],
-  'keys.getRecentVerifications': [
-    {
-      input: (s) => ({ keyId: s.key1.keyId }),
-      lookup: keyOfA,
-      effect: async (_, response) => expect(response.body.scope).toBe('node'),
-    },
-  ],
-  'keys.verifyKey': [
-    {
-      input: (s) => ({ key: s.key1.key }),
-      lookup: { ...keyOfA, elsewhere: 'verdict NOT_FOUND' },
-      effect: async (s, response) => {
-        expect(response.body).toMatchObject({ valid: true, code: 'VALID', keyId: s.key1.keyId });
-      },
-    },
-    {
-      variant: 'with apiId',
-      input: (s) => ({ key: s.key1.key, apiId: s.apiA }),
-      lookup: { ...keyOfA, inputIds: (s) => [s.apiA], elsewhere: 'verdict NOT_FOUND' },
-      effect: async (s, response) => {
-        expect(response.body).toMatchObject({ valid: true, code: 'VALID', keyId: s.key1.keyId });
-      },
-    },
-  ],
-  'keys.updateKey': [
-    {
-      input: (s) => ({ keyId: s.key1.keyId, name: 'updated' }),
-      lookup: keyOfA,
-      effect: async (s) => {
-        expect((await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.name).toBe('updated');
-      },
-    },
-  ],
-  'keys.updateRemaining': [
-    {
-      input: (s) => ({ keyId: s.key1.keyId, op: 'set', value: 7 }),
-      lookup: keyOfA,
-      effect: async (s, response) => {
-        expect(response.body).toEqual({ remaining: 7 });
-        expect((await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.remaining).toBe(7);
-      },
-    },
-  ],
-  'keys.whoami': [
-    {
-      input: (s) => ({ key: s.key1.key }),
-      lookup: { ...keyOfA, hidden: true },
-      effect: async (s, response) => expect(response.body.id).toBe(s.key1.keyId),
-    },
-  ],
-  'keys.addPermissions': [
-    {
-      input: (s) => ({ keyId: s.key1.keyId, permissions: [{ id: s.permission }] }),
-      namesResource: true,
-      effect: async (s) => {
-        const held = (await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.permissions;
-        expect(held ?? []).toEqual([expect.any(String)]);
-      },
-    },
-  ],
-  'keys.removePermissions': [
-    {
-      input: (s) => ({ keyId: s.key1.keyId, permissions: [{ id: s.permission }] }),
-      namesResource: true,
-      effect: async (s) => {
-        const held = (await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.permissions;
-        expect(held ?? []).toEqual([]);
-      },
-    },
-  ],
-  'keys.setPermissions': [
-    {
-      input: (s) => ({ keyId: s.key1.keyId, permissions: [{ id: s.permission }] }),
-      namesResource: true,
-      effect: async (s) => {
-        const held = (await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.permissions;
-        expect(held ?? []).toEqual([expect.any(String)]);
-      },
-    },
-  ],
-  'keys.addRoles': [
-    {
-      input: (s) => ({ keyId: s.key1.keyId, roles: [{ id: s.role }] }),
-      namesResource: true,
-      effect: async (s) => {
-        const held = (await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.roles;
-        expect(held ?? []).toEqual([expect.any(String)]);
-      },
-    },
-  ],
-  'keys.removeRoles': [
-    {
-      input: (s) => ({ keyId: s.key1.keyId, roles: [{ id: s.role }] }),
-      namesResource: true,
-      effect: async (s) => {
-        const held = (await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.roles;
-        expect(held ?? []).toEqual([]);
-      },
-    },
-  ],
-  'keys.setRoles': [
-    {
-      input: (s) => ({ keyId: s.key1.keyId, roles: [{ id: s.role }] }),
-      namesResource: true,
-      effect: async (s) => {
-        const held = (await admin.get('keys.getKey', { keyId: s.key1.keyId })).body.roles;
-        expect(held ?? []).toEqual([expect.any(String)]);
-      },
-    },
-  ],
-  'keys.deleteKey': [
-    {
-      input: (s) => ({ keyId: s.key2.keyId }),
-      lookup: keyOfA,
-      effect: async (s) => {
-        expect((await admin.get('keys.getKey', { keyId: s.key2.keyId })).status).toBe(404);
-      },
-    },
-  ],
-  // A grace period of an hour: key 1 keeps verifying for the rows after this one.
-  'keys.rerollKey': [
-    {
-      input: (s) => ({ keyId: s.key1.keyId, expiration: 3_600_000 }),
-      lookup: keyOfA,
-      effect: async (s, response) => {
-        expect(response.body).toEqual({
-          keyId: expect.stringMatching(/^key_/),
-          key: expect.any(String),
-        });
-        const rerolled = await admin.get('keys.getKey', { keyId: String(response.body.keyId) });
-        expect(rerolled.body.apiId).toBe(s.apiA);
-        const verdict = await admin.post('keys.verifyKey', { key: String(response.body.key) });
-        expect(verdict.body.code).toBe('VALID');
-        const old = await admin.get('keys.getKey', { keyId: s.key1.keyId });
-        expect(old.body.expires).toEqual(expect.any(Number));
-      },
-    },
-  ],
-  'ratelimits.getOverride': [
-    {
-      input: (s) => ({ namespaceName: s.nsN, identifier: 'user_1' }),
-      lookup: namespaceN,
-      effect: async (_, response) =>
-        expect(response.body).toMatchObject({ identifier: 'user_1', limit: 5 }),
-    },
-    {
-      variant: 'by namespaceId',
-      input: (s) => ({ namespaceId: s.nsNId, identifier: 'user_1' }),
-      lookup: namespaceN,
-      effect: async (_, response) => expect(response.body).toMatchObject({ identifier: 'user_1' }),
-    },
-  ],
-  'ratelimits.listOverrides': [
-    {
-      input: (s) => ({ namespaceName: s.nsN }),
-      lookup: namespaceN,
-      effect: async (_, response) => expect(response.body.total).toBe(2),
-    },
-  ],
-  'ratelimits.getUsage': [
-    {
-      input: (s) => ({ namespaceName: s.nsN }),
-      lookup: namespaceN,
-      effect: async (_, response) => expect(response.body.usage).toHaveLength(25),
-    },
-    {
-      variant: 'by namespaceId',
-      input: (s) => ({ namespaceId: s.nsNId, groupBy: 'identifier' }),
-      lookup: namespaceN,
-      effect: async (_, response) => expect(response.body).toEqual({ usage: [] }),
-    },
-  ],
-  'ratelimits.deleteOverride': [
-    {
-      input: (s) => ({ namespaceName: s.nsN, identifier: 'user_2' }),
-      lookup: namespaceN,
-      effect: async (s) => {
-        const gone = await admin.get('ratelimits.getOverride', {
-          namespaceName: s.nsN,
-          identifier: 'user_2',
-        });
-        expect(gone.status).toBe(404);
-      },
-    },
-  ],
+const ORDER: readonly string[] = [
+  'apis.createApi',
+  'apis.listApis',
+  'apis.getApi',
+  'analytics.getVerifications',
+  'apis.listKeys',
+  'keys.createKey',
+  'migrations.createKeys',
+  'keys.getKey',
+  'keys.getBucket',
+  'keys.getVerifications',
+  'keys.getRecentVerifications',
+  'keys.verifyKey',
+  'keys.updateKey',
+  'keys.updateRemaining',
+  'keys.whoami',
+  'keys.addPermissions',
+  'keys.removePermissions',
+  'keys.setPermissions',
+  'keys.addRoles',
+  'keys.removeRoles',
+  'keys.setRoles',
+  'keys.deleteKey',
+  'keys.rerollKey',
+  'ratelimits.getOverride',
+  'ratelimits.listOverrides',
+  'ratelimits.getUsage',
+  'ratelimits.deleteOverride',
   // After the reads: in another workspace these create the caller's own namespace N.
-  'ratelimits.limit': [
-    {
-      input: (s) => ({ namespace: s.nsN, identifier: 'u', limit: 3, duration: 60_000 }),
-      lookup: { ...namespaceN, elsewhere: 'created' },
-      effect: async (_, response) =>
-        expect(response.body).toMatchObject({ success: true, limit: 3 }),
-    },
-  ],
-  'ratelimits.multiLimit': [
-    {
-      input: (s) => [{ namespace: s.nsN, identifier: 'multi', limit: 3, duration: 60_000 }],
-      lookup: { ...namespaceN, elsewhere: 'created' },
-      effect: async (_, response) =>
-        expect(response.body).toMatchObject({
-          success: true,
-          limits: [{ namespace: expect.any(String), success: true, limit: 3, remaining: 2 }],
-        }),
-    },
-  ],
-  'ratelimits.setOverride': [
-    {
-      input: (s) => ({ namespaceName: s.nsN, identifier: 'user_9', limit: 9, duration: 1000 }),
-      lookup: { ...namespaceN, elsewhere: 'created' },
-      effect: async (_, response) => {
-        expect(response.body.overrideId).toMatch(/^rlor_/);
-      },
-    },
-  ],
-  'permissions.createPermission': [
-    {
-      // In the caller's own workspace, whichever that is (as createApi).
-      input: (s) => ({ name: `${s.nsN}.new` }),
-      effect: async (_, response) =>
-        expect(response.body).toEqual({ permissionId: expect.stringMatching(/^perm_/) }),
-    },
-  ],
-  'permissions.getPermission': [
-    {
-      input: (s) => ({ permissionId: s.permission }),
-      namesResource: true,
-      effect: async (s, response) => expect(response.body.id).toBe(s.permission),
-    },
-    {
-      variant: 'by name',
-      input: (s) => ({ name: `${s.nsN}.read` }),
-      namesResource: true,
-      effect: async (s, response) => expect(response.body.id).toBe(s.permission),
-    },
-  ],
-  'permissions.listPermissions': [
-    {
-      // The caller's own workspace's, whichever that is (as listApis).
-      input: () => ({}),
-      effect: async (_, response) => expect(Array.isArray(response.body)).toBe(true),
-    },
-  ],
-  'permissions.deletePermission': [
-    {
-      input: (s) => ({ permissionId: s.permissionToDelete }),
-      namesResource: true,
-      effect: async (s) => {
-        const gone = await admin.get('permissions.getPermission', {
-          permissionId: s.permissionToDelete,
-        });
-        expect(gone.status).toBe(404);
-      },
-    },
-  ],
-  'permissions.createRole': [
-    {
-      input: (s) => ({ name: `${s.nsN} new role` }),
-      effect: async (_, response) =>
-        expect(response.body).toEqual({ roleId: expect.stringMatching(/^role_/) }),
-    },
-  ],
-  'permissions.getRole': [
-    {
-      input: (s) => ({ roleId: s.role }),
-      namesResource: true,
-      effect: async (s, response) => expect(response.body.id).toBe(s.role),
-    },
-    {
-      variant: 'by name',
-      input: (s) => ({ name: `${s.nsN} reader` }),
-      namesResource: true,
-      effect: async (s, response) => expect(response.body.id).toBe(s.role),
-    },
-  ],
-  'permissions.listRoles': [
-    {
-      // The caller's own workspace's, whichever that is (as listApis).
-      input: () => ({}),
-      effect: async (_, response) => expect(Array.isArray(response.body)).toBe(true),
-    },
-  ],
-  'permissions.setRolePermissions': [
-    {
-      input: (s) => ({ roleId: s.role, permissions: [`${s.nsN}.read`] }),
-      namesResource: true,
-      effect: async (s, response) => {
-        expect(response.body).toEqual([expect.objectContaining({ id: s.permission })]);
-        const got = await admin.get('permissions.getRole', { roleId: s.role });
-        expect(got.body.permissions).toEqual([`${s.nsN}.read`]);
-      },
-    },
-  ],
-  'permissions.deleteRole': [
-    {
-      input: (s) => ({ roleId: s.roleToDelete }),
-      namesResource: true,
-      effect: async (s) => {
-        expect((await admin.get('permissions.getRole', { roleId: s.roleToDelete })).status).toBe(
-          404,
-        );
-      },
-    },
-  ],
-  'identities.createIdentity': [
-    {
-      // In the caller's own workspace, whichever that is (as createApi).
-      input: (s) => ({ externalId: `${s.nsN}.new` }),
-      effect: async (_, response) =>
-        expect(response.body).toEqual({ identityId: expect.stringMatching(/^id_/) }),
-    },
-  ],
-  'identities.getIdentity': [
-    {
-      input: (s) => ({ identityId: s.identity }),
-      lookup: identityI,
-      effect: async (s, response) => expect(response.body.id).toBe(s.identity),
-    },
-    {
-      variant: 'by externalId',
-      input: (s) => ({ externalId: s.identityExternalId }),
-      // A 403 would tell the id behind the externalId.
-      lookup: { ...identityI, hidden: true },
-      effect: async (s, response) => expect(response.body.id).toBe(s.identity),
-    },
-  ],
-  'auditLogs.list': [
-    {
-      // The caller's own workspace's log, newest first: the scene's writes are in it.
-      input: () => ({ limit: 5 }),
-      effect: async (_, response) => {
-        const entries = response.body.entries as { rootKeyId: string }[];
-        expect(entries.length).toBeGreaterThan(0);
-        expect(entries[0]).toMatchObject({ rootKeyId: expect.any(String) });
-      },
-    },
-  ],
-  'identities.listIdentities': [
-    {
-      // The caller's own workspace's, whichever that is (as listApis); `default` when unnamed.
-      input: () => ({}),
-      workspaceWide: true,
-      effect: async (_, response) => expect(response.body.total).toEqual(expect.any(Number)),
-    },
-    {
-      variant: 'of another environment',
-      input: () => ({ environment: 'staging' }),
-      workspaceWide: true,
-      effect: async (_, response) => expect(response.body).toEqual({ identities: [], total: 0 }),
-    },
-  ],
-  'identities.updateIdentity': [
-    {
-      input: (s) => ({ identityId: s.identity, meta: { by: 'id' } }),
-      lookup: identityI,
-      effect: async (s, response) => {
-        expect(response.body.meta).toEqual({ by: 'id' });
-        const got = await admin.get('identities.getIdentity', { identityId: s.identity });
-        expect(got.body.meta).toEqual({ by: 'id' });
-      },
-    },
-    {
-      variant: 'by externalId',
-      input: (s) => ({ externalId: s.identityExternalId, meta: { by: 'externalId' } }),
-      lookup: { ...identityI, hidden: true },
-      effect: async (s) => {
-        const got = await admin.get('identities.getIdentity', { identityId: s.identity });
-        expect(got.body.meta).toEqual({ by: 'externalId' });
-      },
-    },
-  ],
-  'identities.deleteIdentity': [
-    {
-      input: (s) => ({ identityId: s.identityToDelete }),
-      lookup: { ids: (s) => [s.identityToDelete], elsewhere: 'not found' },
-      effect: async (s) => {
-        const gone = await admin.get('identities.getIdentity', {
-          identityId: s.identityToDelete,
-        });
-        expect(gone.status).toBe(404);
-      },
-    },
-  ],
+  'ratelimits.limit',
+  'ratelimits.multiLimit',
+  'ratelimits.setOverride',
+  'permissions.createPermission',
+  'permissions.getPermission',
+  'permissions.listPermissions',
+  'permissions.deletePermission',
+  'permissions.createRole',
+  'permissions.getRole',
+  'permissions.listRoles',
+  'permissions.setRolePermissions',
+  'permissions.deleteRole',
+  'identities.createIdentity',
+  'identities.getIdentity',
+  'auditLogs.list',
+  'identities.listIdentities',
+  'identities.updateIdentity',
+  'identities.deleteIdentity',
   // Last two: they take API A's keys, then API A itself away.
-  'apis.deleteKeys': [
-    {
-      input: (s) => ({ apiId: s.apiA }),
-      effect: async (s, response) => {
-        expect(response.body.deletedKeys).toEqual(expect.any(Number));
-        expect((await admin.get('apis.listKeys', { apiId: s.apiA })).body.total).toBe(0);
-      },
-    },
-  ],
-  'apis.deleteApi': [
-    {
-      input: (s) => ({ apiId: s.apiA }),
-      effect: async (s) => {
-        expect((await admin.get('apis.getApi', { apiId: s.apiA })).status).toBe(404);
-      },
-    },
-  ],
-};
+  'apis.deleteKeys',
+  'apis.deleteApi',
+];
 
 /** One row of the matrix: a declared operation and one way of calling it. */
 interface Row {
   name: string;
   op: Declared;
-  call: Call;
+  call: AuthzCall;
 }
 
-/** Every call of `calls`, with its declaration; an operation the matrix cannot call fails here. */
+/** Every call of every operation, in ORDER; an operation the matrix cannot call fails here. */
 function rows(): Row[] {
-  const uncalled = registry.filter((op) => !(op.name in calls)).map((op) => op.name);
-  if (uncalled.length > 0) {
-    throw new Error(`no call in the matrix for ${uncalled.join(', ')}: add it to \`calls\``);
+  const unordered = registry.filter((op) => !ORDER.includes(op.name)).map((op) => op.name);
+  if (unordered.length > 0) {
+    throw new Error(`no place in the matrix for ${unordered.join(', ')}: add it to ORDER`);
   }
-  return Object.entries(calls).flatMap(([name, list]) => {
+  return ORDER.flatMap((name) => {
     const op = registry.find((declared) => declared.name === name);
     if (!op) throw new Error(`${name} is in the matrix but not in the registry`);
-    return list.map((call) => ({
+    return casesOf(name).authz.map((call) => ({
       name: call.variant === undefined ? name : `${name} ${call.variant}`,
       op,
       call,
@@ -979,10 +446,12 @@ export function authzMatrix(part: 0 | 1): void {
   if (part === 0)
     test('every operation of src/operations/registry.ts is in the matrix', () => {
       const names = routes.map((route): string => route.name);
+      // Each has a cases file (test/cases/) and a place in ORDER, and nothing else has either.
       expect({
-        uncalled: names.filter((name) => !(name in calls)),
-        unknown: Object.keys(calls).filter((name) => !names.includes(name)),
-      }).toEqual({ uncalled: [], unknown: [] });
+        ...casesMismatch(),
+        unordered: names.filter((name) => !ORDER.includes(name)),
+        unknown: ORDER.filter((name) => !names.includes(name)),
+      }).toEqual({ withoutCases: [], withoutOperation: [], unordered: [], unknown: [] });
       // The registry is what the routes are: the matrix covers what is served.
       expect(names).toEqual(registry.map((op) => op.name));
       // The declarations say what docs/security.md's authorization matrix documents: its resource,
@@ -1035,7 +504,7 @@ export function authzMatrix(part: 0 | 1): void {
           switch (outcome.kind) {
             case 'allowed':
               expect(response.status).toBe(200);
-              await row.call.effect(scene, response);
+              await row.call.effect(scene, response, admin);
               break;
             case 'verdict NOT_FOUND':
               expect(response.status).toBe(200);

@@ -487,3 +487,69 @@ export const badCursor = () =>
     fc.constantFrom('', 'abc', '-1', '1.5', ' 1', '1234567890123456', '１', 'null', '0x1'),
     binaryString(1, 80).filter((s) => !/^\d{1,15}$/.test(s)),
   );
+
+export const DAY = 86_400_000;
+
+/** Not hostile: the rate limit the operations' valid inputs share, which every one accepts. */
+export const VALID_RATELIMIT =
+  '{"type":"consistent","limit":1000,"refillRate":1,"refillInterval":60000}';
+
+/**
+ * A list of permission (or role) names: up to 100 names of 3–256 characters, or (createKey, as
+ * Unkey v1's) of 1–512 characters.
+ */
+export const badNames = (loose = false) =>
+  fc.oneof(
+    wrongType(['array']),
+    fc.constantFrom(
+      '[5]',
+      loose ? '[""]' : '["ab"]',
+      ...(loose ? [json(['n'.repeat(513)])] : []),
+      '[null]',
+      `[${Array.from({ length: 101 }, (_, i) => `"n.${i}"`).join(',')}]`,
+    ),
+  );
+
+/** A query value no boolean parameter takes: anything but `true` and `false`. */
+export const badQueryBoolean = () => fc.constantFrom('', '1', 'yes', 'TRUE', 'true,false');
+
+export const keyFieldBreakers = () => ({
+  name: badString(256, { nullable: true }),
+  ownerId: badString(256, { nullable: true }),
+  externalId: fc.oneof(badString(256, { nullable: true }), fc.constant('"someone-else"')),
+  meta: badMeta({ nullable: true }),
+  expires: badExpires(true),
+  // Unkey takes any string of up to 256 characters, the empty one included.
+  environment: fc.oneof(
+    wrongType(['string', 'null']),
+    fc.integer({ min: 257, max: 100_000 }).map((n) => json('e'.repeat(n))),
+  ),
+  ratelimit: badRatelimit({ nullable: true }),
+  ratelimits: badNamedLimits({ nullable: true, defaultIsTaken: true }),
+  enabled: fc.oneof(wrongType(['boolean', 'null']), fc.constantFrom('1', '"true"')),
+  refill: badRefill(),
+});
+
+/** The refs of a key's permissions or roles: `[{ id? | name?, create? }]`, 1–100 of them. */
+export function badLinks(minItems: number): fc.Arbitrary<string> {
+  return fc.oneof(
+    wrongType(['array']),
+    fc.constantFrom(
+      ...(minItems > 0 ? ['[]'] : []),
+      '[5]',
+      '[{"id":5}]',
+      '[{"name":""}]',
+      '[{"name":"x","create":"yes"}]',
+      `[${Array.from({ length: 101 }, () => '{"name":"x"}').join(',')}]`,
+    ),
+  );
+}
+
+/** A description: 3–256 characters, or empty. */
+export function badDescription(): fc.Arbitrary<string> {
+  return fc.oneof(
+    wrongType(['string']),
+    fc.constantFrom('"a"', '"ab"'),
+    fc.integer({ min: 257, max: 100_000 }).map((n) => json('d'.repeat(n))),
+  );
+}
