@@ -13,6 +13,11 @@ export interface IdentityRecord {
   meta?: Record<string, unknown>;
   /** Absent when it has none. */
   ratelimits?: NamedLimit[];
+  /**
+   * The externalIds it had before a rename, oldest first: its keys made before carry the name
+   * they were made with (`ownerId`) and are listed under the current one through these.
+   */
+  formerExternalIds?: string[];
   createdAt: number;
   updatedAt?: number;
 }
@@ -21,4 +26,6 @@ export interface IdentityRecord {
 export interface IdentityChanges {
   meta?: Record<string, unknown>;
   ratelimits?: NamedLimit[];
+  /** Set by a rename only. */
+  formerExternalIds?: string[];
 }

@@ -274,6 +274,16 @@ export const SCRIPTS = {
     reply: 'integer',
     codes: { 1: 'updated', [-1]: 'not_found' },
   },
+  renameIdentity: {
+    file: 'rename-identity-2.lua',
+    command: 'renameIdentityV1',
+    keys: ['record', 'auditOutbox'],
+    argv: ['mode', 'workspaceId', 'channel', 'message', 'from', 'to', 'outboxEntry', 'setCount'],
+    moreArgv: 'commit: setCount field, value pairs to set, then fields to delete',
+    trailingArgvOptional: true,
+    reply: 'integer',
+    codes: { 1: 'done', 0: 'renamed_otherwise', [-1]: 'not_found' },
+  },
   tombstoneIdentity: {
     file: 'tombstone-identity-2.lua',
     command: 'tombstoneIdentityV1',

@@ -17,8 +17,11 @@ const commitOutcome = resultDecoder('commitIdentity');
 const discardOutcome = resultDecoder('discardPendingIdentity');
 const updateOutcome = resultDecoder('updateIdentity');
 const tombstoneOutcome = resultDecoder('tombstoneIdentity');
+const renameOutcome = resultDecoder('renameIdentity');
 
 type Hash = Record<string, string>;
+
+type RenameWrite = Extract<UnfinishedWrite, { op: 'renameIdentity' }>;
 
 /**
  * How often upsertByExternalId looks again when the identity it found was deleted before it could
@@ -62,6 +65,9 @@ export function changedFields(changes: IdentityChanges): {
       set.push(['ratelimits', JSON.stringify(changes.ratelimits)]);
     } else del.push('ratelimits');
   }
+  if (changes.formerExternalIds !== undefined && changes.formerExternalIds.length > 0) {
+    set.push(['formerExternalIds', JSON.stringify(changes.formerExternalIds)]);
+  }
   return { set, del };
 }
 
@@ -74,6 +80,9 @@ export function identityFromHash(hash: Hash): IdentityRecord | undefined {
     ...(hash.meta !== undefined ? { meta: JSON.parse(hash.meta) as Record<string, unknown> } : {}),
     ...(hash.ratelimits !== undefined
       ? { ratelimits: JSON.parse(hash.ratelimits) as NamedLimit[] }
+      : {}),
+    ...(hash.formerExternalIds !== undefined
+      ? { formerExternalIds: JSON.parse(hash.formerExternalIds) as string[] }
       : {}),
     createdAt: Number(hash.createdAt),
     ...(hash.updatedAt !== undefined ? { updatedAt: Number(hash.updatedAt) } : {}),
@@ -382,6 +391,91 @@ export class IdentityStore {
   }
 
   /**
+   * Gives the identity a new externalId, with `changes` to its other fields, as one audited write
+   * (docs/redis.md, "Renaming an identity"). The new name's entry is in another slot, so:
+   *   1. the journal entry (with the write's audit entry and fields, for a repair that finishes);
+   *   2. the record marked `renamingTo` (only while it is still named `from`);
+   *   3. the new name's entry claimed with SET NX: the point of no return, decided against any
+   *      creation or rename to the same name;
+   *   4. the commit on the record: the new name and fields, every node told, the audit entry in
+   *      its outbox (only while still named `from` and marked for `to`);
+   *   5. the old name's entry freed, the audit entry relayed, the journal entry removed.
+   * A rename that loses the claim unmarks the record and answers `external_id_taken`; one whose
+   * identity was renamed otherwise meanwhile answers `changed`; undefined: no such identity.
+   */
+  async rename(
+    ws: string,
+    identityId: string,
+    from: string,
+    to: string,
+    changes: IdentityChanges,
+    now: number,
+    audit: AuditEntry,
+  ): Promise<IdentityRecord | 'external_id_taken' | 'changed' | undefined> {
+    const { set, del } = changedFields(changes);
+    set.push(['updatedAt', String(now)]);
+    const write: RenameWrite = {
+      op: 'renameIdentity',
+      ws,
+      identityId,
+      from,
+      to,
+      audit: outboxArgument(ws, audit),
+      set,
+      del,
+    };
+    const ticket = await this.unfinished.begin(write);
+    this.step('renameIdentity:journaled');
+    const marked = renameOutcome(await this.renameStep('mark', write));
+    if (marked !== 'done') {
+      await this.unfinished.end(ticket);
+      return marked === 'not_found' ? undefined : 'changed';
+    }
+    this.step('renameIdentity:marked');
+    if ((await this.claim(ws, to, identityId)) !== identityId) {
+      await this.renameStep('unmark', write);
+      await this.unfinished.end(ticket);
+      return 'external_id_taken';
+    }
+    this.step('renameIdentity:claimed');
+    const outbox = names.auditOutbox(identityId);
+    await this.outbox.register(outbox);
+    const committed = renameOutcome(await this.renameStep('commit', write));
+    if (committed !== 'done') {
+      // Renamed otherwise or deleted meanwhile: the claim goes back, nothing else was written.
+      await this.redis.deleteIfEqualV1(names.identityByExternalId(ws, to), identityId);
+      await this.unfinished.end(ticket);
+      return committed === 'not_found' ? undefined : 'changed';
+    }
+    this.announce({ kind: 'identity', workspaceId: ws, identityId });
+    this.step('renameIdentity:committed');
+    await this.finish(ticket, outbox, () => this.release(ws, from, identityId));
+    return this.byId(ws, identityId);
+  }
+
+  private renameStep(mode: 'mark' | 'commit' | 'unmark', write: RenameWrite): Promise<number> {
+    const { ws, identityId, from, to } = write;
+    return this.redis.renameIdentityV1(
+      names.identity(identityId),
+      names.auditOutbox(identityId),
+      mode,
+      ws,
+      names.invalidationChannel,
+      invalidation.identity(ws, identityId),
+      from,
+      to,
+      ...(mode === 'commit'
+        ? [write.audit, write.set.length, ...write.set.flat(), ...write.del]
+        : ['']),
+    );
+  }
+
+  /** Frees an externalId's entry if it still names this identity. */
+  private async release(ws: string, externalId: string, identityId: string): Promise<void> {
+    await this.redis.deleteIfEqualV1(names.identityByExternalId(ws, externalId), identityId);
+  }
+
+  /**
    * Claims the externalId entry for `id`, or answers the live identity that holds it. An entry
    * that names a pending identity is that creation's claim, past its point of no return: it is
    * committed here (its audit entry is in its record) rather than waited for. One that names a
@@ -395,8 +489,13 @@ export class IdentityStore {
       const holder = await this.redis.get(entry);
       if (holder === id) return id;
       if (holder === null) continue;
-      const state = stateOf(await this.redis.hgetall(names.identity(holder)));
-      if (state === 'live') return holder;
+      const hash = await this.redis.hgetall(names.identity(holder));
+      const state = stateOf(hash);
+      // A live holder named otherwise, and not being renamed to it, left the entry behind when
+      // it was renamed away (its last step, or the repair, frees it): it is freed here too.
+      if (state === 'live' && (hash.externalId === externalId || hash.renamingTo === externalId)) {
+        return holder;
+      }
       if (state === 'pending' && (await this.commit(ws, holder)) !== 'gone') return holder;
       await this.redis.deleteIfEqualV1(entry, holder);
     }
@@ -466,8 +565,12 @@ export class IdentityStore {
    * finished; one whose record is live never happened. Every step is idempotent.
    */
   async repair(
-    write: Extract<UnfinishedWrite, { op: 'createIdentity' | 'deleteIdentity' }>,
+    write: Extract<UnfinishedWrite, { op: 'createIdentity' | 'deleteIdentity' | 'renameIdentity' }>,
   ): Promise<void> {
+    if (write.op === 'renameIdentity') {
+      await this.repairRename(write);
+      return;
+    }
     const { ws, identityId, externalId } = write;
     if (write.op === 'createIdentity') {
       const holder = await this.redis.get(names.identityByExternalId(ws, externalId));
@@ -478,6 +581,29 @@ export class IdentityStore {
     } else {
       const hash = await this.redis.hgetall(names.identity(identityId));
       if (stateOf(hash) !== 'live') await this.unindex(ws, identityId, externalId);
+    }
+    await this.outbox.relay(names.auditOutbox(identityId));
+  }
+
+  /**
+   * A rename a node left: one that claimed its new name passed its point of no return and is
+   * finished (committed with its own audit entry, the old name freed); any other is undone (its
+   * claim, if it made one, freed and the record unmarked). Every step is idempotent.
+   */
+  private async repairRename(write: RenameWrite): Promise<void> {
+    const { ws, identityId, from, to } = write;
+    const hash = await this.redis.hgetall(names.identity(identityId));
+    const live = stateOf(hash) === 'live' && hash.workspaceId === ws;
+    const claimed = (await this.redis.get(names.identityByExternalId(ws, to))) === identityId;
+    let renamed = live && hash.externalId === to;
+    if (!renamed && claimed && live && hash.externalId === from && hash.renamingTo === to) {
+      renamed = renameOutcome(await this.renameStep('commit', write)) === 'done';
+      if (renamed) this.announce({ kind: 'identity', workspaceId: ws, identityId });
+    }
+    if (renamed) await this.release(ws, from, identityId);
+    else {
+      if (claimed) await this.release(ws, to, identityId);
+      if (live) await this.renameStep('unmark', write);
     }
     await this.outbox.relay(names.auditOutbox(identityId));
   }

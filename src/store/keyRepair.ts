@@ -138,6 +138,7 @@ export class KeyRepair {
         return;
       case 'createIdentity':
       case 'deleteIdentity':
+      case 'renameIdentity':
         await this.identities.repair(write);
         return;
       case 'createApi':

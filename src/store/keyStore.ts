@@ -759,15 +759,27 @@ export class KeyStore {
   async list(
     ws: string,
     apiId: string,
-    options: { limit: number; afterSeq?: number; ownerId?: string },
+    options: {
+      limit: number;
+      afterSeq?: number;
+      ownerId?: string;
+      /**
+       * The keys an identity owns, made under any of these names (its externalId first, then those
+       * it had before a rename) and linked to it; instead of `ownerId`.
+       */
+      owners?: { names: readonly string[]; identityId: string };
+    },
   ): Promise<KeyPage> {
-    const { ownerId } = options;
+    const { owners } = options;
+    const ownerIds =
+      owners?.names ?? (options.ownerId === undefined ? undefined : [options.ownerId]);
     const indexes =
-      ownerId === undefined ? listingIndexes(apiId) : [names.ownerKeyIndex(apiId, ownerId)];
+      ownerIds === undefined
+        ? listingIndexes(apiId)
+        : ownerIds.map((owner) => names.ownerKeyIndex(apiId, owner));
     if (await this.legacy.mayRemain()) {
-      indexes.push(
-        ownerId === undefined ? legacy.apiKeys(ws, apiId) : legacy.ownerKeys(ws, apiId, ownerId),
-      );
+      if (ownerIds === undefined) indexes.push(legacy.apiKeys(ws, apiId));
+      else indexes.push(...ownerIds.map((owner) => legacy.ownerKeys(ws, apiId, owner)));
     }
     const { ids, total, more } = await pageOfIndexes(this.redis, indexes, options);
     if (ids.length === 0) return { keys: [], total, more: false };
@@ -776,7 +788,11 @@ export class KeyStore {
       (record): record is KeyRecord =>
         record !== undefined &&
         record.apiId === apiId &&
-        (ownerId === undefined || record.ownerId === ownerId),
+        (ownerIds === undefined || ownerIds.includes(record.ownerId ?? '')) &&
+        (owners === undefined ||
+          record.identityId === owners.identityId ||
+          // A key made under the current name before keys were linked to identities.
+          (record.identityId === undefined && record.ownerId === owners.names[0])),
     );
     return { keys, total, lastSeq: (ids[ids.length - 1] as { seq: number }).seq, more };
   }

@@ -52,6 +52,22 @@ export type UnfinishedWrite =
   /** An identity's deletion: once its record is a tombstone, a repair frees its entries. */
   | { op: 'deleteIdentity'; ws: string; identityId: string; externalId: string }
   /**
+   * An identity's rename (src/store/identityStore.ts, `rename`): its point of no return is the
+   * claim of the new name's entry, so a repair finishes it (with this audit entry and these
+   * fields) when that entry names it and the record is still marked, and undoes it otherwise.
+   */
+  | {
+      op: 'renameIdentity';
+      ws: string;
+      identityId: string;
+      from: string;
+      to: string;
+      /** The write's audit outbox argument. */
+      audit: string;
+      set: [string, string][];
+      del: string[];
+    }
+  /**
    * An API's creation (src/store/apiStore.ts): its record, with its audit entry, is its point of
    * no return, so a repair adds the index entry when the record is there and does nothing else.
    */

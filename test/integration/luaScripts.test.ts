@@ -508,6 +508,56 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(await redis.exists(record)).toBe(0);
     return [absent, kept, discarded];
   },
+  renameIdentity: async (t) => {
+    const [record, outbox] = [`${t}:id_1`, `${t}:outbox`];
+    const call = (mode: string, from = 'old', to = 'new', ws = 'ws_1', ...fields: string[]) =>
+      redis.renameIdentityV1(record, outbox, mode, ws, 'c', 'm', from, to, OUTBOX, ...fields);
+    const missing = await call('mark');
+    expect(await redis.exists(record)).toBe(0);
+    await redis.hset(record, 'id', 'id_1', 'workspaceId', 'ws_1', 'externalId', 'old');
+    // Another workspace's record, or one named otherwise by now, is not marked.
+    expect(await call('mark', 'old', 'new', 'ws_2')).toBe(-1);
+    const otherwise = await call('mark', 'older');
+    // Not marked for `new`: no commit.
+    expect(await call('commit')).toBe(0);
+    const marked = await call('mark');
+    expect(await redis.hget(record, 'renamingTo')).toBe('new');
+    // A commit of another target, or from another name, changes nothing.
+    expect(await call('commit', 'old', 'other')).toBe(0);
+    expect(await call('commit', 'older', 'new')).toBe(0);
+    expect(await redis.xlen(outbox)).toBe(0);
+    // A malformed audit entry fails the commit before it writes anything.
+    await expect(
+      redis.renameIdentityV1(record, outbox, 'commit', 'ws_1', 'c', 'm', 'old', 'new', '{}'),
+    ).rejects.toThrow('outbox entry');
+    expect(await redis.hget(record, 'externalId')).toBe('old');
+    await redis.hset(record, 'ratelimits', '[]');
+    const committed = await call(
+      'commit',
+      'old',
+      'new',
+      'ws_1',
+      '1',
+      'meta',
+      '{"a":1}',
+      'ratelimits',
+    );
+    expect(await redis.hgetall(record)).toEqual({
+      id: 'id_1',
+      workspaceId: 'ws_1',
+      externalId: 'new',
+      meta: '{"a":1}',
+    });
+    expect(await redis.xlen(outbox)).toBe(1);
+    // unmark forgets only a mark of its own target.
+    await redis.hset(record, 'renamingTo', 'x');
+    expect(await call('unmark', 'new', 'y')).toBe(1);
+    expect(await redis.hget(record, 'renamingTo')).toBe('x');
+    expect(await call('unmark', 'new', 'x')).toBe(1);
+    expect(await redis.hexists(record, 'renamingTo')).toBe(0);
+    await expect(call('rename')).rejects.toThrow('unknown mode');
+    return [missing, otherwise, marked, committed];
+  },
   updateIdentity: async (t) => {
     const [record, outbox] = [`${t}:id_1`, `${t}:outbox`];
     const update = (ws = 'ws_1') =>

@@ -48,7 +48,7 @@ export const listKeys = defineOperation({
     },
   },
   output: page('keys', keyOutput),
-  uses: ['apis', 'keys', 'now', 'directory', 'vault', 'metrics'],
+  uses: ['apis', 'keys', 'identities', 'now', 'directory', 'vault', 'metrics'],
   async handle(deps, caller, input: ListKeysInput): Promise<KeysPage> {
     if (input.cursor !== undefined && !CURSOR.test(input.cursor)) {
       throw invalidField(['cursor'], 'is not a cursor this server returned');
@@ -59,10 +59,23 @@ export const listKeys = defineOperation({
     if (!api || api.deletedAt !== undefined)
       throw new NotFoundError('api', `api ${input.apiId} not found`);
     const ownerId = ownerIdOf(input) ?? undefined;
+    // The identity's keys, made under its name or one it had before a rename (not those of
+    // another identity that had this name). No identity of the name: keys labelled with it.
+    const identity =
+      ownerId === undefined ? undefined : await deps.identities.byExternalId(ws, ownerId);
     const found = await deps.keys.list(ws, input.apiId, {
       limit: input.limit ?? 100,
       ...(input.cursor !== undefined ? { afterSeq: Number(input.cursor) } : {}),
-      ...(ownerId !== undefined ? { ownerId } : {}),
+      ...(identity
+        ? {
+            owners: {
+              names: [identity.externalId, ...(identity.formerExternalIds ?? [])],
+              identityId: identity.id,
+            },
+          }
+        : ownerId !== undefined
+          ? { ownerId }
+          : {}),
     });
     return {
       keys: await Promise.all(

@@ -35,6 +35,8 @@ export const cases = defineCases({
     alsoRequired: ['identityId'],
     breakers: () => ({
       externalId: fc.oneof(badString(256), fc.constant(json(fixture.identityExternalId))),
+      // A new name is held to createIdentity's bounds: 3–256 characters.
+      newExternalId: fc.oneof(badString(256), fc.constantFrom('"a"', '"ab"')),
       meta: badMeta(),
       ratelimits: badNamedLimits({ twiceIsConflict: true }),
     }),

@@ -1,22 +1,35 @@
 import { updateIdentity } from '../../../operations/identities/updateIdentity';
 import { meta, object, text } from '../../../operations/schemas';
-import { defineV2Route } from '../route';
+import { defineV2Route, widen } from '../route';
 import {
   identityFields,
   identityHandle,
   identityOutput,
   v2IdentityOf,
+  v2ExternalId,
   v2NamedLimits,
   type V2IdentityFields,
 } from './shapes';
 
+interface V2UpdateIdentityBody extends V2IdentityFields {
+  identity: string;
+  /** The identity's new externalId (Unkey's asks, unkeyed/unkey#4432): its keys stay linked. */
+  externalId?: string;
+}
+
 export const v2UpdateIdentity = defineV2Route({
   name: 'identities.updateIdentity',
   operation: updateIdentity,
-  input: object({ identity: text, meta, ratelimits: v2NamedLimits }, ['identity']),
+  // v2's externalId bound (1–255 of [a-zA-Z0-9_.-]) where keyward's own asks 3–256 of any kind.
+  coreInput: widen(updateIdentity.input, { newExternalId: { minLength: 1 } }),
+  input: object({ identity: text, externalId: v2ExternalId, meta, ratelimits: v2NamedLimits }, [
+    'identity',
+  ]),
+  fieldNames: { newExternalId: 'externalId' },
   output: identityOutput,
-  toInput: (body: V2IdentityFields & { identity: string }) => ({
+  toInput: (body: V2UpdateIdentityBody) => ({
     ...identityHandle(body.identity),
+    ...(body.externalId !== undefined ? { newExternalId: body.externalId } : {}),
     ...identityFields(body),
   }),
   toBody: (view) => ({ data: v2IdentityOf(view, view.meta) }),
