@@ -19,6 +19,7 @@ import {
   withReplicaAcks,
 } from './redis/clients';
 import { RedisClock } from './redis/clock';
+import { requestContextStep } from './observability/requestContext';
 import { ClusterSubscriber, MOVE_AFTER_MS, PROBE_INTERVAL_MS } from './redis/clusterSubscriber';
 import { AuditOutbox } from './store/auditOutbox';
 import { AUDIT_SWEEP_DEFAULTS, AuditSweeper } from './store/auditSweeper';
@@ -137,6 +138,7 @@ export async function startNode(
       ...(analytics ? { analytics } : {}),
       nodeId: `${config.region}:${randomUUID()}`,
       bookkeeping,
+      warn: (fields, message) => logger.warn(fields, message),
       // With one Redis for both roles every script ran on the primary, whichever mode asked.
       observeLimiter: (metrics) => (role, seconds, answered) => {
         const actual = localIsPrimary ? 'primary' : role;
@@ -152,7 +154,12 @@ export async function startNode(
     if (!localIsPrimary) dependencies.push({ name: 'local', redis: local });
 
     const lifecycle = new Lifecycle(
-      [...defaultSteps(logger, services.metrics), ...(options.extraSteps ?? [])],
+      [
+        ...defaultSteps(logger, services.metrics),
+        // ClickHouse rows carry their request's id (src/observability/requestContext.ts).
+        ...(config.clickhouse ? [requestContextStep()] : []),
+        ...(options.extraSteps ?? []),
+      ],
       { docsUrl: config.errorDocsUrl, logger },
     );
     services.metrics.countInFlight(() => lifecycle.requestsInFlight);
@@ -263,7 +270,10 @@ export async function startNode(
         // Every request has been answered: what they counted is written before the clients close.
         const unwritten = await services.usage.stop(ANALYTICS_FINAL_FLUSH_MS);
         if (unwritten > 0) {
-          logger.warn({ counters: unwritten }, 'usage counts not written before exit');
+          logger.warn(
+            { counters: unwritten },
+            'usage counts (or ClickHouse rows) not written before exit',
+          );
         }
         await clusterSubscriber?.close();
         await Promise.all(clients.map(closeRedis));

@@ -26,6 +26,19 @@ export interface CountedVerification {
   credits: number;
 }
 
+/**
+ * Where else a node's verifications and standalone limits go, row by row, beside the counts
+ * (the ClickHouse sink, src/analytics/clickhouse). Called on the request's path: it must only
+ * take the row into memory.
+ */
+export interface UsageSink {
+  verification(ws: string, at: number, v: CountedVerification): void;
+  limit(ws: string, at: number, namespaceId: string, identifier: string, passed: boolean): void;
+  start(): void;
+  /** Writes what it holds within `deadlineMs`; resolves with the rows it could not. */
+  stop(deadlineMs: number): Promise<number>;
+}
+
 export interface UsageOptions {
   /** false (KEYWARD_ANALYTICS=off): nothing is counted. */
   enabled: boolean;
@@ -39,6 +52,8 @@ export interface UsageOptions {
   dropped?: (kind: 'verification' | 'credits' | 'limit', count: number) => void;
   /** Called after each flush attempt that had something to write. */
   flushed?: (ok: boolean) => void;
+  /** Rows to ClickHouse (KEYWARD_CLICKHOUSE_URL), whether or not counts are kept (`enabled`). */
+  sink?: UsageSink;
 }
 
 interface Pending extends UsageIncrement {
@@ -80,6 +95,7 @@ export class UsageRecorder {
   }
 
   verification(ws: string, at: number, v: CountedVerification): void {
+    this.options.sink?.verification(ws, at, v);
     if (!this.options.enabled) return;
     const minute = bucketStart('minute', at);
     const apiId = v.apiId ?? NO_API;
@@ -109,6 +125,7 @@ export class UsageRecorder {
   }
 
   limit(ws: string, at: number, namespaceId: string, identifier: string, passed: boolean): void {
+    this.options.sink?.limit(ws, at, namespaceId, identifier, passed);
     if (!this.options.enabled) return;
     const minute = bucketStart('minute', at);
     this.add(`${ws} rl ${namespaceId} ${minute} ${passed ? 1 : 0} ${identifier}`, 1, () => ({
@@ -135,6 +152,7 @@ export class UsageRecorder {
   }
 
   start(): void {
+    this.options.sink?.start();
     if (!this.options.enabled) return;
     this.timer ??= setInterval(() => void this.flush(), this.options.flushMs);
     this.timer.unref();
@@ -151,9 +169,15 @@ export class UsageRecorder {
 
   /**
    * Stops the timer and flushes until nothing is left or `deadlineMs` has passed (SIGTERM: the
-   * node has answered its last request). Returns the counters it could not write.
+   * node has answered its last request). Returns the counters it could not write (and the
+   * sink's rows, which it stops alongside).
    */
   async stop(deadlineMs: number): Promise<number> {
+    const sink = this.options.sink?.stop(deadlineMs) ?? Promise.resolve(0);
+    return (await this.stopCounting(deadlineMs)) + (await sink);
+  }
+
+  private async stopCounting(deadlineMs: number): Promise<number> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     const until = Date.now() + deadlineMs;
