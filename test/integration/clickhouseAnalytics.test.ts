@@ -11,6 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClickHouseClient } from '../../src/analytics/clickhouse/client';
+import { SCHEMA_VERSION } from '../../src/analytics/clickhouse/schema';
+import { runCli, runJson } from '../support/cliProcess';
 import { startClickHouse, type TestClickHouse } from '../support/clickhouseServer';
 import { createKey, eventually } from '../support/helpers';
 import { client, type Client } from '../support/rpc';
@@ -218,4 +220,25 @@ test('with ClickHouse stopped verifications are answered as ever; the overflow i
     .filter((line) => line.includes('analytics rows dropped'));
   expect(dropLines).toHaveLength(1);
   expect(readFileSync(logFile, 'utf8')).not.toContain('secret');
+});
+
+test('keyward clickhouse migrate: creates the schema, then finds nothing to do; the nodes made theirs', async () => {
+  type Result = { clickhouse: string; from: number; to: number; applied: unknown[] };
+  const env = { KEYWARD_CLICKHOUSE_URL: clickhouse.url('cli') };
+  const first = await runJson<Result>(['clickhouse', 'migrate'], env);
+  expect(first).toMatchObject({ from: 0, to: SCHEMA_VERSION });
+  expect(first.applied).toHaveLength(SCHEMA_VERSION);
+  expect(first.clickhouse).not.toContain('secret');
+  expect(await runJson<Result>(['clickhouse', 'migrate'], env)).toMatchObject({
+    from: SCHEMA_VERSION,
+    applied: [],
+  });
+  expect(
+    await runJson<Result>(['clickhouse', 'migrate'], {
+      KEYWARD_CLICKHOUSE_URL: clickhouse.url('nodes'),
+    }),
+  ).toMatchObject({ from: SCHEMA_VERSION, applied: [] });
+  const unset = await runCli(['clickhouse', 'migrate'], {});
+  expect(unset.code).toBe(1);
+  expect(unset.stderr).toContain('KEYWARD_CLICKHOUSE_URL is not set');
 });
