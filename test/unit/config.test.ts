@@ -329,6 +329,29 @@ describe('KEYWARD_CLICKHOUSE_URL', () => {
     expect(error.message).not.toContain('hunter2');
   });
 
+  test('reads every KEYWARD_CLICKHOUSE_* variable', () => {
+    expect(
+      loadConfig({
+        KEYWARD_CLICKHOUSE_URL: 'http://u:p@h:8123/db',
+        KEYWARD_CLICKHOUSE_BATCH_ROWS: '500',
+        KEYWARD_CLICKHOUSE_FLUSH_MS: '100',
+        KEYWARD_CLICKHOUSE_MAX_BUFFERED_ROWS: '5000',
+        KEYWARD_CLICKHOUSE_TIMEOUT_MS: '2000',
+        KEYWARD_CLICKHOUSE_RAW_RETENTION_DAYS: '7',
+      }).clickhouse,
+    ).toMatchObject({
+      batchRows: 500,
+      flushMs: 100,
+      maxBufferedRows: 5000,
+      timeoutMs: 2000,
+      rawRetentionDays: 7,
+    });
+    expect(
+      configError({ KEYWARD_CLICKHOUSE_URL: 'http://h/db', KEYWARD_CLICKHOUSE_FLUSH_MS: '5000' })
+        .message,
+    ).toBe('KEYWARD_CLICKHOUSE_FLUSH_MS: must be between 10 and 1000');
+  });
+
   test('the buffer holds at least one batch', () => {
     expect(
       configError({

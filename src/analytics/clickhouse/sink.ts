@@ -71,7 +71,7 @@ interface Batch {
   id: string;
   table: SinkTable;
   rows: (VerificationRow | RatelimitRow)[];
-  /** unsure: an insert went unanswered; it is settled before anything is sent again. */
+  /** unsure: an insert went unanswered (or was refused); settled before it is sent again. */
   unsure: boolean;
   /** Answers that were errors: after MAX_REJECTIONS the rows are dropped. */
   rejections: number;
@@ -282,14 +282,17 @@ export class ClickHouseSink {
       this.observer.written?.(batch.table, batch.rows.length);
     } catch (error) {
       if (error instanceof ClickHouseError && error.code !== QUERY_ID_RUNNING) {
-        // Answered: nothing landed. Sent again next time, unless it keeps being refused.
+        // Refused. Usually nothing landed, but 18.16 writes the table before its views and
+        // does not undo it when a view fails: settled like an unanswered one, through the ledger.
         this.observer.insert?.('failed');
         batch.rejections++;
         this.warn('insert', { err: error, batch: batch.id }, 'ClickHouse refused an insert');
         if (batch.rejections >= MAX_REJECTIONS) {
           this.done(batch);
           this.drop(batch.table, 'rejected', batch.rows.length);
+          return;
         }
+        batch.unsure = true;
         return;
       }
       // No answer (or the same id still running): it may have landed. Settled before resending.
