@@ -175,7 +175,7 @@ test('with ClickHouse stopped verifications are answered as ever; the overflow i
       KEYWARD_CLICKHOUSE_BATCH_ROWS: '10',
       KEYWARD_CLICKHOUSE_MAX_BUFFERED_ROWS: '20',
       KEYWARD_CLICKHOUSE_TIMEOUT_MS: '500',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
     },
   });
   const api = client(node.url, topology.rootKey);
@@ -219,7 +219,9 @@ test('with ClickHouse stopped verifications are answered as ever; the overflow i
     .split('\n')
     .filter((line) => line.includes('analytics rows dropped'));
   expect(dropLines).toHaveLength(1);
-  expect(readFileSync(logFile, 'utf8')).not.toContain('secret');
+  const log = readFileSync(logFile, 'utf8');
+  expect(log).toContain(`"clickhouse":"http://keyward@127.0.0.1:${clickhouse.httpPort}/down"`);
+  expect(log).not.toContain('secret');
 });
 
 test('keyward clickhouse migrate: creates the schema, then finds nothing to do; the nodes made theirs', async () => {

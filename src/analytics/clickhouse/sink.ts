@@ -172,7 +172,17 @@ export class ClickHouseSink {
     this.timer = this.retentionTimer = undefined;
     const until = this.now() + deadlineMs;
     while (this.held > 0 || this.flushing) {
-      if (await this.flush()) break;
+      // An insert may wait its whole deadline (KEYWARD_CLICKHOUSE_TIMEOUT_MS): the node's stop
+      // waits no longer than its own.
+      const left = until - this.now();
+      if (left <= 0) break;
+      let timer: NodeJS.Timeout | undefined;
+      const flushed = await Promise.race([
+        this.flush(),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), left))),
+      ]);
+      clearTimeout(timer);
+      if (flushed) break;
       if (this.now() >= until) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
