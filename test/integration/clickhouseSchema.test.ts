@@ -203,3 +203,13 @@ test('partitions past their retention are dropped (18.16 has no TTL); the rest s
   // Again: nothing left to drop.
   expect(await dropExpiredPartitions(client, 30, now)).toEqual([]);
 });
+
+test("a query carries its settings: a bound on rows read is ClickHouse's own error", async () => {
+  const client = clickhouse.client('fresh');
+  await expect(
+    client.rows('SELECT count() AS n FROM system.numbers LIMIT 1000000', {
+      settings: { max_rows_to_read: 1000, readonly: 1 },
+    }),
+  ).rejects.toMatchObject({ code: 158 });
+  expect(await client.rows('SELECT 1 AS one', { settings: { readonly: 1 } })).toEqual([{ one: 1 }]);
+});

@@ -33,6 +33,11 @@ export interface QueryOptions {
   timeoutMs?: number;
   /** Without a database (CREATE DATABASE before the database exists). */
   noDatabase?: boolean;
+  /**
+   * ClickHouse settings of this query, sent as URL parameters (max_execution_time,
+   * max_rows_to_read, max_result_rows, readonly…): what a reader of user SQL bounds it with.
+   */
+  settings?: Readonly<Record<string, string | number>>;
 }
 
 /** The most of an error answer kept in the message. */
@@ -94,6 +99,9 @@ export class ClickHouseClient {
     // The answer's status then tells an error that arose after the first rows were sent.
     params.set('wait_end_of_query', '1');
     if (options.queryId !== undefined) params.set('query_id', options.queryId);
+    for (const [name, value] of Object.entries(options.settings ?? {})) {
+      params.set(name, String(value));
+    }
     if (statement.query !== undefined) params.set('query', statement.query);
     const url = new URL(`/?${params.toString()}`, this.target.origin);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
