@@ -19,7 +19,6 @@ import {
   withReplicaAcks,
 } from './redis/clients';
 import { RedisClock } from './redis/clock';
-import { requestContextStep } from './observability/requestContext';
 import { ClusterSubscriber, MOVE_AFTER_MS, PROBE_INTERVAL_MS } from './redis/clusterSubscriber';
 import { AuditOutbox } from './store/auditOutbox';
 import { AUDIT_SWEEP_DEFAULTS, AuditSweeper } from './store/auditSweeper';
@@ -154,12 +153,7 @@ export async function startNode(
     if (!localIsPrimary) dependencies.push({ name: 'local', redis: local });
 
     const lifecycle = new Lifecycle(
-      [
-        ...defaultSteps(logger, services.metrics),
-        // ClickHouse rows carry their request's id (src/observability/requestContext.ts).
-        ...(config.clickhouse ? [requestContextStep()] : []),
-        ...(options.extraSteps ?? []),
-      ],
+      [...defaultSteps(logger, services.metrics), ...(options.extraSteps ?? [])],
       { docsUrl: config.errorDocsUrl, logger },
     );
     services.metrics.countInFlight(() => lifecycle.requestsInFlight);

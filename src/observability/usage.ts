@@ -24,6 +24,11 @@ export interface CountedVerification {
   tags: readonly string[] | undefined;
   /** Credits this verification spent (0 for none). */
   credits: number;
+  /**
+   * The request's id, for the ClickHouse row (`request_id`); '' there until the operations pass
+   * it (docs/decisions.md, "Analytics in ClickHouse").
+   */
+  requestId?: string;
 }
 
 /**
@@ -33,7 +38,14 @@ export interface CountedVerification {
  */
 export interface UsageSink {
   verification(ws: string, at: number, v: CountedVerification): void;
-  limit(ws: string, at: number, namespaceId: string, identifier: string, passed: boolean): void;
+  limit(
+    ws: string,
+    at: number,
+    namespaceId: string,
+    identifier: string,
+    passed: boolean,
+    requestId?: string,
+  ): void;
   start(): void;
   /** Writes what it holds within `deadlineMs`; resolves with the rows it could not. */
   stop(deadlineMs: number): Promise<number>;
@@ -124,8 +136,16 @@ export class UsageRecorder {
     }
   }
 
-  limit(ws: string, at: number, namespaceId: string, identifier: string, passed: boolean): void {
-    this.options.sink?.limit(ws, at, namespaceId, identifier, passed);
+  limit(
+    ws: string,
+    at: number,
+    namespaceId: string,
+    identifier: string,
+    passed: boolean,
+    /** The request's id, for the ClickHouse row; see CountedVerification.requestId. */
+    requestId?: string,
+  ): void {
+    this.options.sink?.limit(ws, at, namespaceId, identifier, passed, requestId);
     if (!this.options.enabled) return;
     const minute = bucketStart('minute', at);
     this.add(`${ws} rl ${namespaceId} ${minute} ${passed ? 1 : 0} ${identifier}`, 1, () => ({
