@@ -100,6 +100,8 @@ export class ClickHouseSink {
   private ratelimits: RatelimitRow[] = [];
   private batches: Batch[] = [];
   private batchedRows = 0;
+  /** Rows taken from the lists and not yet in a batch (formBatches' lookups). */
+  private forming = 0;
   private seq = 0;
   private readonly prefix: string;
   private timer: NodeJS.Timeout | undefined;
@@ -122,7 +124,7 @@ export class ClickHouseSink {
 
   /** Rows held in memory: waiting for a batch, or in one not yet written. */
   get held(): number {
-    return this.verifications.length + this.ratelimits.length + this.batchedRows;
+    return this.verifications.length + this.ratelimits.length + this.forming + this.batchedRows;
   }
 
   verification(row: Omit<VerificationRow, 'batch_id' | 'region'>): void {
@@ -259,10 +261,15 @@ export class ClickHouseSink {
     const ratelimits = this.ratelimits;
     this.verifications = [];
     this.ratelimits = [];
-    // The rows already count in `held` through batchedRows from here on.
-    await this.resolveExternalIds(verifications);
-    take('key_verifications_v1', verifications);
-    take('ratelimits_v1', ratelimits);
+    // While their external ids are looked up the rows are in neither list: `held` counts them.
+    this.forming = verifications.length + ratelimits.length;
+    try {
+      await this.resolveExternalIds(verifications);
+    } finally {
+      this.forming = 0;
+      take('key_verifications_v1', verifications);
+      take('ratelimits_v1', ratelimits);
+    }
   }
 
   private async resolveExternalIds(rows: VerificationRow[]): Promise<void> {
