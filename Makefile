@@ -5,7 +5,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps redis chromium build run test test-containers lint fmt typecheck unit integration bench bench-compare bench-vault profile layout-figures screenshots cluster cluster-stop clean
+.PHONY: help deps redis clickhouse chromium build run test test-containers lint fmt typecheck unit integration bench bench-compare bench-vault profile layout-figures screenshots cluster cluster-stop clean
 
 help:
 	@echo "make run    start Redis and a keyward node; prints the base URL and a root key"
@@ -34,6 +34,10 @@ redis:
 	@scripts/ensure-tool.sh redis-server redis-server
 	@scripts/ensure-tool.sh redis-cli redis-tools
 
+clickhouse:
+	@# The analytics tests start Debian's clickhouse-server (18.16) on free ports of their own.
+	@scripts/ensure-tool.sh clickhouse-server clickhouse-server
+
 chromium:
 	@# The dashboard's browser tests drive Debian's chromium, never a downloaded browser.
 	@scripts/ensure-tool.sh chromium chromium
@@ -57,7 +61,7 @@ typecheck: deps
 
 # Lint, typecheck and build share nothing but node_modules: two at a time, one per core (about
 # 25 s less than one after another), then the suite.
-test: deps redis chromium
+test: deps redis clickhouse chromium
 	@$(MAKE) --no-print-directory -j2 lint typecheck build
 	npx jest --ci
 
@@ -68,7 +72,7 @@ unit: deps
 test-containers: deps redis build
 	@scripts/test-containers.sh
 
-integration: deps redis chromium build
+integration: deps redis clickhouse chromium build
 	npx jest --ci test/integration
 
 bench: deps redis build

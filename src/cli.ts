@@ -10,6 +10,7 @@ import {
   type CommandSpec,
 } from './commands/framework';
 import { migrateCommands } from './commands/migrate';
+import { clickhouseCommands } from './commands/clickhouse';
 import { vaultCommands } from './commands/vault';
 import { auditCommands } from './commands/audit';
 import { usageCommands } from './commands/usage';
@@ -32,6 +33,7 @@ const COMMANDS: readonly CommandSpec[] = [
   ...usageCommands,
   ...doctorCommands,
   ...migrateCommands,
+  ...clickhouseCommands,
   ...vaultCommands,
 ];
 

@@ -1,3 +1,5 @@
+import { parseClickHouseUrl, ClickHouseUrlError } from './analytics/clickhouse/url';
+import type { ClickHouseTarget } from './analytics/clickhouse/url';
 import { DEFAULT_AUDIT_MAX_ENTRIES } from './domain/audit';
 import { parseVaultKeys, VaultConfigError, type VaultKey } from './vault/vault';
 
@@ -67,6 +69,24 @@ export interface Config {
     /** Retention of each granularity after its bucket ends, in milliseconds. */
     retention: { minute: number; hour: number; day: number };
   };
+  /**
+   * KEYWARD_CLICKHOUSE_URL: when set, every verification and standalone limit is also sent as a
+   * row to ClickHouse (docs/decisions.md, "Analytics in ClickHouse").
+   */
+  clickhouse?: ClickHouseConfig;
+}
+
+export interface ClickHouseConfig {
+  target: ClickHouseTarget;
+  /** A batch is sent once it holds this many rows, or `flushMs` after the last one. */
+  batchRows: number;
+  flushMs: number;
+  /** Rows held in memory (waiting or unsure) before new ones are dropped and counted. */
+  maxBufferedRows: number;
+  /** How long one insert may take before it is abandoned (and settled later). */
+  timeoutMs: number;
+  /** Days the raw rows are kept; the rollups keep theirs (docs/decisions.md). */
+  rawRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -187,6 +207,42 @@ function analytics(env: Env): Config['analytics'] {
   };
 }
 
+function clickhouse(env: Env): ClickHouseConfig | undefined {
+  const raw = env.KEYWARD_CLICKHOUSE_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let target: ClickHouseTarget;
+  try {
+    target = parseClickHouseUrl(raw);
+  } catch (error) {
+    // The message quotes nothing of the URL that could be its password.
+    if (error instanceof ClickHouseUrlError) {
+      throw new ConfigError(`KEYWARD_CLICKHOUSE_URL: ${error.message}`);
+    }
+    throw error;
+  }
+  const batchRows = integer(env, 'KEYWARD_CLICKHOUSE_BATCH_ROWS', 10_000, 1, 1_000_000);
+  const maxBufferedRows = integer(
+    env,
+    'KEYWARD_CLICKHOUSE_MAX_BUFFERED_ROWS',
+    Math.max(200_000, batchRows),
+    1,
+    100_000_000,
+  );
+  if (maxBufferedRows < batchRows) {
+    throw new ConfigError(
+      `KEYWARD_CLICKHOUSE_MAX_BUFFERED_ROWS: must be at least KEYWARD_CLICKHOUSE_BATCH_ROWS (${batchRows})`,
+    );
+  }
+  return {
+    target,
+    batchRows,
+    flushMs: integer(env, 'KEYWARD_CLICKHOUSE_FLUSH_MS', 1000, 10, 1000),
+    maxBufferedRows,
+    timeoutMs: integer(env, 'KEYWARD_CLICKHOUSE_TIMEOUT_MS', 10_000, 10, 600_000),
+    rawRetentionDays: integer(env, 'KEYWARD_CLICKHOUSE_RAW_RETENTION_DAYS', 30, 1, 3660),
+  };
+}
+
 /** Parsed here so that a malformed list stops the node at start, naming the variable only. */
 function vaultKeys(env: Env): readonly VaultKey[] | undefined {
   const raw = env.KEYWARD_VAULT_KEYS;
@@ -211,7 +267,9 @@ export function loadConfig(env: Env = process.env): Config {
   const redisSentinel = sentinel(env);
   const redisCommandTimeoutMs = integer(env, 'KEYWARD_REDIS_COMMAND_TIMEOUT_MS', 100, 1, 60000);
   const vault = vaultKeys(env);
+  const clickhouseConfig = clickhouse(env);
   return {
+    ...(clickhouseConfig ? { clickhouse: clickhouseConfig } : {}),
     ...(vault ? { vaultKeys: vault } : {}),
     ...(clusterNodes ? { redisClusterNodes: clusterNodes } : {}),
     ...(redisSentinel ? { redisSentinel } : {}),

@@ -137,6 +137,7 @@ export async function startNode(
       ...(analytics ? { analytics } : {}),
       nodeId: `${config.region}:${randomUUID()}`,
       bookkeeping,
+      warn: (fields, message) => logger.warn(fields, message),
       // With one Redis for both roles every script ran on the primary, whichever mode asked.
       observeLimiter: (metrics) => (role, seconds, answered) => {
         const actual = localIsPrimary ? 'primary' : role;
@@ -263,7 +264,10 @@ export async function startNode(
         // Every request has been answered: what they counted is written before the clients close.
         const unwritten = await services.usage.stop(ANALYTICS_FINAL_FLUSH_MS);
         if (unwritten > 0) {
-          logger.warn({ counters: unwritten }, 'usage counts not written before exit');
+          logger.warn(
+            { counters: unwritten },
+            'usage counts (or ClickHouse rows) not written before exit',
+          );
         }
         await clusterSubscriber?.close();
         await Promise.all(clients.map(closeRedis));

@@ -1,3 +1,6 @@
+import { ClickHouseClient } from './analytics/clickhouse/client';
+import { ClickHouseSink } from './analytics/clickhouse/sink';
+import { ClickHouseUsageSink } from './analytics/clickhouse/usageRows';
 import { Directory } from './cache/directory';
 import type { Config } from './config';
 import { Limiter, type LimiterObserver } from './limiter/limiter';
@@ -38,6 +41,8 @@ export function assembleServices(parts: {
   nodeId?: string;
   /** The primary without replica acknowledgements, for the journal of writes across slots. */
   bookkeeping?: RedisClient;
+  /** Where the ClickHouse sink warns (rate-limited): drops, refused inserts, an away server. */
+  warn?: (fields: object, message: string) => void;
 }): Services {
   const { config, primary } = parts;
   // Every write a store makes is applied to this node's caches here, and only here.
@@ -87,6 +92,7 @@ export function assembleServices(parts: {
     nodeId: parts.nodeId ?? 'cli',
     dropped: (kind, count) => metrics.analyticsDrop(kind, count),
     flushed: (ok) => metrics.analyticsFlush(ok),
+    ...(config.clickhouse ? { sink: clickhouseSink(config, parts, metrics, directory) } : {}),
   });
   return {
     ...stores,
@@ -105,4 +111,34 @@ export function assembleServices(parts: {
     usageStore,
     ...(config.vaultKeys ? { vault: new Vault(config.vaultKeys) } : {}),
   };
+}
+
+/** The ClickHouse sink of KEYWARD_CLICKHOUSE_URL, reporting to the node's metrics and log. */
+function clickhouseSink(
+  config: Config,
+  parts: { nodeId?: string; warn?: (fields: object, message: string) => void },
+  metrics: Metrics,
+  directory: Directory,
+): ClickHouseUsageSink {
+  const settings = config.clickhouse!;
+  const sink = new ClickHouseSink(
+    new ClickHouseClient(settings.target, settings.timeoutMs),
+    {
+      batchRows: settings.batchRows,
+      flushMs: settings.flushMs,
+      maxBufferedRows: settings.maxBufferedRows,
+      rawRetentionDays: settings.rawRetentionDays,
+      region: config.region,
+      nodeId: parts.nodeId ?? 'cli',
+      externalId: async (ws, identityId) => (await directory.identity(ws, identityId))?.externalId,
+    },
+    {
+      written: (table, rows) => metrics.clickhouseWritten(table, rows),
+      dropped: (table, reason, rows) => metrics.clickhouseDrop(table, reason, rows),
+      insert: (result) => metrics.clickhouseInsert(result),
+      ...(parts.warn ? { warn: parts.warn } : {}),
+    },
+  );
+  metrics.countClickhouseBuffered(() => sink.held);
+  return new ClickHouseUsageSink(sink);
 }

@@ -15,7 +15,15 @@ const serve: CommandSpec = {
     const config = runtime.config;
     const logger = createLogger(config.logLevel, config.logPretty);
     const node = await startNode(config, logger);
-    logger.info({ url: node.url, region: config.region }, 'keyward node listening');
+    logger.info(
+      {
+        url: node.url,
+        region: config.region,
+        // The URL with its user alone: the password is never logged.
+        ...(config.clickhouse ? { clickhouse: config.clickhouse.target.display } : {}),
+      },
+      'keyward node listening',
+    );
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) return;

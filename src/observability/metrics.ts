@@ -27,6 +27,11 @@ export class Metrics {
   private readonly analyticsDropped: Counter<'kind'>;
   private readonly analyticsFlushes: Counter<'result'>;
   private readonly decryptions: Counter;
+  private readonly clickhouseRows: Counter<'table'>;
+  private readonly clickhouseDropped: Counter<'table' | 'reason'>;
+  private readonly clickhouseInserts: Counter<'result'>;
+  /** Where the ClickHouse buffer gauge reads its value: the sink, when there is one. */
+  private clickhouseHeld: () => number = () => 0;
   /** Where the in-flight gauge reads its value: the node's Lifecycle, once there is one. */
   private inFlight: () => number = () => 0;
 
@@ -82,6 +87,30 @@ export class Metrics {
       name: 'keyward_key_decryptions_total',
       help: 'Recoverable keys decrypted for getKey or listKeys with decrypt, each also in the audit log',
       registers,
+    });
+    this.clickhouseRows = new Counter({
+      name: 'keyward_clickhouse_rows_written_total',
+      help: 'Analytics rows written to ClickHouse (KEYWARD_CLICKHOUSE_URL), by table',
+      labelNames: ['table'],
+      registers,
+    });
+    this.clickhouseDropped = new Counter({
+      name: 'keyward_clickhouse_rows_dropped_total',
+      help: 'Analytics rows never written to ClickHouse, by table and reason: buffer_full (ClickHouse slow or away too long), rejected (refused 5 times), shutdown (still held when the node stopped)',
+      labelNames: ['table', 'reason'],
+      registers,
+    });
+    this.clickhouseInserts = new Counter({
+      name: 'keyward_clickhouse_inserts_total',
+      help: 'Batch inserts to ClickHouse by result: ok, failed (answered with an error; sent again), unanswered (checked before it is sent again), duplicate (an unanswered one that had landed)',
+      labelNames: ['result'],
+      registers,
+    });
+    const clickhouseHeld: Gauge = new Gauge({
+      name: 'keyward_clickhouse_buffered_rows',
+      help: 'Analytics rows held in memory for ClickHouse: waiting for a batch, or in one not yet written',
+      registers,
+      collect: () => clickhouseHeld.set(this.clickhouseHeld()),
     });
     const inFlight: Gauge = new Gauge({
       name: 'keyward_http_requests_in_flight',
@@ -140,6 +169,23 @@ export class Metrics {
 
   analyticsFlush(ok: boolean): void {
     this.analyticsFlushes.inc({ result: ok ? 'ok' : 'failed' });
+  }
+
+  /** `read`: how many rows the ClickHouse sink holds. */
+  countClickhouseBuffered(read: () => number): void {
+    this.clickhouseHeld = read;
+  }
+
+  clickhouseWritten(table: string, rows: number): void {
+    this.clickhouseRows.inc({ table }, rows);
+  }
+
+  clickhouseDrop(table: string, reason: string, rows: number): void {
+    this.clickhouseDropped.inc({ table, reason }, rows);
+  }
+
+  clickhouseInsert(result: string): void {
+    this.clickhouseInserts.inc({ result });
   }
 
   keyDecrypted(): void {

@@ -24,6 +24,31 @@ export interface CountedVerification {
   tags: readonly string[] | undefined;
   /** Credits this verification spent (0 for none). */
   credits: number;
+  /**
+   * The request's id, for the ClickHouse row (`request_id`); '' there until the operations pass
+   * it (docs/decisions.md, "Analytics in ClickHouse").
+   */
+  requestId?: string;
+}
+
+/**
+ * Where else a node's verifications and standalone limits go, row by row, beside the counts
+ * (the ClickHouse sink, src/analytics/clickhouse). Called on the request's path: it must only
+ * take the row into memory.
+ */
+export interface UsageSink {
+  verification(ws: string, at: number, v: CountedVerification): void;
+  limit(
+    ws: string,
+    at: number,
+    namespaceId: string,
+    identifier: string,
+    passed: boolean,
+    requestId?: string,
+  ): void;
+  start(): void;
+  /** Writes what it holds within `deadlineMs`; resolves with the rows it could not. */
+  stop(deadlineMs: number): Promise<number>;
 }
 
 export interface UsageOptions {
@@ -39,6 +64,8 @@ export interface UsageOptions {
   dropped?: (kind: 'verification' | 'credits' | 'limit', count: number) => void;
   /** Called after each flush attempt that had something to write. */
   flushed?: (ok: boolean) => void;
+  /** Rows to ClickHouse (KEYWARD_CLICKHOUSE_URL), whether or not counts are kept (`enabled`). */
+  sink?: UsageSink;
 }
 
 interface Pending extends UsageIncrement {
@@ -80,6 +107,7 @@ export class UsageRecorder {
   }
 
   verification(ws: string, at: number, v: CountedVerification): void {
+    this.options.sink?.verification(ws, at, v);
     if (!this.options.enabled) return;
     const minute = bucketStart('minute', at);
     const apiId = v.apiId ?? NO_API;
@@ -108,7 +136,16 @@ export class UsageRecorder {
     }
   }
 
-  limit(ws: string, at: number, namespaceId: string, identifier: string, passed: boolean): void {
+  limit(
+    ws: string,
+    at: number,
+    namespaceId: string,
+    identifier: string,
+    passed: boolean,
+    /** The request's id, for the ClickHouse row; see CountedVerification.requestId. */
+    requestId?: string,
+  ): void {
+    this.options.sink?.limit(ws, at, namespaceId, identifier, passed, requestId);
     if (!this.options.enabled) return;
     const minute = bucketStart('minute', at);
     this.add(`${ws} rl ${namespaceId} ${minute} ${passed ? 1 : 0} ${identifier}`, 1, () => ({
@@ -135,6 +172,7 @@ export class UsageRecorder {
   }
 
   start(): void {
+    this.options.sink?.start();
     if (!this.options.enabled) return;
     this.timer ??= setInterval(() => void this.flush(), this.options.flushMs);
     this.timer.unref();
@@ -151,9 +189,15 @@ export class UsageRecorder {
 
   /**
    * Stops the timer and flushes until nothing is left or `deadlineMs` has passed (SIGTERM: the
-   * node has answered its last request). Returns the counters it could not write.
+   * node has answered its last request). Returns the counters it could not write (and the
+   * sink's rows, which it stops alongside).
    */
   async stop(deadlineMs: number): Promise<number> {
+    const sink = this.options.sink?.stop(deadlineMs) ?? Promise.resolve(0);
+    return (await this.stopCounting(deadlineMs)) + (await sink);
+  }
+
+  private async stopCounting(deadlineMs: number): Promise<number> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     const until = Date.now() + deadlineMs;

@@ -290,3 +290,77 @@ describe('loadConfig', () => {
     }
   });
 });
+
+describe('KEYWARD_CLICKHOUSE_URL', () => {
+  test('parsed into origin, user, database; the password never printed with the config', () => {
+    const config = loadConfig({
+      KEYWARD_CLICKHOUSE_URL: 'https://analytics:s%40cret@ch.internal:8443/keyward',
+    });
+    expect(config.clickhouse).toMatchObject({
+      target: {
+        origin: 'https://ch.internal:8443',
+        user: 'analytics',
+        database: 'keyward',
+        display: 'https://analytics@ch.internal:8443/keyward',
+      },
+      batchRows: 10_000,
+      flushMs: 1000,
+      maxBufferedRows: 200_000,
+      timeoutMs: 10_000,
+      rawRetentionDays: 30,
+    });
+    expect(config.clickhouse?.target.password).toBe('s@cret');
+    expect(JSON.stringify(config)).not.toContain('cret');
+    expect(loadConfig({ KEYWARD_CLICKHOUSE_URL: '' })).not.toHaveProperty('clickhouse');
+    expect(
+      loadConfig({ KEYWARD_CLICKHOUSE_URL: 'http://127.0.0.1:8123' }).clickhouse?.target,
+    ).toMatchObject({ user: 'default', database: 'default' });
+  });
+
+  test.each([
+    ['not a url hunter2', 'must be http(s)://user:password@host:port/database'],
+    ['redis://u:hunter2@h:1/db', 'must start with http:// or https://'],
+    ['http://u:hunter2@h:1/db?x=1', 'takes no query string or fragment'],
+    ['http://u:hunter2@h:1/db;DROP', 'the database (the path) must be a plain name'],
+    ['http://u:hunter2@h:1/a/b', 'the database (the path) must be a plain name'],
+  ])('%s is refused at start, without the password', (url, message) => {
+    const error = configError({ KEYWARD_CLICKHOUSE_URL: url });
+    expect(error.message).toContain(`KEYWARD_CLICKHOUSE_URL: ${message}`);
+    expect(error.message).not.toContain('hunter2');
+  });
+
+  test('reads every KEYWARD_CLICKHOUSE_* variable', () => {
+    expect(
+      loadConfig({
+        KEYWARD_CLICKHOUSE_URL: 'http://u:p@h:8123/db',
+        KEYWARD_CLICKHOUSE_BATCH_ROWS: '500',
+        KEYWARD_CLICKHOUSE_FLUSH_MS: '100',
+        KEYWARD_CLICKHOUSE_MAX_BUFFERED_ROWS: '5000',
+        KEYWARD_CLICKHOUSE_TIMEOUT_MS: '2000',
+        KEYWARD_CLICKHOUSE_RAW_RETENTION_DAYS: '7',
+      }).clickhouse,
+    ).toMatchObject({
+      batchRows: 500,
+      flushMs: 100,
+      maxBufferedRows: 5000,
+      timeoutMs: 2000,
+      rawRetentionDays: 7,
+    });
+    expect(
+      configError({ KEYWARD_CLICKHOUSE_URL: 'http://h/db', KEYWARD_CLICKHOUSE_FLUSH_MS: '5000' })
+        .message,
+    ).toBe('KEYWARD_CLICKHOUSE_FLUSH_MS: must be between 10 and 1000');
+  });
+
+  test('the buffer holds at least one batch', () => {
+    expect(
+      configError({
+        KEYWARD_CLICKHOUSE_URL: 'http://h:1/db',
+        KEYWARD_CLICKHOUSE_BATCH_ROWS: '500',
+        KEYWARD_CLICKHOUSE_MAX_BUFFERED_ROWS: '100',
+      }).message,
+    ).toBe(
+      'KEYWARD_CLICKHOUSE_MAX_BUFFERED_ROWS: must be at least KEYWARD_CLICKHOUSE_BATCH_ROWS (500)',
+    );
+  });
+});

@@ -1,0 +1,171 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClickHouseClient } from '../../src/analytics/clickhouse/client';
+import { parseClickHouseUrl } from '../../src/analytics/clickhouse/url';
+import { sleep } from './helpers';
+import { freePort, hasExited, stopProcess } from './redisServer';
+
+/**
+ * One clickhouse-server the tests own (Debian's clickhouse-server package, 18.16): its HTTP and
+ * native ports free ones of 127.0.0.1, its config, users and data in a temporary directory.
+ * Users: `keyward` (password `secret`, may write) and `readonly` (the readonly profile).
+ * Stopped and restartable like a TestRedis; `dispose` removes the directory.
+ */
+export interface TestClickHouse {
+  httpPort: number;
+  /** KEYWARD_CLICKHOUSE_URL of database `database` as user keyward. */
+  url(database?: string): string;
+  /** A client of `database` (default `keyward`) as user keyward; the test closes it. */
+  client(database?: string): ClickHouseClient;
+  /** Milliseconds from spawn to the first answered /ping. */
+  startedInMs: number;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export const CLICKHOUSE_PASSWORD = 'secret';
+
+function binary(): string {
+  try {
+    return execFileSync('sh', ['-c', 'command -v clickhouse-server'], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error(
+      'clickhouse-server is not on PATH: `make test` installs it (Debian package clickhouse-server)',
+    );
+  }
+}
+
+const processes = new Set<ChildProcess>();
+// A test that dies still must not leave clickhouse-server behind.
+process.on('exit', () => {
+  for (const child of processes) child.kill('SIGKILL');
+});
+
+function config(dir: string, httpPort: number, tcpPort: number): string {
+  return `<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>${dir}/server.log</log><errorlog>${dir}/error.log</errorlog></logger>
+  <http_port>${httpPort}</http_port>
+  <tcp_port>${tcpPort}</tcp_port>
+  <listen_host>127.0.0.1</listen_host>
+  <path>${dir}/data/</path>
+  <tmp_path>${dir}/tmp/</tmp_path>
+  <user_files_path>${dir}/user_files/</user_files_path>
+  <format_schema_path>${dir}/format_schemas/</format_schema_path>
+  <users_config>users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <timezone>UTC</timezone>
+  <mark_cache_size>5368709120</mark_cache_size>
+  <mlock_executable>false</mlock_executable>
+  <max_concurrent_queries>50</max_concurrent_queries>
+</yandex>
+`;
+}
+
+const USERS = `<?xml version="1.0"?>
+<yandex>
+  <profiles>
+    <default><max_memory_usage>1000000000</max_memory_usage></default>
+    <readonly><readonly>1</readonly></readonly>
+  </profiles>
+  <users>
+    <keyward>
+      <password>${CLICKHOUSE_PASSWORD}</password>
+      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+    </keyward>
+    <readonly>
+      <password>${CLICKHOUSE_PASSWORD}</password>
+      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+      <profile>readonly</profile>
+      <quota>default</quota>
+    </readonly>
+    <default>
+      <password></password>
+      <networks><ip>127.0.0.1</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+    </default>
+  </users>
+  <quotas><default></default></quotas>
+</yandex>
+`;
+
+async function pingOnce(port: number): Promise<boolean> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/ping`, {
+      signal: AbortSignal.timeout(1000),
+    });
+    await response.arrayBuffer();
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+export async function startClickHouse(): Promise<TestClickHouse> {
+  const path = binary();
+  const dir = mkdtempSync(join(tmpdir(), 'keyward-clickhouse-'));
+  for (const sub of ['data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub));
+  const httpPort = await freePort();
+  const tcpPort = await freePort();
+  writeFileSync(join(dir, 'config.xml'), config(dir, httpPort, tcpPort));
+  writeFileSync(join(dir, 'users.xml'), USERS);
+  let child: ChildProcess | undefined;
+  const clients: ClickHouseClient[] = [];
+
+  const start = async (): Promise<number> => {
+    const began = Date.now();
+    const started = spawn(path, [`--config-file=${join(dir, 'config.xml')}`], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let errors = '';
+    started.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    processes.add(started);
+    started.once('exit', () => processes.delete(started));
+    child = started;
+    while (!(await pingOnce(httpPort))) {
+      if (hasExited(started)) {
+        throw new Error(`clickhouse-server exited during start-up: ${errors.slice(-2000)}`);
+      }
+      if (Date.now() - began > 30_000) throw new Error('clickhouse-server did not start in 30 s');
+      await sleep(25);
+    }
+    return Date.now() - began;
+  };
+
+  const stop = async () => {
+    if (child) await stopProcess(child, 'SIGTERM');
+    child = undefined;
+  };
+
+  const url = (database = 'keyward') =>
+    `http://keyward:${CLICKHOUSE_PASSWORD}@127.0.0.1:${httpPort}/${database}`;
+  const startedInMs = await start();
+  return {
+    httpPort,
+    url,
+    client(database) {
+      const created = new ClickHouseClient(parseClickHouseUrl(url(database)), 10_000);
+      clients.push(created);
+      return created;
+    },
+    startedInMs,
+    stop,
+    async start() {
+      if (child) throw new Error('clickhouse-server is already running');
+      await start();
+    },
+    async dispose() {
+      for (const created of clients) created.close();
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
