@@ -24,10 +24,7 @@ export interface CountedVerification {
   tags: readonly string[] | undefined;
   /** Credits this verification spent (0 for none). */
   credits: number;
-  /**
-   * The request's id, for the ClickHouse row (`request_id`); '' there until the operations pass
-   * it (docs/decisions.md, "Analytics in ClickHouse").
-   */
+  /** The request's id, for the ClickHouse row (`request_id`). */
   requestId?: string;
 }
 

@@ -92,11 +92,9 @@ test('every verification and standalone limit of every node is a row, and the ro
     `SELECT request_id, key_space_id, key_id, identity_id, external_id, outcome, region, tags,
   spent_credits FROM key_verifications_v1 WHERE workspace_id = '${ws}' ORDER BY time, outcome`,
   );
-  // One row per answered verification. Its request_id stays '' until verifyKey passes
-  // caller.requestId to UsageRecorder (docs/decisions.md, "Analytics in ClickHouse"); then
-  // this becomes: the rows' request ids are the answers' X-Request-Id.
+  // One row per answered verification, under the answer's X-Request-Id.
   expect(requestIds).toHaveLength(6);
-  expect(rows.map((row) => row.request_id)).toEqual(Array(6).fill(''));
+  expect(rows.map((row) => row.request_id).sort()).toEqual([...requestIds].sort());
   const acmeRows = rows.filter((row) => row.key_id === acme.keyId);
   expect(acmeRows).toHaveLength(3);
   for (const row of acmeRows) {
@@ -163,7 +161,10 @@ WHERE workspace_id = '${ws}' GROUP BY identifier ORDER BY identifier`,
   const [limitRow] = await reader.rows<Record<string, unknown>>(
     `SELECT request_id, namespace_id FROM ratelimits_v1 WHERE workspace_id = '${ws}' LIMIT 1`,
   );
-  expect(limitRow).toMatchObject({ namespace_id: expect.stringMatching(/^rlns_/) });
+  expect(limitRow).toMatchObject({
+    namespace_id: expect.stringMatching(/^rlns_/),
+    request_id: expect.stringMatching(/^req_/),
+  });
 });
 
 test('with ClickHouse stopped verifications are answered as ever; the overflow is dropped, counted and logged once', async () => {

@@ -340,6 +340,7 @@ export const verifyKey = defineOperation({
       code: verification.code,
       tags: input.tags,
       credits: spentCredits(verification, input),
+      requestId: caller.requestId,
     });
     return verification;
   },

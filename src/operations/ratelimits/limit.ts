@@ -100,10 +100,17 @@ export const limit = defineOperation({
       if (deps.limiterFailure === 'closed') {
         throw new ServiceUnavailableError('the rate limiter is unavailable; retry later');
       }
-      deps.usage.limit(ws, deps.now(), namespace.id, input.identifier, true);
+      deps.usage.limit(ws, deps.now(), namespace.id, input.identifier, true, caller.requestId);
       return { success: true, limit: tokens, remaining: 0, reset: deps.now(), evaluated: false };
     }
-    deps.usage.limit(ws, decision.now, namespace.id, input.identifier, decision.allowed);
+    deps.usage.limit(
+      ws,
+      decision.now,
+      namespace.id,
+      input.identifier,
+      decision.allowed,
+      caller.requestId,
+    );
     return {
       success: decision.allowed,
       limit: tokens,

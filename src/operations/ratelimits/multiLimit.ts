@@ -151,7 +151,7 @@ export const multiLimit = defineOperation({
         throw new ServiceUnavailableError('the rate limiter is unavailable; retry later');
       }
       const now = deps.now();
-      for (const p of planned) count(deps, ws, now, namespaces, p.check, true);
+      for (const p of planned) count(deps, ws, now, namespaces, p.check, true, caller.requestId);
       return {
         success: true,
         evaluated: false,
@@ -164,7 +164,8 @@ export const multiLimit = defineOperation({
       success: outcome.allowed,
       limits: planned.map((p, i) => {
         const standing = standings[i];
-        count(deps, ws, now, namespaces, p.check, standing ? !standing.exceeded : false);
+        const passed = standing ? !standing.exceeded : false;
+        count(deps, ws, now, namespaces, p.check, passed, caller.requestId);
         if (!standing) return unevaluated(p, false, now);
         return {
           namespace: p.check.namespace ?? DEFAULT_NAMESPACE,
@@ -233,7 +234,8 @@ function count(
   namespaces: ReadonlyMap<string, Namespace | CachedNamespace>,
   check: LimitCheck,
   passed: boolean,
+  requestId: string,
 ): void {
   const namespace = namespaces.get(check.namespace ?? DEFAULT_NAMESPACE)!;
-  deps.usage.limit(ws, now, namespace.id, check.identifier, passed);
+  deps.usage.limit(ws, now, namespace.id, check.identifier, passed, requestId);
 }
