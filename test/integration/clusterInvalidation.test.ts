@@ -74,10 +74,11 @@ async function cachedKeys(count: number): Promise<{ keyId: string; key: string }
  * attempt that failed may have taken effect all the same (its answer lost with the master): a
  * retry that then finds no key is a deletion that took.
  */
-async function deleteKey(keyId: string): Promise<void> {
+async function deleteKey(keyId: string, abandoned: () => boolean): Promise<void> {
   let failedBefore = false;
   await eventually(
     async () => {
+      if (abandoned()) return true;
       try {
         const { status, body } = await api[0]!.post('keys.deleteKey', { keyId });
         if (status === 200 || (failedBefore && status === 404)) return true;
@@ -105,13 +106,25 @@ async function verdictsAfterDeletes(
   cut: Promise<unknown>,
   deleted: () => void = () => undefined,
 ): Promise<string[]> {
+  let cutFailed = false;
   const deletes = (async () => {
-    for (const { keyId } of keys) await deleteKey(keyId);
+    for (const { keyId } of keys) {
+      if (cutFailed) break;
+      await deleteKey(keyId, () => cutFailed);
+    }
     deleted();
   })();
   // Together: a cut that fails (a replica never promoted) is reported as it fails, with the
-  // cluster's view, rather than as the deletes' timeout it causes.
-  await Promise.all([deletes, cut]);
+  // cluster's view, rather than as the deletes' timeout it causes. It also ends the deletes,
+  // which would otherwise retry for up to 45 s more in the jest worker, into the next file, and
+  // keep that worker from exiting.
+  await Promise.all([
+    deletes,
+    cut.catch((error: unknown) => {
+      cutFailed = true;
+      throw error;
+    }),
+  ]);
   await sleep(INVALIDATION_BOUND_MS);
   return Promise.all(keys.map(({ key }) => verify(1, key)));
 }
