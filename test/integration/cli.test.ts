@@ -1,14 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { assertBuilt, runCli, runJson, type CliResult } from '../support/cliProcess';
+import {
+  assertBuilt,
+  runCli,
+  runCommand,
+  runCommandJson,
+  runJson,
+  type CliResult,
+} from '../support/cliProcess';
 import { freePort, startRedis, type TestRedis } from '../support/redisServer';
 import { client, post } from '../support/rpc';
 import { startNodeProcess, startTopology, type Topology } from '../support/topology';
 import { createKey, eventually } from '../support/helpers';
 
 /**
- * The operator command line, run as a process against real Redis servers and checked against a
- * real node: what the command line creates works over HTTP, and what HTTP spends shows up in
- * `inspect key`.
+ * The operator command line against real Redis servers, checked against a real node: what the
+ * command line creates works over HTTP, and what HTTP spends shows up in `inspect key`. Commands
+ * run in this process through the binary's own `main` (runCommand), a node process's start-up
+ * saved on each; those whose point is the process (exit codes and streams a shell sees, stdin, a
+ * count written before exit, no Redis client keeping it alive, `serve`) are spawned (runCli).
  */
 let topology: Topology;
 let aofPrimary: TestRedis;
@@ -70,19 +79,30 @@ describe('help and usage errors', () => {
       badValue,
       badRatelimit,
     ] = await Promise.all([
+      // The binary itself: what a shell sees, exit code and streams, once for each kind of exit.
       runCli(['--help']),
-      runCli(['keys', 'create', '--help']),
-      runCli(['help', 'doctor']),
-      runCli(['serve', '--help']),
-      runCli(['--version']),
+      runCommand(['keys', 'create', '--help']),
+      runCommand(['help', 'doctor']),
+      runCommand(['serve', '--help']),
+      runCommand(['--version']),
       runCli([]),
-      runCli(['frobnicate']),
-      runCli(['keys', 'frobnicate']),
-      runCli(['keys', 'get', '--workspace', 'ws_x']),
-      runCli(['keys', 'get', 'key_x']),
+      runCommand(['frobnicate']),
+      runCommand(['keys', 'frobnicate']),
+      runCommand(['keys', 'get', '--workspace', 'ws_x']),
+      runCommand(['keys', 'get', 'key_x']),
+      // node:util's parse errors are of another realm than jest's Error: spawned, as shipped.
       runCli(['root', 'list', '--workspace', 'ws_x', '--bogus']),
-      runCli(['keys', 'create', '--workspace', 'ws_x', '--api', 'api_x', '--remaining', 'lots']),
-      runCli([
+      runCommand([
+        'keys',
+        'create',
+        '--workspace',
+        'ws_x',
+        '--api',
+        'api_x',
+        '--remaining',
+        'lots',
+      ]),
+      runCommand([
         'keys',
         'create',
         '--workspace',
@@ -136,11 +156,11 @@ describe('help and usage errors', () => {
 
 describe('root keys', () => {
   test('create, list (never a hash), revoke: a revoked root key is refused by the node', async () => {
-    const ops = await runJson<RootCreated>(['root', 'create', '--name', 'ops'], env);
+    const ops = await runCommandJson<RootCreated>(['root', 'create', '--name', 'ops'], env);
     expect(Object.keys(ops).sort()).toEqual(['key', 'keyId', 'workspaceId']);
     expect(ops.key).toMatch(/^kwroot_/);
     // The output of `root create` stays one JSON line without --json, for scripts.
-    const ciLine = await runCli(
+    const ciLine = await runCommand(
       [
         'root',
         'create',
@@ -159,8 +179,8 @@ describe('root keys', () => {
 
     const args = ['root', 'list', '--workspace', ops.workspaceId];
     const [listed, table] = await Promise.all([
-      runJson<{ workspaceId: string; rootKeys: Record<string, unknown>[] }>(args, env),
-      runCli(args, env),
+      runCommandJson<{ workspaceId: string; rootKeys: Record<string, unknown>[] }>(args, env),
+      runCommand(args, env),
     ]);
     expect(listed.rootKeys).toEqual([
       { id: ops.keyId, name: 'ops', permissions: ['*'], createdAt: expect.any(Number) },
@@ -182,7 +202,7 @@ describe('root keys', () => {
 
     const verifyUnknown = () => post(nodeUrl, 'keys.verifyKey', { key: 'nope' }, ci.key);
     expect((await verifyUnknown()).status).toBe(200);
-    const revoked = await runJson(
+    const revoked = await runCommandJson(
       ['root', 'revoke', '--workspace', ops.workspaceId, ci.keyId],
       env,
     );
@@ -193,14 +213,14 @@ describe('root keys', () => {
     });
 
     const [again, listedAfter] = await Promise.all([
-      runCli(['root', 'revoke', '--workspace', ops.workspaceId, ci.keyId], env),
-      runJson<{ rootKeys: { id: string }[] }>(args, env),
+      runCommand(['root', 'revoke', '--workspace', ops.workspaceId, ci.keyId], env),
+      runCommandJson<{ rootKeys: { id: string }[] }>(args, env),
     ]);
     expectOperationalError(again, /root key rk_\w+ not found/);
     expect(listedAfter.rootKeys.map((key) => key.id)).toEqual([ops.keyId]);
 
     // Each root-key write is in the workspace's audit log, by the operator, never a key in it.
-    const audit = await runJson<{
+    const audit = await runCommandJson<{
       entries: { rootKeyId: string; operation: string; target: { id: string } }[];
     }>(['audit', '--workspace', ops.workspaceId], env);
     expect(audit.entries.map((e) => [e.rootKeyId, e.operation, e.target.id])).toEqual([
@@ -218,18 +238,18 @@ describe('apis and keys', () => {
   let rootKey: string;
 
   beforeAll(async () => {
-    const created = await runJson<RootCreated>(['root', 'create', '--name', 'keys'], env);
+    const created = await runCommandJson<RootCreated>(['root', 'create', '--name', 'keys'], env);
     ws = created.workspaceId;
     rootKey = created.key;
   });
 
   test('apis create and list; keys created by the command line verify over HTTP', async () => {
     const [api, other] = await Promise.all([
-      runJson<{ apiId: string; name: string }>(
+      runCommandJson<{ apiId: string; name: string }>(
         ['apis', 'create', '--workspace', ws, '--name', 'payments'],
         env,
       ),
-      runCli(['apis', 'create', '--workspace', ws, '--name', 'search'], env),
+      runCommand(['apis', 'create', '--workspace', ws, '--name', 'search'], env),
     ]);
     expect(api).toEqual({ apiId: expect.stringMatching(/^api_/), name: 'payments' });
     expect(other.stdout).toMatch(/^created api api_\w+ \(search\)$/m);
@@ -237,7 +257,7 @@ describe('apis and keys', () => {
 
     const createArgs = ['keys', 'create', '--workspace', ws, '--api', api.apiId];
     const [consistent, fastLines] = await Promise.all([
-      runJson<{ keyId: string; key: string }>(
+      runCommandJson<{ keyId: string; key: string }>(
         [...createArgs, '--prefix', 'sk', '--name', 'alice', '--owner', 'user_alice'].concat([
           '--ratelimit',
           'consistent:3/1/60000',
@@ -246,7 +266,7 @@ describe('apis and keys', () => {
         ]),
         env,
       ),
-      runCli([...createArgs, '--ratelimit', 'fast:5/1/60000'], env),
+      runCommand([...createArgs, '--ratelimit', 'fast:5/1/60000'], env),
     ]);
     expect(consistent.key).toMatch(/^sk_/);
     expect(fastLines.code).toBe(0);
@@ -257,11 +277,11 @@ describe('apis and keys', () => {
 
     const http = client(nodeUrl, rootKey);
     const [listed, listTable, first, firstFast] = await Promise.all([
-      runJson<{ apis: { id: string; name: string; keys: number; createdAt: number }[] }>(
+      runCommandJson<{ apis: { id: string; name: string; keys: number; createdAt: number }[] }>(
         ['apis', 'list', '--workspace', ws],
         env,
       ),
-      runCli(['apis', 'list', '--workspace', ws], env),
+      runCommand(['apis', 'list', '--workspace', ws], env),
       http.post('keys.verifyKey', { key: consistent.key, apiId: api.apiId }),
       http.post('keys.verifyKey', { key: fast.key }),
     ]);
@@ -274,11 +294,11 @@ describe('apis and keys', () => {
     expect(listTable.stdout).toMatch(new RegExp(`^${api.apiId}\\s+2\\s+\\S+\\s+payments$`, 'm'));
     // The command line's writes are in the audit log, by the operator.
     const [audited, auditTable] = await Promise.all([
-      runJson<{ entries: { rootKeyId: string; target: { id: string } }[]; cursor?: string }>(
+      runCommandJson<{ entries: { rootKeyId: string; target: { id: string } }[]; cursor?: string }>(
         ['audit', '--workspace', ws, '--operation', 'keys.createKey', '--limit', '1'],
         env,
       ),
-      runCli(['audit', '--workspace', ws, '--target', consistent.keyId], env),
+      runCommand(['audit', '--workspace', ws, '--target', consistent.keyId], env),
     ]);
     expect(audited.entries).toHaveLength(1);
     expect(audited.entries[0]!.rootKeyId).toBe('operator');
@@ -299,10 +319,14 @@ describe('apis and keys', () => {
 
     // The command line spends like any verification: a token and a credit.
     const [verdict, fromStdin, unknownKey, wrongApi] = await Promise.all([
-      runJson<Record<string, unknown>>(['keys', 'verify', '--workspace', ws, consistent.key], env),
+      runCommandJson<Record<string, unknown>>(
+        ['keys', 'verify', '--workspace', ws, consistent.key],
+        env,
+      ),
+      // Reading stdin is the process's own: spawned.
       runCli(['keys', 'verify', '--workspace', ws, '-'], env, `${fast.key}\n`),
-      runJson(['keys', 'verify', '--workspace', ws, 'sk_unknown'], env),
-      runJson(['keys', 'verify', '--workspace', ws, '--api', otherApiId, fast.key], env),
+      runCommandJson(['keys', 'verify', '--workspace', ws, 'sk_unknown'], env),
+      runCommandJson(['keys', 'verify', '--workspace', ws, '--api', otherApiId, fast.key], env),
     ]);
     expect(verdict).toMatchObject({
       valid: true,
@@ -321,20 +345,20 @@ describe('apis and keys', () => {
     // getKey over HTTP and `keys get` show the same record.
     const [viaHttp, viaCli, getLines] = await Promise.all([
       http.get('keys.getKey', { keyId: consistent.keyId }),
-      runJson(['keys', 'get', '--workspace', ws, consistent.keyId], env),
-      runCli(['keys', 'get', '--workspace', ws, consistent.keyId], env),
+      runCommandJson(['keys', 'get', '--workspace', ws, consistent.keyId], env),
+      runCommand(['keys', 'get', '--workspace', ws, consistent.keyId], env),
     ]);
     expect(viaCli).toEqual(viaHttp.body);
     expect(viaCli).toMatchObject({ remaining: 8 });
     expect(getLines.stdout).toMatch(/^ratelimit\.type\s+consistent$/m);
     expect(getLines.stdout).not.toContain(consistent.key);
 
-    const revoked = await runJson(['keys', 'revoke', '--workspace', ws, fast.keyId], env);
+    const revoked = await runCommandJson(['keys', 'revoke', '--workspace', ws, fast.keyId], env);
     expect(revoked).toEqual({ keyId: fast.keyId, deleted: true });
     const [gone, noApi, noWorkspace] = await Promise.all([
-      runCli(['keys', 'get', '--workspace', ws, fast.keyId], env),
-      runCli(['keys', 'create', '--workspace', ws, '--api', 'api_1111111111111111111111'], env),
-      runCli(['apis', 'list', '--workspace', 'ws_1111111111111111111111'], env),
+      runCommand(['keys', 'get', '--workspace', ws, fast.keyId], env),
+      runCommand(['keys', 'create', '--workspace', ws, '--api', 'api_1111111111111111111111'], env),
+      runCommand(['apis', 'list', '--workspace', 'ws_1111111111111111111111'], env),
       eventually(
         async () =>
           (await http.post('keys.verifyKey', { key: fast.key })).body.code === 'NOT_FOUND',
@@ -347,12 +371,12 @@ describe('apis and keys', () => {
   });
 
   test('inspect key shows the live bucket in the Redis that holds it, without spending', async () => {
-    const { apiId } = await runJson<{ apiId: string }>(
+    const { apiId } = await runCommandJson<{ apiId: string }>(
       ['apis', 'create', '--workspace', ws, '--name', 'inspected'],
       env,
     );
     const create = (ratelimit: string) =>
-      runJson<{ keyId: string; key: string }>(
+      runCommandJson<{ keyId: string; key: string }>(
         ['keys', 'create', '--workspace', ws, '--api', apiId, '--ratelimit', ratelimit],
         env,
       );
@@ -377,7 +401,7 @@ describe('apis and keys', () => {
     }
     type Inspection = { key: { id: string }; credits: unknown; buckets: Bucket[] };
     const inspect = (keyId: string) =>
-      runJson<Inspection>(['inspect', 'key', '--workspace', ws, keyId], env);
+      runCommandJson<Inspection>(['inspect', 'key', '--workspace', ws, keyId], env);
 
     const seen = await inspect(consistent.keyId);
     expect(seen.key.id).toBe(consistent.keyId);
@@ -392,7 +416,7 @@ describe('apis and keys', () => {
     const [again, fastSeen, human] = await Promise.all([
       inspect(consistent.keyId),
       inspect(fast.keyId),
-      runCli(['inspect', 'key', '--workspace', ws, fast.keyId], env),
+      runCommand(['inspect', 'key', '--workspace', ws, fast.keyId], env),
     ]);
     // Reading spent nothing: a second look finds the same tokens.
     expect(again.buckets[0]!.tokens).toBe(1);
@@ -410,7 +434,7 @@ describe('apis and keys', () => {
 
   test('keys get and keys verify print v1’s answers: the key’s own permissions, the identity without its limits', async () => {
     const http = client(nodeUrl, rootKey);
-    const { apiId } = await runJson<{ apiId: string }>(
+    const { apiId } = await runCommandJson<{ apiId: string }>(
       ['apis', 'create', '--workspace', ws, '--name', 'v1 views'],
       env,
     );
@@ -428,12 +452,12 @@ describe('apis and keys', () => {
     const { keyId, key } = created.body;
     const [viaHttp, viaCli] = await Promise.all([
       http.get<Record<string, unknown>>('keys.getKey', { keyId }),
-      runJson<Record<string, unknown>>(['keys', 'get', '--workspace', ws, keyId], env),
+      runCommandJson<Record<string, unknown>>(['keys', 'get', '--workspace', ws, keyId], env),
     ]);
     expect(viaCli).toEqual(viaHttp.body);
     expect(viaCli).toMatchObject({ permissions: ['cli.own'], roles: ['cli.reader'] });
     expect(viaCli.identity).toEqual({ id: expect.any(String), externalId: 'cli_views', meta: {} });
-    const verdict = await runJson<Record<string, unknown>>(
+    const verdict = await runCommandJson<Record<string, unknown>>(
       ['keys', 'verify', '--workspace', ws, key],
       env,
     );
@@ -464,14 +488,14 @@ describe('apis and keys', () => {
     }
     const withVault = { ...env, KEYWARD_VAULT_KEYS: vaultKey };
     const get = (keyId: string, extra: string[], environment: Record<string, string>) =>
-      runCli(['keys', 'get', '--workspace', ws, keyId, ...extra], environment);
+      runCommand(['keys', 'get', '--workspace', ws, keyId, ...extra], environment);
     const [json, lines, plainKey, noDecrypt, noVault] = await Promise.all([
-      runJson<Record<string, unknown>>(
+      runCommandJson<Record<string, unknown>>(
         ['keys', 'get', '--workspace', ws, sealed.keyId, '--decrypt'],
         withVault,
       ),
       get(sealed.keyId, ['--decrypt'], withVault),
-      runJson<Record<string, unknown>>(
+      runCommandJson<Record<string, unknown>>(
         ['keys', 'get', '--workspace', ws, plain.keyId, '--decrypt'],
         withVault,
       ),
@@ -492,7 +516,7 @@ describe('apis and keys', () => {
     expect(noDecrypt.stdout).not.toContain(sealed.key);
     expectOperationalError(noVault, /KEYWARD_VAULT_KEYS/);
     // Two decryptions of the sealed key (the JSON and the lines), by the operator; none of the other.
-    const audited = await runJson<{
+    const audited = await runCommandJson<{
       entries: { rootKeyId: string; operation: string; target: { id: string } }[];
     }>(['audit', '--workspace', ws, '--operation', 'keys.getKey'], env);
     expect(
@@ -568,8 +592,8 @@ describe('usage', () => {
     await eventually(
       async () => {
         const [limits, keys] = await Promise.all([
-          runJson<{ usage: Row[] }>([...ratelimit, '--by-identifier', 'cli.ns'], usageEnv),
-          runJson<{ usage: Row[] }>(['usage', 'api', '--workspace', ws, apiId], usageEnv),
+          runCommandJson<{ usage: Row[] }>([...ratelimit, '--by-identifier', 'cli.ns'], usageEnv),
+          runCommandJson<{ usage: Row[] }>(['usage', 'api', '--workspace', ws, apiId], usageEnv),
         ]);
         return sumOf(limits.usage, 'total') === 3 && sumOf(keys.usage, 'total') === 4;
       },
@@ -577,11 +601,11 @@ describe('usage', () => {
     );
 
     const [keyJson, keyMinutes, keyTable, deletedKey] = await Promise.all([
-      runJson<{ apiId: string; granularity: string; usage: Row[] }>(
+      runCommandJson<{ apiId: string; granularity: string; usage: Row[] }>(
         ['usage', 'key', '--workspace', ws, busy.keyId],
         usageEnv,
       ),
-      runJson<{ usage: Row[] }>(
+      runCommandJson<{ usage: Row[] }>(
         [
           'usage',
           'key',
@@ -595,11 +619,11 @@ describe('usage', () => {
         ],
         usageEnv,
       ),
-      runCli(['usage', 'key', '--workspace', ws, busy.keyId], usageEnv),
+      runCommand(['usage', 'key', '--workspace', ws, busy.keyId], usageEnv),
       nodeA!
         .post('keys.deleteKey', { keyId: quiet.keyId })
         .then(() =>
-          runJson<{ usage: Row[] }>(
+          runCommandJson<{ usage: Row[] }>(
             ['usage', 'key', '--workspace', ws, '--api', apiId, quiet.keyId],
             usageEnv,
           ),
@@ -619,7 +643,7 @@ describe('usage', () => {
 
     const [byKey, byTagTable, limitsJson, byIdentifier, oneIdentifier, fromPrimary] =
       await Promise.all([
-        runJson<{ usage: Row[] }>(
+        runCommandJson<{ usage: Row[] }>(
           ['usage', 'api', '--workspace', ws].concat([
             '--group-by',
             'key',
@@ -631,11 +655,14 @@ describe('usage', () => {
           ]),
           usageEnv,
         ),
-        runCli(['usage', 'api', '--workspace', ws, '--group-by', 'tag', apiId], usageEnv),
-        runJson<{ namespace: string; usage: Row[] }>([...ratelimit, 'cli.ns'], usageEnv),
-        runCli([...ratelimit, '--by-identifier', 'cli.ns'], usageEnv),
-        runJson<{ usage: Row[] }>([...ratelimit, '--identifier', 'victor', 'cli.ns'], usageEnv),
-        runJson<{ usage: Row[] }>(
+        runCommand(['usage', 'api', '--workspace', ws, '--group-by', 'tag', apiId], usageEnv),
+        runCommandJson<{ namespace: string; usage: Row[] }>([...ratelimit, 'cli.ns'], usageEnv),
+        runCommand([...ratelimit, '--by-identifier', 'cli.ns'], usageEnv),
+        runCommandJson<{ usage: Row[] }>(
+          [...ratelimit, '--identifier', 'victor', 'cli.ns'],
+          usageEnv,
+        ),
+        runCommandJson<{ usage: Row[] }>(
           [...ratelimit, '--by-identifier', 'cli.ns'],
           Object.fromEntries(
             Object.entries(usageEnv).filter(([name]) => name !== 'KEYWARD_ANALYTICS_REDIS_URL'),
@@ -661,13 +688,13 @@ describe('usage', () => {
 
     const [noNamespace, noKey, badStart, badGranularity, limitAlone, badGroup, backwards] =
       await Promise.all([
-        runCli([...ratelimit, 'never.used'], usageEnv),
-        runCli(['usage', 'key', '--workspace', ws, 'key_1ChFjUG4o6VLuzbLGABNDC'], usageEnv),
-        runCli([...ratelimit, '--start', 'yesterday', 'cli.ns'], usageEnv),
-        runCli([...ratelimit, '--granularity', 'week', 'cli.ns'], usageEnv),
-        runCli([...ratelimit, '--limit', '5', 'cli.ns'], usageEnv),
-        runCli(['usage', 'api', '--workspace', ws, '--group-by', 'key,week', apiId], usageEnv),
-        runCli(
+        runCommand([...ratelimit, 'never.used'], usageEnv),
+        runCommand(['usage', 'key', '--workspace', ws, 'key_1ChFjUG4o6VLuzbLGABNDC'], usageEnv),
+        runCommand([...ratelimit, '--start', 'yesterday', 'cli.ns'], usageEnv),
+        runCommand([...ratelimit, '--granularity', 'week', 'cli.ns'], usageEnv),
+        runCommand([...ratelimit, '--limit', '5', 'cli.ns'], usageEnv),
+        runCommand(['usage', 'api', '--workspace', ws, '--group-by', 'key,week', apiId], usageEnv),
+        runCommand(
           ['usage', 'key', '--workspace', ws, '--start', '1h', '--end', '2h', busy.keyId],
           usageEnv,
         ),
@@ -693,36 +720,40 @@ describe('usage', () => {
     const remaining = async () =>
       (await node.get<{ remaining: number }>('keys.getKey', { keyId: made.keyId })).body.remaining;
 
+    // A process of its own: the count must be written before the process exits.
     expect(await runJson<Verdict>(verify, usageEnv)).toMatchObject({ code: 'VALID', remaining: 9 });
     // Read at once, no waiting for a flush: the command wrote its count before it exited.
-    const once = await runJson<{ usage: Row[] }>(keyUsage, usageEnv);
+    const once = await runCommandJson<{ usage: Row[] }>(keyUsage, usageEnv);
     expect([sumOf(once.usage, 'valid'), sumOf(once.usage, 'total')]).toEqual([1, 1]);
 
     const deadUrl = `redis://127.0.0.1:${await freePort()}`;
-    const away = await runCli(verify, { ...usageEnv, KEYWARD_ANALYTICS_REDIS_URL: deadUrl });
+    const away = await runCommand(verify, { ...usageEnv, KEYWARD_ANALYTICS_REDIS_URL: deadUrl });
     expectOperationalError(away, /analytics Redis \(redis:\/\/127\.0\.0\.1:\d+\) is unreachable/);
     expect(await remaining()).toBe(9);
 
     // Counting off: the command needs no analytics Redis, and counts nothing.
     const off = { ...usageEnv, KEYWARD_ANALYTICS: 'off', KEYWARD_ANALYTICS_REDIS_URL: deadUrl };
-    expect(await runJson<Verdict>(verify, off)).toMatchObject({ code: 'VALID', remaining: 8 });
-    const after = await runJson<{ usage: Row[] }>(keyUsage, usageEnv);
+    expect(await runCommandJson<Verdict>(verify, off)).toMatchObject({
+      code: 'VALID',
+      remaining: 8,
+    });
+    const after = await runCommandJson<{ usage: Row[] }>(keyUsage, usageEnv);
     expect(sumOf(after.usage, 'total')).toBe(1);
   });
 });
 
 describe('serve', () => {
   test('runs a node until SIGTERM, and keys created by the command line verify on it', async () => {
-    const root = await runJson<RootCreated>(['root', 'create'], env);
+    const root = await runCommandJson<RootCreated>(['root', 'create'], env);
     const [served, { apiId }] = await Promise.all([
       startNodeProcess({ env }),
-      runJson<{ apiId: string }>(
+      runCommandJson<{ apiId: string }>(
         ['apis', 'create', '--workspace', root.workspaceId, '--name', 'a'],
         env,
       ),
     ]);
     try {
-      const { key } = await runJson<{ key: string }>(
+      const { key } = await runCommandJson<{ key: string }>(
         ['keys', 'create', '--workspace', root.workspaceId, '--api', apiId],
         env,
       );
@@ -738,10 +769,11 @@ describe('operational errors', () => {
   test('an unreachable Redis or a bad configuration is exit 1 with one line', async () => {
     const deadPort = await freePort();
     const [unreachable, badConfig] = await Promise.all([
+      // Spawned: a client left connecting to the dead Redis must not keep the process alive.
       runCli(['root', 'list', '--workspace', 'ws_x'], {
         KEYWARD_REDIS_URL: `redis://127.0.0.1:${deadPort}`,
       }),
-      runCli(['root', 'list', '--workspace', 'ws_x'], { KEYWARD_REDIS_URL: 'http://nope' }),
+      runCommand(['root', 'list', '--workspace', 'ws_x'], { KEYWARD_REDIS_URL: 'http://nope' }),
     ]);
     expectOperationalError(
       unreachable,
@@ -762,14 +794,14 @@ describe('doctor', () => {
   test('warns about a primary without AOF, passes with AOF, fails on an unreachable Redis', async () => {
     const deadPort = await freePort();
     const [withoutAof, withAof, localDown] = await Promise.all([
-      runCli(['doctor'], env),
+      runCommand(['doctor'], env),
       // A deadline far above any PING on a saturated test machine: this run must see no warning.
-      runCli(['doctor', '--json'], {
+      runCommand(['doctor', '--json'], {
         ...env,
         KEYWARD_REDIS_URL: aofPrimary.url,
         KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '10000',
       }),
-      runCli(['doctor'], { ...env, KEYWARD_LOCAL_REDIS_URL: `redis://127.0.0.1:${deadPort}` }),
+      runCommand(['doctor'], { ...env, KEYWARD_LOCAL_REDIS_URL: `redis://127.0.0.1:${deadPort}` }),
     ]);
 
     expect(withoutAof.code).toBe(0);
@@ -806,13 +838,13 @@ describe('doctor', () => {
     const deadPort = await freePort();
     // The node-local Redis stands in for an analytics Redis: no AOF there.
     const [off, down] = await Promise.all([
-      runCli(['doctor', '--json'], {
+      runCommand(['doctor', '--json'], {
         ...env,
         KEYWARD_ANALYTICS: 'off',
         KEYWARD_ANALYTICS_REDIS_URL: topology.locals[0]!.url,
         KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '10000',
       }),
-      runCli(['doctor'], {
+      runCommand(['doctor'], {
         ...env,
         KEYWARD_ANALYTICS_REDIS_URL: `redis://127.0.0.1:${deadPort}`,
       }),

@@ -2,7 +2,7 @@ import type { Cluster } from 'ioredis';
 import type { RunningNode } from '../../src/node';
 import { closeRedis, connectRedis, createCluster } from '../../src/redis/clients';
 import { legacy, names } from '../../src/store/names';
-import { runCli } from '../support/cliProcess';
+import { runCli, runCommand } from '../support/cliProcess';
 import { inspectWorkspace } from '../support/invariants';
 import { allKeys } from '../support/keyspace';
 import { keywardProcess } from '../support/keywardProcess';
@@ -316,7 +316,7 @@ test('keys, identities, namespaces, APIs, permissions and roles written by the p
     // keyward doctor says what is left to do, on the masters that hold it.
     const layoutChecks = async () =>
       (
-        JSON.parse((await runCli(['doctor', '--json'], env)).stdout) as {
+        JSON.parse((await runCommand(['doctor', '--json'], env)).stdout) as {
           checks: { check: string; status: string }[];
         }
       ).checks
@@ -383,7 +383,8 @@ test('keys, identities, namespaces, APIs, permissions and roles written by the p
     // Nodes moved the role and its permissions as they read them (a check reads every role).
     expect(await allKeys(admin, legacy.permissionPattern)).toEqual([]);
     expect(await allKeys(admin, legacy.rolePattern)).toEqual([]);
-    const finished = await runCli(['migrate', '--json'], env);
+    // The runs that halt kill their process: spawned. The others run here (runCommand).
+    const finished = await runCommand(['migrate', '--json'], env);
     expect(finished.code).toBe(0);
     expect(JSON.parse(finished.stdout)).toEqual({
       steps: [
@@ -396,7 +397,7 @@ test('keys, identities, namespaces, APIs, permissions and roles written by the p
         { step: 'usage', moved: expect.any(Number) },
       ],
     });
-    const again = await runCli(['migrate', '--json'], env);
+    const again = await runCommand(['migrate', '--json'], env);
     expect(JSON.parse(again.stdout)).toEqual({
       steps: [
         { step: 'keys', moved: 0 },
@@ -494,7 +495,7 @@ test('`keyward migrate` moves identities and roles no node read: each reads the 
   )![1]!;
   expect(await admin.scard(names.rolePermissions(roleId))).toBe(2);
 
-  const finished = await runCli(['migrate', '--json'], env);
+  const finished = await runCommand(['migrate', '--json'], env);
   expect(JSON.parse(finished.stdout)).toMatchObject({
     steps: [
       { step: 'keys' },

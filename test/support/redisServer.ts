@@ -108,6 +108,10 @@ process.on('exit', () => {
  * A redis-server process on 127.0.0.1:`port` with its files in `dir` and no snapshots, plus the
  * `extra` arguments; killed if the test process exits while it still runs. Shared by the single
  * servers here and the cluster of redisCluster.ts.
+ *
+ * A master starts a replica's full sync at once: by default it waits 5 s
+ * (repl-diskless-sync-delay) for more replicas to share the transfer, which every cluster and
+ * Sentinel group with replicas paid on start-up, and again whenever a replica resynced.
  */
 export function spawnRedisServer(
   port: number,
@@ -116,7 +120,19 @@ export function spawnRedisServer(
 ): ChildProcess {
   const child = spawn(
     redisServerBinary(),
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...extra],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--repl-diskless-sync-delay',
+      '0',
+      ...extra,
+    ],
     { stdio: 'ignore' },
   );
   processes.add(child);
