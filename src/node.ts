@@ -220,6 +220,7 @@ export async function startNode(
     // (compiling the routes' schemas takes a few hundred ms) would otherwise run past the command
     // deadline of a first sweep's commands, and warn on every clean start.
     services.usage.start();
+    services.lastUse.start();
     auditSweeper.start();
     // What a node that died left half done in a write across slots is finished or undone here.
     keyRepair = new KeyRepair(
@@ -263,6 +264,7 @@ export async function startNode(
         await keyRepair?.stop();
         // Every request has been answered: what they counted is written before the clients close.
         const unwritten = await services.usage.stop(ANALYTICS_FINAL_FLUSH_MS);
+        await services.lastUse.stop();
         if (unwritten > 0) {
           logger.warn(
             { counters: unwritten },

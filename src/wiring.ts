@@ -9,6 +9,7 @@ import type { BucketRedis } from './limiter/tokenBucket';
 import { Metrics } from './observability/metrics';
 import { Vault } from './vault/vault';
 import { RecentVerifications } from './observability/recentVerifications';
+import { LastUseRecorder } from './observability/lastUse';
 import { UsageRecorder } from './observability/usage';
 import type { Services } from './operations/services';
 import type { RedisClient } from './redis/clients';
@@ -107,6 +108,10 @@ export function assembleServices(parts: {
     now: parts.now,
     metrics,
     recent: new RecentVerifications(),
+    lastUse: new LastUseRecorder(stores.keys, {
+      flushMs: config.analytics.flushMs,
+      maxHeld: config.analytics.maxPending,
+    }),
     usage,
     usageStore,
     ...(config.vaultKeys ? { vault: new Vault(config.vaultKeys) } : {}),

@@ -196,6 +196,7 @@ const verify: CommandSpec = {
       await runOperation(verifyKey, services, operatorCaller(ws), input),
     );
     const unwritten = await services.usage.stop(USAGE_FLUSH_MS);
+    await services.lastUse.stop();
     emit(invocation, verdict, () => fieldLines(verdict));
     if (unwritten > 0) {
       process.stderr.write(

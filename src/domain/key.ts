@@ -93,6 +93,11 @@ export interface KeyRecord extends KeyDetails {
    * this workspace and key id, opened only by getKey and listKeys with `decrypt`.
    */
   sealed?: string;
+  /**
+   * When it was last verified (unix ms), as the nodes' last flush noted it (LastUseRecorder):
+   * absent until its first verification was flushed.
+   */
+  lastUsedAt?: number;
   /** Bumped by every write; updates and deletes compare-and-set on it. */
   version: number;
   /** Position in the API's creation order. */

@@ -1,6 +1,7 @@
 import type { Directory } from '../cache/directory';
 import type { Limiter } from '../limiter/limiter';
 import type { ManagementLimiter } from '../limiter/managementLimiter';
+import type { LastUseRecorder } from '../observability/lastUse';
 import type { Metrics } from '../observability/metrics';
 import type { RecentVerifications } from '../observability/recentVerifications';
 import type { UsageRecorder } from '../observability/usage';
@@ -35,6 +36,8 @@ export interface Services {
   now: () => number;
   metrics: Metrics;
   recent: RecentVerifications;
+  /** Each key's latest verification, noted in memory and flushed to its record (`lastUsedAt`). */
+  lastUse: LastUseRecorder;
   /** Usage analytics: counted in memory here, flushed to `usageStore` on a timer. */
   usage: UsageRecorder;
   usageStore: UsageStore;

@@ -37,6 +37,8 @@ export interface KeyView extends KeyDetails {
   recoverable?: true;
   /** A recoverable key's plaintext, only for a read with `decrypt` (and audited). */
   plaintext?: string;
+  /** Its latest verification (unix ms), to within the nodes' flush period; absent before one. */
+  lastUsedAt?: number;
 }
 
 export function keyView(key: KeyRecord): KeyView {
@@ -52,6 +54,7 @@ export function keyView(key: KeyRecord): KeyView {
   if (key.ratelimit !== undefined) view.ratelimit = ratelimitOutput(key.ratelimit);
   // Absent rather than false, so the answers for keys that are not recoverable stay as they were.
   if (key.sealed !== undefined) view.recoverable = true;
+  if (key.lastUsedAt !== undefined) view.lastUsedAt = key.lastUsedAt;
   return view;
 }
 

@@ -156,6 +156,14 @@ export const SCRIPTS = {
     reply: 'integer',
     codes: { 1: 'dropped' },
   },
+  touchKey: {
+    file: 'touch-key-1.lua',
+    command: 'touchKeyV1',
+    keys: ['record'],
+    argv: ['lastUsedAt'],
+    reply: 'integer',
+    codes: { 1: 'set', 0: 'kept', [-1]: 'not_live' },
+  },
   deleteIfEqual: {
     file: 'delete-if-equal-1.lua',
     command: 'deleteIfEqualV1',

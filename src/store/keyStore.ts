@@ -410,6 +410,17 @@ export class KeyStore {
     await Promise.all(removals);
   }
 
+  /**
+   * Notes each key's latest verification on its live record, never moving it back (a node's
+   * LastUseRecorder flush). Keys live in slots of their own: one script call each, at once.
+   */
+  async touch(lastUses: ReadonlyMap<string, number>): Promise<void> {
+    const calls = [...lastUses].map(([keyId, at]) => this.redis.touchKeyV1(names.key(keyId), at));
+    const outcomes = await Promise.allSettled(calls);
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
   async readCredits(keyId: string): Promise<CreditState | undefined> {
     const [remaining, lastRefillAt, appliedReset] = await this.redis.hmget(
       names.credits(keyId),

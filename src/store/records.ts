@@ -117,6 +117,7 @@ export function keyFromHash(hash: Hash): KeyRecord | undefined {
   }
   if (hash.identityId !== undefined) record.identityId = hash.identityId;
   if (hash.sealed !== undefined) record.sealed = hash.sealed;
+  if (hash.lastUsedAt !== undefined) record.lastUsedAt = Number(hash.lastUsedAt);
   if (hash.rlType !== undefined) {
     record.ratelimit = {
       type: hash.rlType as RatelimitType,

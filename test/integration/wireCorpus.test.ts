@@ -33,6 +33,8 @@
  *     timing, so a positive integer → `<s>`. Any other value (0, a fraction, text) stays exact.
  *  8. `content-length` → `<len>` when it equals the byte length of the raw body (which itself is
  *     compared after 1–6; plaintexts and latencies vary in length); otherwise it stays exact.
+ *  9. A key's `,"lastUsedAt":<ms>` is left out: whether the node's flush (every second) wrote a
+ *     verification before a later read is timing (test/integration/lastUsed.test.ts shows it).
  * Request bodies over 1 KiB are stored as their length, SHA-256 and first 120 characters (after
  * normalization); bodies that are not UTF-8 as base64.
  */
@@ -83,6 +85,8 @@ const ID =
 const REQUEST_ID = /(?<![A-Za-z0-9])req_[1-9A-HJ-NP-Za-km-z]{22}(?![A-Za-z0-9])/g;
 const THIRTEEN_DIGITS = /(?<![\d.])\d{13}(?![\d.])/g;
 const LATENCY = /"latencyMs":-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
+/** Normalization 9: the whole field, with the comma before it. */
+const LAST_USED = /,"lastUsedAt":<ms>/g;
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -156,7 +160,7 @@ class Normalizer {
       const value = Number(digits);
       return value >= this.window.from && value <= this.window.to ? '<ms>' : digits;
     });
-    return text.replace(LATENCY, '"latencyMs":<latency>');
+    return text.replace(LATENCY, '"latencyMs":<latency>').replace(LAST_USED, '');
   }
 
   request(exchange: Exchange): StoredRequest {

@@ -245,6 +245,7 @@ export const TIME_FIELDS = new Set([
   'reset',
   'lastRefillAt',
   'lastUsed',
+  'lastUsedAt',
   'latencyMs',
   'time',
 ]);

@@ -237,6 +237,7 @@ describe('verifyKey notes a key id for every verdict but NOT_FOUND', () => {
       directory: { keyByHash: () => Promise.resolve(found) },
       metrics: new Metrics(),
       recent: { record: () => undefined },
+      lastUse: { saw: () => undefined },
       usage: { verification: () => undefined },
       now: () => 1_000_000,
     }) as unknown as Services;

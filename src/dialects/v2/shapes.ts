@@ -79,6 +79,7 @@ export function v2Key(view: KeyView): Record<string, unknown> {
   }
   if (view.identity) key.identity = v2Identity(view.identity);
   if (view.plaintext !== undefined) key.plaintext = view.plaintext;
+  if (view.lastUsedAt !== undefined) key.lastUsedAt = view.lastUsedAt;
   const limits = [
     ...(view.ratelimit
       ? [

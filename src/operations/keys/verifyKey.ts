@@ -326,12 +326,15 @@ export const verifyKey = defineOperation({
       requestId: { type: 'string' },
     },
   },
-  uses: ['directory', 'limiter', 'limiterFailure', 'now', 'metrics', 'recent', 'usage'],
+  uses: ['directory', 'limiter', 'limiterFailure', 'now', 'metrics', 'recent', 'lastUse', 'usage'],
   async handle(deps, caller, input: VerifyKeyInput): Promise<Verification> {
     const verification = await decideVerification(deps, caller, input);
     deps.metrics.verification(verification.code, caller.logFields.mode ?? 'none');
     const now = deps.now();
-    if (verification.keyId) deps.recent.record(verification.keyId, verification.code, now);
+    if (verification.keyId) {
+      deps.recent.record(verification.keyId, verification.code, now);
+      deps.lastUse.saw(verification.keyId, now);
+    }
     // Counted in memory once the verdict is known: nothing is added to the round trip.
     deps.usage.verification(caller.rootKey.workspaceId, now, {
       apiId: verification[KEY_API] ?? input.apiId,

@@ -283,6 +283,7 @@ const SERVICE_NAMES = [
   'now',
   'metrics',
   'recent',
+  'lastUse',
   'usage',
   'usageStore',
   'vault',
@@ -331,7 +332,7 @@ describe('bindOperation', () => {
 
   test('every service name is listed', () => {
     expect(everyServiceListed).toBe(true);
-    expect(Object.keys(sentinels)).toHaveLength(17);
+    expect(Object.keys(sentinels)).toHaveLength(18);
   });
 
   test('hands the operation exactly the services it uses', async () => {
