@@ -94,8 +94,9 @@ export interface KeyRecord extends KeyDetails {
    */
   sealed?: string;
   /**
-   * When it was last verified (unix ms), as the nodes' last flush noted it (LastUseRecorder):
-   * absent until its first verification was flushed.
+   * When it was last verified (unix ms), as the nodes' last flush noted it (LastUseRecorder),
+   * read from beside the record (`names.lastUsed`): absent until its first verification was
+   * flushed.
    */
   lastUsedAt?: number;
   /** Bumped by every write; updates and deletes compare-and-set on it. */

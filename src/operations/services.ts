@@ -36,7 +36,7 @@ export interface Services {
   now: () => number;
   metrics: Metrics;
   recent: RecentVerifications;
-  /** Each key's latest verification, noted in memory and flushed to its record (`lastUsedAt`). */
+  /** Each key's latest verification, noted in memory and flushed beside its record (`lastUsedAt`). */
   lastUse: LastUseRecorder;
   /** Usage analytics: counted in memory here, flushed to `usageStore` on a timer. */
   usage: UsageRecorder;

@@ -157,10 +157,10 @@ export const SCRIPTS = {
     codes: { 1: 'dropped' },
   },
   touchKey: {
-    file: 'touch-key-1.lua',
+    file: 'touch-key-2.lua',
     command: 'touchKeyV1',
-    keys: ['record'],
-    argv: ['lastUsedAt'],
+    keys: ['record', 'lastUsed'],
+    argv: ['lastUsedAt', 'ttlMs'],
     reply: 'integer',
     codes: { 1: 'set', 0: 'kept', [-1]: 'not_live' },
   },

@@ -44,6 +44,9 @@ export type CreditsUpdate = number | 'would_go_negative';
 export type CreditsOp = 'set' | 'increment' | 'decrement' | 'decrementToZero';
 
 /** The first record version: a created key's "set remaining" is named after it. */
+/** A key's last use outlives its last verification by this long (a deleted key's expires). */
+const LAST_USED_TTL_MS = 400 * 86_400_000;
+
 const FIRST_VERSION = '1';
 
 /**
@@ -415,7 +418,9 @@ export class KeyStore {
    * LastUseRecorder flush). Keys live in slots of their own: one script call each, at once.
    */
   async touch(lastUses: ReadonlyMap<string, number>): Promise<void> {
-    const calls = [...lastUses].map(([keyId, at]) => this.redis.touchKeyV1(names.key(keyId), at));
+    const calls = [...lastUses].map(([keyId, at]) =>
+      this.redis.touchKeyV1(names.key(keyId), names.lastUsed(keyId), at, LAST_USED_TTL_MS),
+    );
     const outcomes = await Promise.allSettled(calls);
     const failed = outcomes.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
@@ -500,9 +505,23 @@ export class KeyStore {
       ws === undefined
         ? [names.key(keyId), names.keyPermissions(keyId), names.keyRoles(keyId)]
         : [legacy.key(ws, keyId), legacy.keyPermissions(ws, keyId), legacy.keyRoles(ws, keyId)];
-    return execResults(
-      await this.redis.pipeline().hgetall(record).smembers(permissions).smembers(roles).exec(),
-    ) as [StoredHash, string[], string[]];
+    if (ws !== undefined) {
+      return execResults(
+        await this.redis.pipeline().hgetall(record).smembers(permissions).smembers(roles).exec(),
+      ) as [StoredHash, string[], string[]];
+    }
+    const [hash, permissionIds, roleIds, lastUsed] = execResults(
+      await this.redis
+        .pipeline()
+        .hgetall(record)
+        .smembers(permissions)
+        .smembers(roles)
+        .get(names.lastUsed(keyId))
+        .exec(),
+    ) as [StoredHash, string[], string[], string | null];
+    // Read as a field of the record, which it is not stored as (lua/touch-key-2.lua says why).
+    if (lastUsed !== null && hash.id !== undefined) hash.lastUsedAt = lastUsed;
+    return [hash, permissionIds, roleIds];
   }
 
   /**

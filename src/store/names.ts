@@ -60,6 +60,8 @@ export const names = {
   api: (apiId: string) => `${PREFIX}:api:{${apiId}}`,
   /** A key record, tagged by the key's id like everything only it holds. */
   key: (keyId: string) => `${PREFIX}:key:{${keyId}}`,
+  /** A key's latest verification as the nodes' flushes noted it (unix ms, a string; expires). */
+  lastUsed: (keyId: string) => `${PREFIX}:lastused:{${keyId}}`,
   /** The ids of the permissions (roles) a key holds directly: sets beside its record. */
   keyPermissions: (keyId: string) => `${PREFIX}:key:{${keyId}}:perms`,
   keyRoles: (keyId: string) => `${PREFIX}:key:{${keyId}}:roles`,

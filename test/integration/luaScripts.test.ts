@@ -509,23 +509,26 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     return [absent, kept, discarded];
   },
   touchKey: async (t) => {
-    const record = `${t}:key_1`;
-    const touch = (at: number) => redis.touchKeyV1(record, at);
-    // No record: nothing is written, not even a fragment.
+    const [record, lastUsed] = [`${t}:key_1`, `${t}:lastused`];
+    const touch = (at: number) => redis.touchKeyV1(record, lastUsed, at, 60_000);
+    // No record: nothing is written.
     const missing = await touch(1000);
-    expect(await redis.exists(record)).toBe(0);
+    expect(await redis.exists(record, lastUsed)).toBe(0);
     await redis.hset(record, 'id', 'key_1', 'pending', '1');
     expect(await touch(1000)).toBe(-1);
     await redis.hdel(record, 'pending');
     const set = await touch(2000);
     // An older time arriving later never moves it back.
     const kept = await touch(1500);
-    expect(await redis.hget(record, 'lastUsedAt')).toBe('2000');
+    expect(await redis.get(lastUsed)).toBe('2000');
     expect(await touch(2500)).toBe(1);
-    expect(await redis.hget(record, 'lastUsedAt')).toBe('2500');
+    expect(await redis.get(lastUsed)).toBe('2500');
+    expect(await redis.pttl(lastUsed)).toBeGreaterThan(50_000);
+    // The record itself is never written.
+    expect(await redis.hgetall(record)).toEqual({ id: 'key_1' });
     await redis.hset(record, 'deletedAt', '3000');
     expect(await touch(4000)).toBe(-1);
-    expect(await redis.hget(record, 'lastUsedAt')).toBe('2500');
+    expect(await redis.get(lastUsed)).toBe('2500');
     return [missing, set, kept];
   },
   renameIdentity: async (t) => {

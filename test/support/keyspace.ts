@@ -30,15 +30,17 @@ export async function allKeys(redis: Redis | Cluster, pattern = '*'): Promise<st
 }
 
 /**
- * Usage analytics (`keyward:usage:{…}:…`, and the previous release's `keyward:{ws}:usage:…`) are
- * written by a node's flush timer, a moment after the verifications they count: a comparison of
- * two dumps around a request leaves them out.
+ * Usage analytics (`keyward:usage:{…}:…`, and the previous release's `keyward:{ws}:usage:…`) and
+ * keys' last uses (`keyward:lastused:{…}`) are written by a node's flush timer, a moment after the
+ * verifications they count: a comparison of two dumps around a request leaves them out.
  * test/integration/usageAnalytics.test.ts checks them instead. So is the registry of audit
  * outboxes, which a node's sweep tidies on a timer (test/integration/auditOutbox.test.ts).
  */
+const TIMER_WRITTEN = /^keyward:(usage:|lastused:|\{[^}]*\}:usage:)/;
+
 const written = async (redis: Redis) =>
   (await allKeys(redis)).filter(
-    (name) => !/^keyward:(usage:|\{[^}]*\}:usage:)/.test(name) && name !== names.auditOutboxes,
+    (name) => !TIMER_WRITTEN.test(name) && name !== names.auditOutboxes,
   );
 
 /** Marks, in a dump, a key with a TTL: it may vanish on its own between two dumps. */
@@ -164,8 +166,7 @@ export async function writeWatcher(url: string): Promise<WriteWatcher> {
   let awaited: { token: string; resolve: () => void } | undefined;
   subscriber.on('pmessage', (_pattern: string, channel: string, key: string) => {
     const event = channel.slice(channel.indexOf(':') + 1);
-    const timerWrite =
-      /^keyward:(usage:|\{[^}]*\}:usage:)/.test(key) || key === names.auditOutboxes;
+    const timerWrite = TIMER_WRITTEN.test(key) || key === names.auditOutboxes;
     if (!NOT_WRITES.has(event) && !timerWrite) events.push(`${event} ${key}`);
   });
   subscriber.on('message', (_channel: string, token: string) => {
