@@ -31,7 +31,13 @@ const RETENTION = { minute: 48 * hour, hour: 90 * DAY, day: 730 * DAY };
 const FAST_FLUSH = { KEYWARD_ANALYTICS_FLUSH_MS: '100' };
 
 type Verdict = { valid: boolean; code: string };
-type Daily = { time: number; success: number; rateLimited: number; usageExceeded: number };
+type Daily = {
+  time: number;
+  success: number;
+  rateLimited: number;
+  usageExceeded: number;
+  spentCredits: number;
+};
 
 /** Every counter of an API's buckets of one granularity, summed by field over its shards. */
 async function counters(
@@ -134,8 +140,16 @@ describe('counts across two nodes', () => {
     });
     expect(daily.status).toBe(200);
     expect(daily.body.verifications).toEqual([
-      { time: today, success: 3, rateLimited: 0, usageExceeded: 1 },
+      { time: today, success: 3, rateLimited: 0, usageExceeded: 1, spentCredits: 3 },
     ]);
+    // analytics.getVerifications carries the credits spent beside the counts too.
+    const byKey = await nodeA.get<{ keyId: string; valid: number; spentCredits: number }[]>(
+      'analytics.getVerifications',
+      { apiId, start: Date.now() - hour, groupBy: 'key' },
+    );
+    expect(
+      Object.fromEntries(byKey.body.map((row) => [row.keyId, [row.valid, row.spentCredits]])),
+    ).toMatchObject({ [credited.keyId]: [3, 3], [limited.keyId]: [1, 0] });
 
     // The v1 SDK reads the same.
     const unkey = new Unkey({
@@ -146,7 +160,7 @@ describe('counts across two nodes', () => {
     const { result, error } = await unkey.keys.getVerifications({ keyId: limited.keyId });
     expect(error).toBeUndefined();
     expect(result?.verifications).toEqual([
-      { time: today, success: 1, rateLimited: 2, usageExceeded: 0 },
+      { time: today, success: 1, rateLimited: 2, usageExceeded: 0, spentCredits: 0 },
     ]);
 
     // Each node's last outcomes moved to keys.getRecentVerifications.
@@ -259,7 +273,7 @@ describe('analytics.getVerifications', () => {
 
   test('without a group, the range summed by outcome', async () => {
     expect(await read({})).toEqual([
-      expect.objectContaining({ total: 5, valid: 3, disabled: 2, rateLimited: 0 }),
+      expect.objectContaining({ total: 5, valid: 3, disabled: 2, rateLimited: 0, spentCredits: 0 }),
     ]);
   });
 

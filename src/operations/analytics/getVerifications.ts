@@ -1,4 +1,4 @@
-import type { Granularity } from '../../domain/usage';
+import { CREDITS, type Granularity } from '../../domain/usage';
 import { BadRequestError, NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
 import { id, object } from '../schemas';
@@ -33,6 +33,7 @@ const ORDER_BY = [
   'expired',
   'limiterUnavailable',
   'total',
+  'spentCredits',
 ] as const;
 
 export interface AnalyticsInput {
@@ -48,7 +49,7 @@ export interface AnalyticsInput {
   order?: 'asc' | 'desc';
 }
 
-type Row = Record<string, unknown> & { total: number };
+type Row = Record<string, unknown> & { total: number; spentCredits: number };
 
 /**
  * Unkey v1's analytics.getVerifications over keyward's usage counts: an API's verifications,
@@ -120,7 +121,7 @@ export const getAnalyticsVerifications = defineOperation({
       await readVerificationCounts(deps.usageStore, ws, input.apiId, granularity, range, keyIds)
     ).filter(
       (row) =>
-        OUTCOME_NAMES[row.outcome] !== undefined &&
+        (OUTCOME_NAMES[row.outcome] !== undefined || row.outcome === CREDITS) &&
         (!keyIds || keyIds.has(row.keyId)) &&
         (identityId === undefined || row.identityId === identityId) &&
         tags.every((tag) => row.tags.includes(tag)) &&
@@ -145,6 +146,11 @@ export const getAnalyticsVerifications = defineOperation({
         if (groups.has('tags')) out.tags = [...row.tags];
         if (tag !== undefined) out.tag = tag;
         answer.set(id, out);
+      }
+      // Credits are counted beside the verifications that spent them, not as one.
+      if (row.outcome === CREDITS) {
+        out.spentCredits += row.count;
+        return;
       }
       const name = OUTCOME_NAMES[row.outcome]!;
       out[name] = (out[name] as number) + row.count;
@@ -183,10 +189,11 @@ export const getAnalyticsVerifications = defineOperation({
 });
 
 function emptyRow(time: number | undefined): Row {
-  const row: Row = { total: 0 };
+  const row: Record<string, unknown> = { total: 0 };
   if (time !== undefined) row.time = time;
   for (const name of Object.values(OUTCOME_NAMES)) row[name] = 0;
-  return row;
+  row.spentCredits = 0;
+  return row as Row;
 }
 
 function monthStart(at: number): number {

@@ -1,3 +1,4 @@
+import { CREDITS } from '../../domain/usage';
 import { permissionFor } from '../../auth/permissions';
 import type { KeyRecord } from '../../domain/key';
 import { BadRequestError, invalidField, NotFoundError } from '../../errors';
@@ -20,6 +21,8 @@ export interface DailyVerifications {
   success: number;
   rateLimited: number;
   usageExceeded: number;
+  /** The credits the day's verifications spent (a keyward addition to Unkey v1's answer). */
+  spentCredits: number;
 }
 
 const DAY = 86_400_000;
@@ -36,7 +39,7 @@ export const getVerifications = defineOperation({
   method: 'GET',
   plane: 'management',
   summary:
-    "A key's verifications per day (or an owner's keys'): success, rate limited, usage exceeded.",
+    "A key's verifications per day (or an owner's keys'): success, rate limited, usage exceeded, credits spent.",
   permission: { resource: 'api', action: 'read_key', scope: 'resource' },
   input: object({
     keyId: id,
@@ -55,6 +58,7 @@ export const getVerifications = defineOperation({
             success: { type: 'integer' },
             rateLimited: { type: 'integer' },
             usageExceeded: { type: 'integer' },
+            spentCredits: { type: 'integer' },
           },
           ['time', 'success', 'rateLimited', 'usageExceeded'],
         ),
@@ -94,12 +98,13 @@ export const getVerifications = defineOperation({
         if (!ids.has(row.keyId)) continue;
         let day = days.get(row.time);
         if (!day) {
-          day = { time: row.time, success: 0, rateLimited: 0, usageExceeded: 0 };
+          day = { time: row.time, success: 0, rateLimited: 0, usageExceeded: 0, spentCredits: 0 };
           days.set(row.time, day);
         }
         if (row.outcome === 'VALID') day.success += row.count;
         else if (row.outcome === 'RATE_LIMITED') day.rateLimited += row.count;
         else if (row.outcome === 'USAGE_EXCEEDED') day.usageExceeded += row.count;
+        else if (row.outcome === CREDITS) day.spentCredits += row.count;
       }
     }
     return { verifications: [...days.values()].sort((a, b) => a.time - b.time) };
