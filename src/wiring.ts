@@ -109,6 +109,7 @@ export function assembleServices(parts: {
     metrics,
     recent: new RecentVerifications(),
     lastUse: new LastUseRecorder(stores.keys, {
+      enabled: config.analytics.enabled,
       flushMs: config.analytics.flushMs,
       maxHeld: config.analytics.maxPending,
     }),

@@ -4,6 +4,8 @@ export interface LastUseStore {
 }
 
 export interface LastUseOptions {
+  /** false (KEYWARD_ANALYTICS=off): nothing is noted or written, as no usage is counted. */
+  enabled: boolean;
   /** How often what was seen is written: the accuracy of `lastUsedAt`. */
   flushMs: number;
   /** Keys held in memory between flushes; a key beyond them waits for a later verification. */
@@ -27,6 +29,7 @@ export class LastUseRecorder {
   ) {}
 
   saw(keyId: string, at: number): void {
+    if (!this.options.enabled) return;
     const held = this.seen.get(keyId);
     if (held === undefined) {
       if (this.seen.size < this.options.maxHeld) this.seen.set(keyId, at);
@@ -39,6 +42,7 @@ export class LastUseRecorder {
   }
 
   start(): void {
+    if (!this.options.enabled) return;
     this.timer ??= setInterval(() => void this.flush(), this.options.flushMs);
     this.timer.unref();
   }

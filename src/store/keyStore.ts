@@ -500,12 +500,14 @@ export class KeyStore {
   private async readWithLinks(
     keyId: string,
     ws?: string,
+    /** Its last use too (a view's read; the verification path's reads leave it out). */
+    lastUse = false,
   ): Promise<[StoredHash, string[], string[]]> {
     const [record, permissions, roles] =
       ws === undefined
         ? [names.key(keyId), names.keyPermissions(keyId), names.keyRoles(keyId)]
         : [legacy.key(ws, keyId), legacy.keyPermissions(ws, keyId), legacy.keyRoles(ws, keyId)];
-    if (ws !== undefined) {
+    if (ws !== undefined || !lastUse) {
       return execResults(
         await this.redis.pipeline().hgetall(record).smembers(permissions).smembers(roles).exec(),
       ) as [StoredHash, string[], string[]];
@@ -529,23 +531,38 @@ export class KeyStore {
    * moved to the current one on the way (moveLegacyKey), so that every write, which
    * reads its key first, works on the current layout.
    */
-  async get(ws: string, keyId: string): Promise<KeyRecord | undefined> {
+  async get(
+    ws: string,
+    keyId: string,
+    /** Read its `lastUsedAt` too: what a view shows; a write or a verification needs it not. */
+    options: { lastUse?: boolean } = {},
+  ): Promise<KeyRecord | undefined> {
     if (!isStorableId(keyId)) return undefined;
-    const [hash, permissionIds, roleIds] = await this.readWithLinks(keyId);
+    const [hash, permissionIds, roleIds] = await this.readWithLinks(
+      keyId,
+      undefined,
+      options.lastUse,
+    );
     if (hash.id === undefined) {
       if (!(await this.legacy.mayRemain())) return undefined;
-      return (await this.moveLegacyKey(ws, keyId)) === 'moved' ? this.get(ws, keyId) : undefined;
+      return (await this.moveLegacyKey(ws, keyId)) === 'moved'
+        ? this.get(ws, keyId, options)
+        : undefined;
     }
     return withLinks(liveKey(hash, ws), permissionIds, roleIds);
   }
 
-  async findByHash(ws: string, hash: string): Promise<KeyRecord | undefined> {
+  async findByHash(
+    ws: string,
+    hash: string,
+    options: { lastUse?: boolean } = {},
+  ): Promise<KeyRecord | undefined> {
     let keyId = await this.redis.get(names.keyByHash(ws, hash));
     if (keyId === null && (await this.legacy.mayRemain())) {
       keyId = await this.redis.hget(legacy.keyHashes(ws), hash);
     }
     if (keyId === null) return undefined;
-    const record = await this.get(ws, keyId);
+    const record = await this.get(ws, keyId, options);
     // A deletion takes the record first, the hash entry after: a mismatch is one under way.
     return record?.hash === hash ? record : undefined;
   }
@@ -840,7 +857,7 @@ export class KeyStore {
    * live. The record and its two sets share the key's tag: one round trip, as `get`.
    */
   private async readForListing(ws: string, keyId: string): Promise<KeyRecord | undefined> {
-    const [hash, permissionIds, roleIds] = await this.readWithLinks(keyId);
+    const [hash, permissionIds, roleIds] = await this.readWithLinks(keyId, undefined, true);
     if (hash.id !== undefined) return withLinks(liveKey(hash, ws), permissionIds, roleIds);
     // Only a key of the previous layout can be listed without a record under its own tag.
     const [legacyHash, legacyPermissionIds, legacyRoleIds] = await this.readWithLinks(keyId, ws);

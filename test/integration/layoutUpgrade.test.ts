@@ -143,6 +143,7 @@ async function seen(
     const record = (await api.get<Record<string, unknown>>('keys.getKey', { keyId: id })).body;
     delete record.remaining; // spent by the verifications above, one per round
     delete record.ratelimit;
+    delete record.lastUsedAt; // moved on by the verifications above, on each node's timer
     records.push(JSON.stringify(record));
   }
   const byOwner = await api.get<{ keys: { id: string }[] }>('apis.listKeys', {

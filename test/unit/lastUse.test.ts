@@ -14,7 +14,7 @@ function store() {
 describe('LastUseRecorder', () => {
   test('holds the latest time of each key; a failed flush keeps it for the next, the later winning', async () => {
     const target = store();
-    const recorder = new LastUseRecorder(target, { flushMs: 1000, maxHeld: 10 });
+    const recorder = new LastUseRecorder(target, { enabled: true, flushMs: 1000, maxHeld: 10 });
     recorder.saw('key_a', 200);
     recorder.saw('key_a', 100);
     recorder.saw('key_b', 50);
@@ -34,7 +34,7 @@ describe('LastUseRecorder', () => {
 
   test('memory is bounded: a key beyond maxHeld waits for a verification after the next flush', async () => {
     const target = store();
-    const recorder = new LastUseRecorder(target, { flushMs: 1000, maxHeld: 2 });
+    const recorder = new LastUseRecorder(target, { enabled: true, flushMs: 1000, maxHeld: 2 });
     recorder.saw('key_a', 1);
     recorder.saw('key_b', 1);
     recorder.saw('key_c', 1);
@@ -43,5 +43,14 @@ describe('LastUseRecorder', () => {
     expect(await recorder.stop()).toBe(0);
     expect([...target.written.keys()].sort()).toEqual(['key_a', 'key_b']);
     expect(target.written.get('key_a')).toBe(5);
+  });
+
+  test('off with usage analytics (KEYWARD_ANALYTICS=off): nothing is held or written', async () => {
+    const target = store();
+    const recorder = new LastUseRecorder(target, { enabled: false, flushMs: 1000, maxHeld: 2 });
+    recorder.saw('key_a', 1);
+    expect(recorder.held).toBe(0);
+    expect(await recorder.stop()).toBe(0);
+    expect(target.written.size).toBe(0);
   });
 });

@@ -25,7 +25,7 @@ export const getKey = defineOperation({
   output: keyOutput,
   uses: ['keys', 'directory', 'now', 'vault', 'metrics'],
   async handle(deps, caller, input: GetKeyInput): Promise<KeyView> {
-    const key = await loadKey(deps, caller, input.keyId, 'read_key');
+    const key = await loadKey(deps, caller, input.keyId, 'read_key', { lastUse: true });
     const vault = input.decrypt ? vaultToOpen(deps, caller, key.apiId) : undefined;
     const view = await viewWithCredits(deps, key);
     if (!vault) return view;

@@ -13,9 +13,11 @@ export async function loadKey(
   caller: Caller,
   keyId: string,
   action: string,
+  /** Read the key's `lastUsedAt` too (a view). */
+  options: { lastUse?: boolean } = {},
 ): Promise<KeyRecord> {
   caller.logFields.keyId = keyId;
-  const key = await deps.keys.get(caller.rootKey.workspaceId, keyId);
+  const key = await deps.keys.get(caller.rootKey.workspaceId, keyId, options);
   if (!key || !(await deps.directory.liveApi(key.workspaceId, key.apiId))) {
     throw new NotFoundError('key', `key ${keyId} not found`);
   }

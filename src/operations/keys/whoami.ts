@@ -26,7 +26,7 @@ export const whoami = defineOperation({
     const key =
       checksumVerdict(input.key) === 'wrong'
         ? undefined
-        : await deps.keys.findByHash(ws, hashKey(input.key));
+        : await deps.keys.findByHash(ws, hashKey(input.key), { lastUse: true });
     if (
       !key ||
       !(await deps.directory.liveApi(ws, key.apiId)) ||
