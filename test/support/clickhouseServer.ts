@@ -70,7 +70,7 @@ const USERS = `<?xml version="1.0"?>
 <yandex>
   <profiles>
     <default><max_memory_usage>1000000000</max_memory_usage></default>
-    <readonly><readonly>1</readonly></readonly>
+    <readonly><readonly>2</readonly></readonly>
   </profiles>
   <users>
     <keyward>

@@ -150,3 +150,9 @@ test.each([
 ])('refuses %s', (_name, sql, kind) => {
   expect(refused(sql)).toBe(kind);
 });
+
+test('ORDER BY … DESC and SELECT DISTINCT are kept', () => {
+  expect(
+    rewriteQuery('SELECT DISTINCT key_id FROM key_verifications_v1 ORDER BY key_id DESC', scope),
+  ).toBe(`SELECT DISTINCT key_id FROM ${RAW} AS key_verifications_v1 ORDER BY key_id DESC`);
+});

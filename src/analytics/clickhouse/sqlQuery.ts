@@ -136,6 +136,9 @@ const EXPRESSIONS = new Set([
   'else',
   'star',
   'default',
+  // ORDER BY's direction.
+  'ASC',
+  'DESC',
 ]);
 
 /** A name ClickHouse reads the same, quoted or not. */
@@ -241,9 +244,8 @@ class Checker {
       );
     }
     if (node.distinct !== null && node.distinct !== undefined) {
-      if (!isNode(node.distinct) || node.distinct.type !== 'DISTINCT') {
-        refuse('analytics_query', 'this DISTINCT is not accepted');
-      }
+      const distinct = isNode(node.distinct) ? node.distinct.type : node.distinct;
+      if (distinct !== 'DISTINCT') refuse('analytics_query', 'this DISTINCT is not accepted');
     }
     if (Array.isArray(node.from)) {
       node.from = (node.from as unknown[]).map((item) => this.from(item, ctes));

@@ -286,6 +286,7 @@ const SERVICE_NAMES = [
   'usage',
   'usageStore',
   'vault',
+  'analyticsReader',
 ] as const satisfies readonly (keyof Services)[];
 const everyServiceListed: Exclude<keyof Services, (typeof SERVICE_NAMES)[number]> extends never
   ? true
@@ -331,7 +332,7 @@ describe('bindOperation', () => {
 
   test('every service name is listed', () => {
     expect(everyServiceListed).toBe(true);
-    expect(Object.keys(sentinels)).toHaveLength(17);
+    expect(Object.keys(sentinels)).toHaveLength(18);
   });
 
   test('hands the operation exactly the services it uses', async () => {
