@@ -156,3 +156,9 @@ test('ORDER BY … DESC and SELECT DISTINCT are kept', () => {
     rewriteQuery('SELECT DISTINCT key_id FROM key_verifications_v1 ORDER BY key_id DESC', scope),
   ).toBe(`SELECT DISTINCT key_id FROM ${RAW} AS key_verifications_v1 ORDER BY key_id DESC`);
 });
+
+test('backticked names and aliases that ClickHouse reads the same are kept', () => {
+  expect(rewriteQuery('SELECT `key_id` AS `k` FROM key_verifications_v1', scope)).toBe(
+    `SELECT \`key_id\` AS \`k\` FROM ${RAW} AS key_verifications_v1`,
+  );
+});

@@ -136,6 +136,8 @@ const EXPRESSIONS = new Set([
   'else',
   'star',
   'default',
+  // A name in backticks; its value is held to NAME.
+  'backticks_quote_string',
   // ORDER BY's direction.
   'ASC',
   'DESC',
@@ -406,6 +408,13 @@ class Checker {
       }
       case 'column_ref': {
         if (value.table !== null && value.table !== undefined) name(value.table, 'a table name');
+        // Written back as they came, unquoted: `t.a.b` has no meaning on ClickHouse anyway.
+        if (Array.isArray(value.subFields) && value.subFields.length > 0) {
+          refuse('analytics_query', 'a column is `name` or `table.name`');
+        }
+        if (value.db !== null && value.db !== undefined) {
+          refuse('analytics_query', 'a column is `name` or `table.name`');
+        }
         const column = value.column;
         if (column === '*') return;
         if (typeof column === 'string') return name(column, 'a column name');
@@ -421,6 +430,9 @@ class Checker {
         }
         return refuse('analytics_query', 'this column is not accepted');
       }
+      case 'backticks_quote_string':
+      case 'default':
+        return name(value.value, 'a name');
       case 'function': {
         const called = functionName(value.name);
         if (!FUNCTIONS.has(called.toLowerCase())) {
@@ -441,6 +453,10 @@ class Checker {
 }
 
 function name(value: unknown, what: string): void {
+  // An alias may come as a node: `AS \`x\``.
+  if (isNode(value) && (value.type === 'backticks_quote_string' || value.type === 'default')) {
+    value = value.value;
+  }
   if (typeof value !== 'string' || !NAME.test(value)) {
     refuse('analytics_query', `${what} must be letters, digits and _`);
   }
