@@ -198,11 +198,25 @@ export function rewriteQuery(sql: string, scope: QueryScope): string {
   }
   const checker = new Checker(scope);
   checker.select(statement, new Map());
+  let out: string;
+  let again: string;
+  let tables: string[];
   try {
-    return parser.sqlify(statement as never, GRAMMAR);
+    out = parser.sqlify(statement as never, GRAMMAR);
+    // Defence in depth: what is sent must read back as itself, and name the public tables only.
+    again = parser.sqlify(parser.astify(out, GRAMMAR), GRAMMAR);
+    tables = parser.tableList(out, GRAMMAR);
   } catch {
     return refuse('analytics_query', 'the query cannot be run as written');
   }
+  if (again !== out) refuse('analytics_query', 'the query cannot be run as written');
+  for (const entry of tables) {
+    const [, db, table] = entry.split('::');
+    if (db !== 'null' || table === undefined || !scope.tables.has(table)) {
+      refuse('analytics_table', 'the query cannot be run as written');
+    }
+  }
+  return out;
 }
 
 /** CTE names in scope, each with its (already checked and rewritten) query. */
