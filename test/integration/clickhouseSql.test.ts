@@ -6,6 +6,8 @@
  * workspace, another API or ClickHouse itself comes back.
  */
 import { Unkey } from 'unkey-api-v2';
+import { ClickHouseClient, ClickHouseError } from '../../src/analytics/clickhouse/client';
+import { parseClickHouseUrl } from '../../src/analytics/clickhouse/url';
 import {
   startClickHouse,
   CLICKHOUSE_PASSWORD,
@@ -365,4 +367,25 @@ test('v2 analytics.getRatelimits reads the standalone limits of the namespaces t
     'analytics.getRatelimits',
   );
   expect(verifications.body.error.type).toBe(`${ERRORS}/user/bad_request/invalid_analytics_table`);
+});
+
+test('the reader user can neither write nor change the schema, whatever reached it', async () => {
+  const reader = new ClickHouseClient(
+    parseClickHouseUrl(
+      `http://readonly:${CLICKHOUSE_PASSWORD}@127.0.0.1:${clickhouse.httpPort}/sql`,
+    ),
+    5000,
+  );
+  try {
+    for (const statement of [
+      "INSERT INTO key_verifications_v1 (workspace_id) VALUES ('x')",
+      'DROP TABLE key_verifications_v1',
+      'SET readonly = 0',
+    ]) {
+      const error = (await reader.exec(statement).catch((e: unknown) => e)) as ClickHouseError;
+      expect([statement, error instanceof ClickHouseError && error.code]).toEqual([statement, 164]);
+    }
+  } finally {
+    reader.close();
+  }
 });
