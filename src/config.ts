@@ -1,5 +1,6 @@
 import { parseClickHouseUrl, ClickHouseUrlError } from './analytics/clickhouse/url';
 import type { ClickHouseTarget } from './analytics/clickhouse/url';
+import type { QueryLimits } from './analytics/clickhouse/reader';
 import { DEFAULT_AUDIT_MAX_ENTRIES } from './domain/audit';
 import { parseVaultKeys, VaultConfigError, type VaultKey } from './vault/vault';
 
@@ -87,6 +88,13 @@ export interface ClickHouseConfig {
   timeoutMs: number;
   /** Days the raw rows are kept; the rollups keep theirs (docs/decisions.md). */
   rawRetentionDays: number;
+  /**
+   * KEYWARD_CLICKHOUSE_READER_URL: the read-only user v2's SQL analytics run as (a profile with
+   * readonly=2), on the same database; without it they answer 412.
+   */
+  reader?: ClickHouseTarget;
+  /** What one analytics query may use (KEYWARD_CLICKHOUSE_QUERY_*). */
+  query: QueryLimits;
 }
 
 export class ConfigError extends Error {}
@@ -207,18 +215,37 @@ function analytics(env: Env): Config['analytics'] {
   };
 }
 
-function clickhouse(env: Env): ClickHouseConfig | undefined {
-  const raw = env.KEYWARD_CLICKHOUSE_URL;
-  if (raw === undefined || raw === '') return undefined;
-  let target: ClickHouseTarget;
+function clickhouseTarget(name: string, raw: string): ClickHouseTarget {
   try {
-    target = parseClickHouseUrl(raw);
+    return parseClickHouseUrl(raw);
   } catch (error) {
     // The message quotes nothing of the URL that could be its password.
     if (error instanceof ClickHouseUrlError) {
-      throw new ConfigError(`KEYWARD_CLICKHOUSE_URL: ${error.message}`);
+      throw new ConfigError(`${name}: ${error.message}`);
     }
     throw error;
+  }
+}
+
+function clickhouse(env: Env): ClickHouseConfig | undefined {
+  const raw = env.KEYWARD_CLICKHOUSE_URL;
+  const readerRaw = env.KEYWARD_CLICKHOUSE_READER_URL;
+  if (raw === undefined || raw === '') {
+    if (readerRaw) {
+      throw new ConfigError(
+        'KEYWARD_CLICKHOUSE_READER_URL: needs KEYWARD_CLICKHOUSE_URL, whose rows it reads',
+      );
+    }
+    return undefined;
+  }
+  const target = clickhouseTarget('KEYWARD_CLICKHOUSE_URL', raw);
+  const reader = readerRaw
+    ? clickhouseTarget('KEYWARD_CLICKHOUSE_READER_URL', readerRaw)
+    : undefined;
+  if (reader && reader.database !== target.database) {
+    throw new ConfigError(
+      `KEYWARD_CLICKHOUSE_READER_URL: must name the database of KEYWARD_CLICKHOUSE_URL (${target.database})`,
+    );
   }
   const batchRows = integer(env, 'KEYWARD_CLICKHOUSE_BATCH_ROWS', 10_000, 1, 1_000_000);
   const maxBufferedRows = integer(
@@ -240,6 +267,38 @@ function clickhouse(env: Env): ClickHouseConfig | undefined {
     maxBufferedRows,
     timeoutMs: integer(env, 'KEYWARD_CLICKHOUSE_TIMEOUT_MS', 10_000, 10, 600_000),
     rawRetentionDays: integer(env, 'KEYWARD_CLICKHOUSE_RAW_RETENTION_DAYS', 30, 1, 3660),
+    ...(reader ? { reader } : {}),
+    query: {
+      timeoutSeconds: integer(env, 'KEYWARD_CLICKHOUSE_QUERY_TIMEOUT_S', 30, 1, 600),
+      maxRowsToRead: integer(
+        env,
+        'KEYWARD_CLICKHOUSE_QUERY_MAX_ROWS_TO_READ',
+        100_000_000,
+        1,
+        100_000_000_000,
+      ),
+      maxResultRows: integer(
+        env,
+        'KEYWARD_CLICKHOUSE_QUERY_MAX_RESULT_ROWS',
+        100_000,
+        1,
+        10_000_000,
+      ),
+      maxResultBytes: integer(
+        env,
+        'KEYWARD_CLICKHOUSE_QUERY_MAX_RESULT_BYTES',
+        16 * 1024 * 1024,
+        1024,
+        1024 * 1024 * 1024,
+      ),
+      maxMemoryBytes: integer(
+        env,
+        'KEYWARD_CLICKHOUSE_QUERY_MAX_MEMORY_BYTES',
+        1_000_000_000,
+        10_000_000,
+        100_000_000_000,
+      ),
+    },
   };
 }
 

@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
   | 'DELETE_PROTECTED'
+  | 'UNPROCESSABLE_ENTITY'
   | 'RATE_LIMITED'
   | 'INTERNAL_SERVER_ERROR'
   | 'SERVICE_UNAVAILABLE';
@@ -52,6 +53,15 @@ export function pathText(path: FieldPath): string {
     .join('');
 }
 
+/** What a 400 is about, where v2 gives it a type of its own. */
+export type BadRequestKind =
+  | 'input'
+  | 'permission_query'
+  | 'analytics_query'
+  | 'analytics_table'
+  | 'analytics_function'
+  | 'analytics_query_type';
+
 /**
  * A request that cannot be taken as sent. It carries every field that is wrong (a v2 answer
  * lists them all) or, when the rule spans several fields, a sentence and no field. Its message,
@@ -60,15 +70,15 @@ export function pathText(path: FieldPath): string {
 export class BadRequestError extends KeywardError {
   readonly problems: readonly FieldProblem[];
   readonly root: RequestRoot;
-  /** A permissions query that does not parse: v2 gives it a type of its own. */
-  readonly kind: 'input' | 'permission_query';
+  /** A permissions query that does not parse, or an analytics query refused: v2 types them. */
+  readonly kind: BadRequestKind;
 
   constructor(
     problems: string | readonly FieldProblem[],
     options: {
       root?: RequestRoot;
       status?: number;
-      kind?: 'input' | 'permission_query';
+      kind?: BadRequestKind;
       /** v1's message, where one sentence covers several fields. */
       message?: string;
     } = {},
@@ -211,6 +221,20 @@ export class PreconditionFailedError extends KeywardError {
 
 /** The SQL analytics store is not configured: v2 gives it a type of its own. */
 export class AnalyticsNotConfiguredError extends PreconditionFailedError {}
+
+/** Which limit an analytics query ran into, as Unkey's 422 types name it. */
+export type QueryLimit =
+  'query_execution_timeout' | 'query_rows_limit_exceeded' | 'query_memory_limit_exceeded';
+
+/** A well-formed request that hit a limit (an analytics query's time, rows read or result size). */
+export class UnprocessableEntityError extends KeywardError {
+  constructor(
+    readonly limit: QueryLimit,
+    message: string,
+  ) {
+    super('UNPROCESSABLE_ENTITY', 422, message);
+  }
+}
 
 export class ServiceUnavailableError extends KeywardError {
   constructor(message: string) {

@@ -1,4 +1,5 @@
 import { ClickHouseClient } from './analytics/clickhouse/client';
+import { AnalyticsReader } from './analytics/clickhouse/reader';
 import { ClickHouseSink } from './analytics/clickhouse/sink';
 import { ClickHouseUsageSink } from './analytics/clickhouse/usageRows';
 import { Directory } from './cache/directory';
@@ -116,6 +117,17 @@ export function assembleServices(parts: {
     usage,
     usageStore,
     ...(config.vaultKeys ? { vault: new Vault(config.vaultKeys) } : {}),
+    ...(config.clickhouse?.reader
+      ? {
+          analyticsReader: new AnalyticsReader(
+            new ClickHouseClient(
+              config.clickhouse.reader,
+              config.clickhouse.query.timeoutSeconds * 1000 + 5000,
+            ),
+            config.clickhouse.query,
+          ),
+        }
+      : {}),
   };
 }
 

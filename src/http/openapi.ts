@@ -42,6 +42,10 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, { status: number; when: str
   CONFLICT: { status: 409, when: 'An imported key has a hash that exists already.' },
   PRECONDITION_FAILED: { status: 412, when: 'The key is not in a state the operation needs.' },
   DELETE_PROTECTED: { status: 412, when: 'Reserved: no resource is delete-protected today.' },
+  UNPROCESSABLE_ENTITY: {
+    status: 422,
+    when: 'An analytics query ran into a limit: time, rows read or result size.',
+  },
   RATE_LIMITED: {
     status: 429,
     when: 'Too many management requests for this root key (see Retry-After).',

@@ -1,4 +1,6 @@
 import { getAnalyticsVerifications } from './analytics/getVerifications';
+import { queryRatelimits } from './analytics/queryRatelimits';
+import { queryVerifications } from './analytics/queryVerifications';
 import { createApi } from './apis/createApi';
 import { deleteApi } from './apis/deleteApi';
 import { deleteKeys } from './apis/deleteKeys';
@@ -97,6 +99,8 @@ export const operations: readonly Operation[] = [
   getVerifications,
   getRecentVerifications,
   getAnalyticsVerifications,
+  queryVerifications,
+  queryRatelimits,
   getUsage,
   getBucket,
   deleteKey,

@@ -1,3 +1,4 @@
+import type { AnalyticsReader } from '../analytics/clickhouse/reader';
 import type { Directory } from '../cache/directory';
 import type { Limiter } from '../limiter/limiter';
 import type { ManagementLimiter } from '../limiter/managementLimiter';
@@ -43,4 +44,6 @@ export interface Services {
   usageStore: UsageStore;
   /** Seals and opens recoverable keys; absent without KEYWARD_VAULT_KEYS. */
   vault?: Vault;
+  /** Runs callers' analytics SQL; absent without KEYWARD_CLICKHOUSE_READER_URL (v2 answers 412). */
+  analyticsReader?: AnalyticsReader;
 }

@@ -71,6 +71,17 @@ export interface AuthzCall {
   workspaceWide?: true;
   /** The query of a GET, the body of a POST: what the rule's `ids` read. */
   input: (scene: Scene) => object;
+  /**
+   * For a rule of scope `resource` that looks nothing up but answers what the caller may read
+   * (SQL analytics: the rows of the ids it holds the action on): allowed once the caller holds
+   * the action on some id, in its workspace or another.
+   */
+  filtered?: true;
+  /**
+   * The status an allowed call answers, when not 200: SQL analytics answer 412
+   * analytics_not_configured past the permission check where the matrix runs (no ClickHouse).
+   */
+  allowedStatus?: number;
   /** For a rule of scope `resource`: what the handler looks up and checks. */
   lookup?: {
     /** The ids a permission may name it by; the first is the one a 403 names. */
@@ -114,4 +125,9 @@ export interface HostileCase {
   breakers?: () => Record<string, fc.Arbitrary<string>>;
   /** Required by the operation's own check (`Operation.check`) beyond the schema's `required`. */
   alsoRequired?: string[];
+  /**
+   * What the valid input answers where the suites run, when not 200: SQL analytics answer 412
+   * analytics_not_configured without ClickHouse, after validation and the permission check.
+   */
+  validStatus?: number;
 }

@@ -10,7 +10,8 @@ import { freePort, hasExited, stopProcess } from './redisServer';
 /**
  * One clickhouse-server the tests own (Debian's clickhouse-server package, 18.16): its HTTP and
  * native ports free ones of 127.0.0.1, its config, users and data in a temporary directory.
- * Users: `keyward` (password `secret`, may write) and `readonly` (the readonly profile).
+ * Users: `keyward` (password `secret`, may write) and `readonly` (profile `readonly=2`: no writes
+ * or DDL, per-query limits settable; what KEYWARD_CLICKHOUSE_READER_URL needs, docs/decisions.md).
  * Stopped and restartable like a TestRedis; `dispose` removes the directory.
  */
 export interface TestClickHouse {
@@ -70,7 +71,7 @@ const USERS = `<?xml version="1.0"?>
 <yandex>
   <profiles>
     <default><max_memory_usage>1000000000</max_memory_usage></default>
-    <readonly><readonly>1</readonly></readonly>
+    <readonly><readonly>2</readonly></readonly>
   </profiles>
   <users>
     <keyward>

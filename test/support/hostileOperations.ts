@@ -20,6 +20,8 @@ export interface PostOperation {
   breakers: () => Record<string, fc.Arbitrary<string>>;
   /** migrations.createKeys takes an array of such objects. */
   wrap?: (item: string) => string;
+  /** What the valid input answers, when not 200 (HostileCase.validStatus). */
+  validStatus?: number;
 }
 
 export const bodyOf = (op: PostOperation, entries: readonly (readonly [string, string])[]) =>
@@ -97,6 +99,7 @@ function fuzzed(op: Operation, entry: HostileCase): PostOperation {
     required: [...inputObject(op).required, ...(entry.alsoRequired ?? [])],
     breakers: breakersOf(op, entry.breakers),
     ...(op.input.type === 'array' ? { wrap: (item: string) => `[${item}]` } : {}),
+    ...(entry.validStatus !== undefined ? { validStatus: entry.validStatus } : {}),
   };
 }
 

@@ -363,4 +363,39 @@ describe('KEYWARD_CLICKHOUSE_URL', () => {
       'KEYWARD_CLICKHOUSE_MAX_BUFFERED_ROWS: must be at least KEYWARD_CLICKHOUSE_BATCH_ROWS (500)',
     );
   });
+  test('KEYWARD_CLICKHOUSE_READER_URL: the SQL analytics user, on the same database, with limits', () => {
+    const config = loadConfig({
+      KEYWARD_CLICKHOUSE_URL: 'http://u:p@h:8123/db',
+      KEYWARD_CLICKHOUSE_READER_URL: 'http://reader:hunter2@h:8123/db',
+      KEYWARD_CLICKHOUSE_QUERY_TIMEOUT_S: '5',
+      KEYWARD_CLICKHOUSE_QUERY_MAX_RESULT_ROWS: '10',
+    }).clickhouse;
+    expect(config?.reader).toMatchObject({ user: 'reader', database: 'db' });
+    expect(config?.query).toEqual({
+      timeoutSeconds: 5,
+      maxRowsToRead: 100_000_000,
+      maxResultRows: 10,
+      maxResultBytes: 16 * 1024 * 1024,
+      maxMemoryBytes: 1_000_000_000,
+    });
+    expect(JSON.stringify(config)).not.toContain('hunter2');
+    expect(loadConfig({ KEYWARD_CLICKHOUSE_URL: 'http://h:1/db' }).clickhouse).not.toHaveProperty(
+      'reader',
+    );
+    expect(configError({ KEYWARD_CLICKHOUSE_READER_URL: 'http://r:p@h:1/db' }).message).toBe(
+      'KEYWARD_CLICKHOUSE_READER_URL: needs KEYWARD_CLICKHOUSE_URL, whose rows it reads',
+    );
+    expect(
+      configError({
+        KEYWARD_CLICKHOUSE_URL: 'http://h:1/db',
+        KEYWARD_CLICKHOUSE_READER_URL: 'http://r:hunter2@h:1/other',
+      }).message,
+    ).toBe('KEYWARD_CLICKHOUSE_READER_URL: must name the database of KEYWARD_CLICKHOUSE_URL (db)');
+    expect(
+      configError({
+        KEYWARD_CLICKHOUSE_URL: 'http://h:1/db',
+        KEYWARD_CLICKHOUSE_READER_URL: 'ftp://r:hunter2@h:1/db',
+      }).message,
+    ).toBe('KEYWARD_CLICKHOUSE_READER_URL: must start with http:// or https://');
+  });
 });

@@ -5,6 +5,7 @@ import {
   MalformedAuthorizationError,
   NotFoundError,
   pathText,
+  UnprocessableEntityError,
   type KeywardError,
   type Resource,
 } from '../../errors';
@@ -66,6 +67,7 @@ const TITLES: Readonly<Record<number, string>> = {
   412: 'Precondition Failed',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
@@ -101,6 +103,9 @@ export function v2ErrorType(error: KeywardError): string {
       if (error instanceof BadRequestError && error.kind === 'permission_query') {
         return `${UNKEY}/user/bad_request/permissions_query_syntax_error`;
       }
+      if (error instanceof BadRequestError && error.kind.startsWith('analytics_')) {
+        return `${UNKEY}/user/bad_request/invalid_${error.kind}`;
+      }
       return `${UNKEY}/unkey/application/invalid_input`;
     case 'UNAUTHORIZED':
       return `${UNKEY}/unkey/authentication/key_not_found`;
@@ -126,6 +131,10 @@ export function v2ErrorType(error: KeywardError): string {
       return `${UNKEY}/unkey/application/precondition_failed`;
     case 'DELETE_PROTECTED':
       return `${UNKEY}/unkey/application/precondition_failed`;
+    case 'UNPROCESSABLE_ENTITY':
+      return error instanceof UnprocessableEntityError
+        ? `${UNKEY}/user/unprocessable_entity/${error.limit}`
+        : `${UNKEY}/unkey/application/invalid_input`;
     case 'METHOD_NOT_ALLOWED':
       // Unkey's router answers a wrong verb in plain text, with no problem type: its nearest
       // code is a request it cannot take as sent (docs/decisions.md).

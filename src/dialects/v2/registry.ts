@@ -1,4 +1,5 @@
-import { v2GetVerifications } from './analytics/getVerifications';
+import { v2GetRatelimits } from './analytics/queryRatelimits';
+import { v2GetVerifications } from './analytics/queryVerifications';
 import { v2CreateApi } from './apis/createApi';
 import { v2DeleteApi } from './apis/deleteApi';
 import { v2GetApi } from './apis/getApi';
@@ -66,6 +67,7 @@ export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2SetRoles,
   v2MigrateKeys,
   v2GetVerifications,
+  v2GetRatelimits,
   v2Limit,
   v2MultiLimit,
   v2SetOverride,

@@ -287,6 +287,7 @@ const SERVICE_NAMES = [
   'usage',
   'usageStore',
   'vault',
+  'analyticsReader',
 ] as const satisfies readonly (keyof Services)[];
 const everyServiceListed: Exclude<keyof Services, (typeof SERVICE_NAMES)[number]> extends never
   ? true
