@@ -1,3 +1,5 @@
+import { PeriodicFlush } from './periodicFlush';
+
 /** Where a key's latest verification is noted: its record (KeyStore.touch). */
 export interface LastUseStore {
   touch(lastUses: ReadonlyMap<string, number>): Promise<void>;
@@ -20,13 +22,14 @@ export interface LastUseOptions {
  */
 export class LastUseRecorder {
   private seen = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<boolean> | undefined;
+  private readonly flusher: PeriodicFlush;
 
   constructor(
     private readonly store: LastUseStore,
     private readonly options: LastUseOptions,
-  ) {}
+  ) {
+    this.flusher = new PeriodicFlush(() => this.flushOnce(), options.flushMs);
+  }
 
   saw(keyId: string, at: number): void {
     if (!this.options.enabled) return;
@@ -43,20 +46,17 @@ export class LastUseRecorder {
 
   start(): void {
     if (!this.options.enabled) return;
-    this.timer ??= setInterval(() => void this.flush(), this.options.flushMs);
-    this.timer.unref();
+    this.flusher.start();
   }
 
   /** Writes what was seen; true when nothing is left. Never runs twice at once. */
   flush(): Promise<boolean> {
-    this.flushing ??= this.flushOnce().finally(() => (this.flushing = undefined));
-    return this.flushing;
+    return this.flusher.run();
   }
 
   /** Stops the timer and writes what is held, once; answers how many keys it could not. */
   async stop(): Promise<number> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.flusher.stop();
     await this.flush();
     return this.seen.size;
   }

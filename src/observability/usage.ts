@@ -1,3 +1,4 @@
+import { PeriodicFlush } from './periodicFlush';
 import {
   bucketStart,
   CREDITS,
@@ -90,13 +91,14 @@ export class UsageRecorder {
   private readonly unsure = new Map<string, Unsure>();
   private unsureCount = 0;
   private seq = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<boolean> | undefined;
+  private readonly flusher: PeriodicFlush;
 
   constructor(
     private readonly store: UsageStore,
     private readonly options: UsageOptions,
-  ) {}
+  ) {
+    this.flusher = new PeriodicFlush(() => this.flushOnce(), options.flushMs);
+  }
 
   /** Distinct counters waiting in memory (pending or unsure). */
   get held(): number {
@@ -171,8 +173,7 @@ export class UsageRecorder {
   start(): void {
     this.options.sink?.start();
     if (!this.options.enabled) return;
-    this.timer ??= setInterval(() => void this.flush(), this.options.flushMs);
-    this.timer.unref();
+    this.flusher.start();
   }
 
   /**
@@ -180,8 +181,7 @@ export class UsageRecorder {
    * nothing is left in memory. Never runs twice at once (a second call joins the first).
    */
   flush(): Promise<boolean> {
-    this.flushing ??= this.flushOnce().finally(() => (this.flushing = undefined));
-    return this.flushing;
+    return this.flusher.run();
   }
 
   /**
@@ -195,10 +195,9 @@ export class UsageRecorder {
   }
 
   private async stopCounting(deadlineMs: number): Promise<number> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.flusher.stop();
     const until = Date.now() + deadlineMs;
-    while (this.held > 0 || this.flushing) {
+    while (this.held > 0 || this.flusher.busy) {
       if (await this.flush()) break;
       if (Date.now() >= until) break;
       await new Promise((resolve) => setTimeout(resolve, 100));

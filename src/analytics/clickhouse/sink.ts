@@ -6,6 +6,7 @@ import {
   QUERY_ID_RUNNING,
   type ClickHouseClient,
 } from './client';
+import { PeriodicFlush } from '../../observability/periodicFlush';
 import { dropExpiredPartitions } from './retention';
 import { BATCHES_TABLE, migrate } from './schema';
 
@@ -104,9 +105,8 @@ export class ClickHouseSink {
   private forming = 0;
   private seq = 0;
   private readonly prefix: string;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly flusher: PeriodicFlush;
   private retentionTimer: NodeJS.Timeout | undefined;
-  private flushing: Promise<boolean> | undefined;
   private soon = false;
   private schemaReady = false;
   private readonly lastWarned = new Map<string, number>();
@@ -120,6 +120,7 @@ export class ClickHouseSink {
     this.now = options.now ?? Date.now;
     // Unique across restarts of one node: a batch id is never reused for other rows.
     this.prefix = `kw-${options.nodeId}-${randomBytes(4).toString('hex')}`;
+    this.flusher = new PeriodicFlush(() => this.flushOnce(), options.flushMs);
   }
 
   /** Rows held in memory: waiting for a batch, or in one not yet written. */
@@ -151,8 +152,7 @@ export class ClickHouseSink {
 
   /** Starts the timer; the schema is created or upgraded by the first flush. */
   start(): void {
-    this.timer ??= setInterval(() => void this.flush(), this.options.flushMs);
-    this.timer.unref();
+    this.flusher.start();
   }
 
   /**
@@ -160,8 +160,7 @@ export class ClickHouseSink {
    * then what waits sent. true when nothing is left in memory. One at a time.
    */
   flush(): Promise<boolean> {
-    this.flushing ??= this.flushOnce().finally(() => (this.flushing = undefined));
-    return this.flushing;
+    return this.flusher.run();
   }
 
   /**
@@ -169,11 +168,11 @@ export class ClickHouseSink {
    * is dropped (counted, reason shutdown) and its number returned.
    */
   async stop(deadlineMs: number): Promise<number> {
-    if (this.timer) clearInterval(this.timer);
+    this.flusher.stop();
     if (this.retentionTimer) clearInterval(this.retentionTimer);
-    this.timer = this.retentionTimer = undefined;
+    this.retentionTimer = undefined;
     const until = this.now() + deadlineMs;
-    while (this.held > 0 || this.flushing) {
+    while (this.held > 0 || this.flusher.busy) {
       // An insert may wait its whole deadline (KEYWARD_CLICKHOUSE_TIMEOUT_MS): the node's stop
       // waits no longer than its own.
       const left = until - this.now();
