@@ -443,7 +443,7 @@ export class IdentityStore {
     const committed = renameOutcome(await this.renameStep('commit', write));
     if (committed !== 'done') {
       // Renamed otherwise or deleted meanwhile: the claim goes back, nothing else was written.
-      await this.redis.deleteIfEqualV1(names.identityByExternalId(ws, to), identityId);
+      await this.release(ws, to, identityId);
       await this.unfinished.end(ticket);
       return committed === 'not_found' ? undefined : 'changed';
     }
@@ -535,7 +535,7 @@ export class IdentityStore {
    * (only while it names this identity: it may be another's since), then the listing entry.
    */
   private async unindex(ws: string, identityId: string, externalId: string): Promise<void> {
-    await this.redis.deleteIfEqualV1(names.identityByExternalId(ws, externalId), identityId);
+    await this.release(ws, externalId, identityId);
     await this.redis.zrem(identityListingIndex(ws, identityId), identityId);
   }
 
