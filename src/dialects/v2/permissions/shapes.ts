@@ -1,6 +1,7 @@
 import type { PermissionHandle, RoleHandle } from '../../../operations/permissions/handles';
 import type { PermissionView, RoleView } from '../../../operations/permissions/views';
-import { id, object, pageLimit } from '../../../operations/schemas';
+import type { ListingInput } from '../../../operations/listing';
+import { object } from '../../../operations/schemas';
 import { isKeywardId, v2Pagination } from '../lists';
 import type { V2Body } from '../route';
 
@@ -61,21 +62,11 @@ export const roleOutput = object(
   ['id', 'name', 'permissions'],
 );
 
-/** A listing's body: a page after `cursor`, of `limit` entries (v2's default 100), searched. */
-export const listing = object({
-  cursor: id,
-  limit: pageLimit,
-  search: { type: 'string', maxLength: 256 },
-});
-
-export interface ListingBody {
-  cursor?: string;
-  limit?: number;
-  search?: string;
-}
-
-/** The operation's listing input from v2's body: v2 pages by 100 unless told otherwise. */
-export function listingOf(body: ListingBody): Required<Pick<ListingBody, 'limit'>> & ListingBody {
+/**
+ * The operation's listing input from v2's body, which takes the same fields: v2 pages by 100
+ * unless told otherwise, where v1 asks for the whole list.
+ */
+export function listingOf(body: ListingInput): ListingInput & { limit: number } {
   return {
     limit: body.limit ?? 100,
     ...(body.cursor !== undefined ? { cursor: body.cursor } : {}),
