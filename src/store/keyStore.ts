@@ -507,22 +507,17 @@ export class KeyStore {
       ws === undefined
         ? [names.key(keyId), names.keyPermissions(keyId), names.keyRoles(keyId)]
         : [legacy.key(ws, keyId), legacy.keyPermissions(ws, keyId), legacy.keyRoles(ws, keyId)];
-    if (ws !== undefined || !lastUse) {
-      return execResults(
-        await this.redis.pipeline().hgetall(record).smembers(permissions).smembers(roles).exec(),
-      ) as [StoredHash, string[], string[]];
-    }
-    const [hash, permissionIds, roleIds, lastUsed] = execResults(
-      await this.redis
-        .pipeline()
-        .hgetall(record)
-        .smembers(permissions)
-        .smembers(roles)
-        .get(names.lastUsed(keyId))
-        .exec(),
-    ) as [StoredHash, string[], string[], string | null];
+    const pipeline = this.redis.pipeline().hgetall(record).smembers(permissions).smembers(roles);
+    // A key of the previous layout has no last use of its own: it is read to be moved.
+    if (lastUse && ws === undefined) pipeline.get(names.lastUsed(keyId));
+    const [hash, permissionIds, roleIds, lastUsed] = execResults(await pipeline.exec()) as [
+      StoredHash,
+      string[],
+      string[],
+      (string | null)?,
+    ];
     // Read as a field of the record, which it is not stored as (lua/touch-key-2.lua says why).
-    if (lastUsed !== null && hash.id !== undefined) hash.lastUsedAt = lastUsed;
+    if (typeof lastUsed === 'string' && hash.id !== undefined) hash.lastUsedAt = lastUsed;
     return [hash, permissionIds, roleIds];
   }
 
