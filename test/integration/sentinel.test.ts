@@ -46,6 +46,29 @@ let admin: Redis;
     await group?.stop();
   });
 
+  /**
+   * A write in the seconds after a failover may meet a connection ioredis is still moving (its
+   * failover detector reconnects on every +switch-master, and the demoted side resyncs): such a
+   * write is answered 503, retryable. CI saw one once, on the second write after the failover, so
+   * the test asks again while the answer is 503, and only then.
+   */
+  async function writeAfterFailover(api: Client, update: Record<string, unknown>) {
+    let status = 0;
+    await eventually(
+      async () => {
+        status = (await api.post('keys.updateKey', update)).status;
+        return status !== 503;
+      },
+      {
+        what: 'a write after the failover',
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        onTimeout: 'return',
+      },
+    );
+    return status;
+  }
+
   test('nodes find the master through the Sentinels and follow it through an unplanned failover', async () => {
     const { apiId } = (await apis[0]!.post<{ apiId: string }>('apis.createApi', { name: 'ha' }))
       .body;
@@ -83,20 +106,7 @@ let admin: Redis;
     }
     // A verification may be answered from the node's caches before its primary client has
     // found the new master: writes come back by themselves too, a moment later at most.
-    let renamed = 0;
-    await eventually(
-      async () => {
-        renamed = (await apis[1]!.post('keys.updateKey', { keyId, name: 'after failover' })).status;
-        return renamed === 200;
-      },
-      {
-        what: 'a write after the failover',
-        timeoutMs: 20_000,
-        intervalMs: 100,
-        onTimeout: 'return',
-      },
-    );
-    expect(renamed).toBe(200);
+    expect(await writeAfterFailover(apis[1]!, { keyId, name: 'after failover' })).toBe(200);
     // The test's own Sentinel client may still be reconnecting to the new master (no offline
     // queue): it is asked again until it answers.
     let info = '';
@@ -120,8 +130,7 @@ let admin: Redis;
         'after failover',
       { what: 'the update read on the other node', timeoutMs: 15_000 },
     );
-    const disabled = await apis[1]!.post('keys.updateKey', { keyId, enabled: false });
-    expect(disabled.status).toBe(200);
+    expect(await writeAfterFailover(apis[1]!, { keyId, enabled: false })).toBe(200);
     await eventually(
       async () =>
         (await apis[0]!.post<{ code: string }>('keys.verifyKey', { key })).body.code === 'DISABLED',
