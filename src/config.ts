@@ -63,6 +63,11 @@ export interface Config {
   /** Usage analytics (docs/decisions.md, "Usage analytics"). */
   analytics: {
     enabled: boolean;
+    /**
+     * Whether usage counts are written to Redis (KEYWARD_ANALYTICS_COUNT_IN_REDIS): by default
+     * only without ClickHouse, whose rollups the readers then read instead.
+     */
+    countInRedis: boolean;
     /** Where the counts go; the primary unless KEYWARD_ANALYTICS_REDIS_URL is set. */
     redisUrl?: string;
     flushMs: number;
@@ -195,15 +200,20 @@ function limiterFailure(env: Env): 'closed' | 'open' {
   return value;
 }
 
-function analytics(env: Env): Config['analytics'] {
+function analytics(env: Env, clickhouse: boolean): Config['analytics'] {
   const switched = env.KEYWARD_ANALYTICS || 'on';
   if (switched !== 'on' && switched !== 'off') {
     throw new ConfigError('KEYWARD_ANALYTICS: must be on or off');
+  }
+  const inRedis = env.KEYWARD_ANALYTICS_COUNT_IN_REDIS || (clickhouse ? 'off' : 'on');
+  if (inRedis !== 'on' && inRedis !== 'off') {
+    throw new ConfigError('KEYWARD_ANALYTICS_COUNT_IN_REDIS: must be on or off');
   }
   const url = env.KEYWARD_ANALYTICS_REDIS_URL;
   const HOUR = 3_600_000;
   return {
     enabled: switched === 'on',
+    countInRedis: inRedis === 'on',
     ...(url ? { redisUrl: redisUrl(env, 'KEYWARD_ANALYTICS_REDIS_URL', url) } : {}),
     flushMs: integer(env, 'KEYWARD_ANALYTICS_FLUSH_MS', 1000, 10, 1000),
     maxPending: integer(env, 'KEYWARD_ANALYTICS_MAX_PENDING', 100_000, 1, 10_000_000),
@@ -360,7 +370,7 @@ export function loadConfig(env: Env = process.env): Config {
       1,
       100_000_000,
     ),
-    analytics: analytics(env),
+    analytics: analytics(env, clickhouseConfig !== undefined),
     ...(env.KEYWARD_FAULT_HALT_AT ? { faultHaltAt: env.KEYWARD_FAULT_HALT_AT } : {}),
   };
 }

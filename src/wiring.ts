@@ -1,6 +1,7 @@
 import { ClickHouseClient } from './analytics/clickhouse/client';
 import { AnalyticsReader } from './analytics/clickhouse/reader';
 import { ClickHouseSink } from './analytics/clickhouse/sink';
+import { ClickHouseUsageCounts } from './analytics/clickhouse/usageCounts';
 import { ClickHouseUsageSink } from './analytics/clickhouse/usageRows';
 import { Directory } from './cache/directory';
 import type { Config } from './config';
@@ -23,6 +24,7 @@ import { RatelimitStore } from './store/ratelimitStore';
 import { IdentityStore } from './store/identityStore';
 import { RbacStore } from './store/rbacStore';
 import { RootKeyStore } from './store/rootKeyStore';
+import { RedisUsageCounts } from './store/usageCounts';
 import { UsageStore } from './store/usageStore';
 
 /**
@@ -88,7 +90,7 @@ export function assembleServices(parts: {
   );
   const usageStore = new UsageStore(parts.analytics ?? primary, config.analytics.retention);
   const usage = new UsageRecorder(usageStore, {
-    enabled: config.analytics.enabled,
+    enabled: config.analytics.enabled && config.analytics.countInRedis,
     flushMs: config.analytics.flushMs,
     maxPending: config.analytics.maxPending,
     nodeId: parts.nodeId ?? 'cli',
@@ -115,7 +117,11 @@ export function assembleServices(parts: {
       maxHeld: config.analytics.maxPending,
     }),
     usage,
-    usageStore,
+    usageCounts: config.clickhouse
+      ? new ClickHouseUsageCounts(
+          new ClickHouseClient(config.clickhouse.target, config.clickhouse.timeoutMs),
+        )
+      : new RedisUsageCounts(usageStore),
     ...(config.vaultKeys ? { vault: new Vault(config.vaultKeys) } : {}),
     ...(config.clickhouse?.reader
       ? {

@@ -148,3 +148,54 @@ export function normalTags(tags: readonly string[] | undefined): readonly string
   if (!tags || tags.length === 0) return [];
   return tags.length === 1 ? tags : [...new Set(tags)].sort();
 }
+
+/** What a reader asks for: `start` to `end` (Unix ms, both inclusive), as of `now`. */
+export interface ReadRange {
+  start: number;
+  end: number;
+  now: number;
+}
+
+/** One counter of one bucket: what it counts, its bucket's start and its count. */
+export type Counted<Counter> = Counter & {
+  /** The bucket's start (Unix ms). */
+  time: number;
+  count: number;
+};
+
+/** One verification counter of one bucket, as the readers aggregate them. */
+export type CountRow = Counted<VerificationCounter>;
+
+/** One standalone limit counter of one bucket: an identifier's limits that passed, or not. */
+export type LimitRow = Counted<{ identifier: string; passed: boolean }>;
+
+/**
+ * Where the readers of usage (analytics.getVerifications, keys.getVerifications,
+ * ratelimits.getUsage, the dashboard, `keyward usage`) find the counts: Redis's buckets, or
+ * ClickHouse's rollups when KEYWARD_CLICKHOUSE_URL is set. Both answer the same rows for the same
+ * traffic; each keeps each granularity for its own retention.
+ */
+export interface UsageCounts {
+  readonly store: 'redis' | 'clickhouse';
+  readonly retention: Retention;
+  /**
+   * Every verification counter of an API (or NO_API) from `start` to `end`, bucket by bucket,
+   * within retention. With `keyIds`, rows of those keys (a store may answer others too: the
+   * caller keeps its own).
+   */
+  verifications(
+    ws: string,
+    apiId: string,
+    granularity: Granularity,
+    range: ReadRange,
+    keyIds?: ReadonlySet<string>,
+  ): Promise<CountRow[]>;
+  /** Every standalone limit counter of a namespace; with `identifier`, its rows (and maybe others). */
+  limits(
+    ws: string,
+    namespaceId: string,
+    granularity: Granularity,
+    range: ReadRange,
+    identifier?: string,
+  ): Promise<LimitRow[]>;
+}

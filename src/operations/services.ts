@@ -1,5 +1,6 @@
 import type { AnalyticsReader } from '../analytics/clickhouse/reader';
 import type { Directory } from '../cache/directory';
+import type { UsageCounts } from '../domain/usage';
 import type { Limiter } from '../limiter/limiter';
 import type { ManagementLimiter } from '../limiter/managementLimiter';
 import type { LastUseRecorder } from '../observability/lastUse';
@@ -13,7 +14,6 @@ import type { KeyStore } from '../store/keyStore';
 import type { RatelimitStore } from '../store/ratelimitStore';
 import type { RbacStore } from '../store/rbacStore';
 import type { RootKeyStore } from '../store/rootKeyStore';
-import type { UsageStore } from '../store/usageStore';
 import type { Vault } from '../vault/vault';
 
 /**
@@ -39,9 +39,10 @@ export interface Services {
   recent: RecentVerifications;
   /** Each key's latest verification, noted in memory and flushed beside its record (`lastUsedAt`). */
   lastUse: LastUseRecorder;
-  /** Usage analytics: counted in memory here, flushed to `usageStore` on a timer. */
+  /** Usage analytics: counted in memory here, flushed on a timer (to Redis, to ClickHouse). */
   usage: UsageRecorder;
-  usageStore: UsageStore;
+  /** Where the readers find the counts: ClickHouse when it is configured, Redis otherwise. */
+  usageCounts: UsageCounts;
   /** Seals and opens recoverable keys; absent without KEYWARD_VAULT_KEYS. */
   vault?: Vault;
   /** Runs callers' analytics SQL; absent without KEYWARD_CLICKHOUSE_READER_URL (v2 answers 412). */

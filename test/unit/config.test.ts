@@ -44,6 +44,7 @@ describe('loadConfig', () => {
       auditMaxEntries: 100_000,
       analytics: {
         enabled: true,
+        countInRedis: true,
         flushMs: 1000,
         maxPending: 100_000,
         retention: { minute: 48 * 3_600_000, hour: 90 * 86_400_000, day: 730 * 86_400_000 },
@@ -93,6 +94,7 @@ describe('loadConfig', () => {
       KEYWARD_ANALYTICS_MINUTE_RETENTION_HOURS: '2',
       KEYWARD_ANALYTICS_HOUR_RETENTION_DAYS: '3',
       KEYWARD_ANALYTICS_DAY_RETENTION_DAYS: '4',
+      KEYWARD_ANALYTICS_COUNT_IN_REDIS: 'off',
     });
     expect(config).toEqual({
       port: 9000,
@@ -114,6 +116,7 @@ describe('loadConfig', () => {
       auditMaxEntries: 50,
       analytics: {
         enabled: false,
+        countInRedis: false,
         redisUrl: 'redis://analytics:6379',
         flushMs: 250,
         maxPending: 500,
@@ -310,6 +313,17 @@ describe('KEYWARD_CLICKHOUSE_URL', () => {
       rawRetentionDays: 30,
     });
     expect(config.clickhouse?.target.password).toBe('s@cret');
+    // Its rollups are what the readers read: counting in Redis too is only asked for.
+    expect(config.analytics.countInRedis).toBe(false);
+    expect(
+      loadConfig({
+        KEYWARD_CLICKHOUSE_URL: 'http://127.0.0.1:8123',
+        KEYWARD_ANALYTICS_COUNT_IN_REDIS: 'on',
+      }).analytics.countInRedis,
+    ).toBe(true);
+    expect(() => loadConfig({ KEYWARD_ANALYTICS_COUNT_IN_REDIS: 'yes' })).toThrow(
+      'KEYWARD_ANALYTICS_COUNT_IN_REDIS: must be on or off',
+    );
     expect(JSON.stringify(config)).not.toContain('cret');
     expect(loadConfig({ KEYWARD_CLICKHOUSE_URL: '' })).not.toHaveProperty('clickhouse');
     expect(

@@ -1,3 +1,4 @@
+import type { Granularity, Retention } from '../../domain/usage';
 import { ClickHouseError, literal, type ClickHouseClient } from './client';
 
 /**
@@ -73,6 +74,25 @@ const ROLLUPS: readonly Rollup[] = [
     retentionDays: undefined,
   },
 ];
+
+const DAY_MS = 86_400_000;
+
+/** The rollup each reader's granularity reads, and how long it is kept (ROLLUPS above). */
+export const ROLLUP_OF: Readonly<Record<Granularity, Rollup['suffix']>> = {
+  minute: 'per_minute',
+  hour: 'per_hour',
+  day: 'per_day',
+};
+
+export const ROLLUP_RETENTION: Retention = {
+  minute: retentionOf('per_minute'),
+  hour: retentionOf('per_hour'),
+  day: retentionOf('per_day'),
+};
+
+function retentionOf(suffix: Rollup['suffix']): number {
+  return ROLLUPS.find((rollup) => rollup.suffix === suffix)!.retentionDays! * DAY_MS;
+}
 
 const RAW_PARTITION = `toYYYYMMDD(${AT})`;
 

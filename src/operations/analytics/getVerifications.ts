@@ -1,9 +1,9 @@
-import { CREDITS, type Granularity } from '../../domain/usage';
+import { CREDITS, type CountRow, type Granularity } from '../../domain/usage';
 import { BadRequestError, NotFoundError } from '../../errors';
 import { defineOperation } from '../operation';
 import { id, object } from '../schemas';
 import type { Services } from '../services';
-import { checkRange, readVerificationCounts, timeSlots, type CountRow } from './counts';
+import { checkRange, timeSlots } from './counts';
 
 const GROUPS = ['key', 'identity', 'tags', 'tag', 'month', 'day', 'hour', 'minute'] as const;
 type Group = (typeof GROUPS)[number];
@@ -92,7 +92,7 @@ export const getAnalyticsVerifications = defineOperation({
       throw new BadRequestError('You can not group by tag and tags at the same time');
     }
   },
-  uses: ['apis', 'directory', 'identities', 'usageStore', 'now'],
+  uses: ['apis', 'directory', 'identities', 'usageCounts', 'now'],
   async handle(deps, caller, input: AnalyticsInput): Promise<Row[]> {
     const ws = caller.rootKey.workspaceId;
     if (!(await deps.directory.liveApi(ws, input.apiId))) {
@@ -114,11 +114,11 @@ export const getAnalyticsVerifications = defineOperation({
       groups.has('minute') || groups.has('hour') || groups.has('day') || groups.has('month');
     const now = deps.now();
     const range = { start: input.start, end: input.end ?? now, now };
-    const filled = timeSlots(deps.usageStore, granularity, range, 'group by a coarser time');
+    const filled = timeSlots(deps.usageCounts, granularity, range, 'group by a coarser time');
     const keyIds = input.keyId && input.keyId.length > 0 ? new Set(input.keyId) : undefined;
     const tags = input.tag ?? [];
     const rows = (
-      await readVerificationCounts(deps.usageStore, ws, input.apiId, granularity, range, keyIds)
+      await deps.usageCounts.verifications(ws, input.apiId, granularity, range, keyIds)
     ).filter(
       (row) =>
         (OUTCOME_NAMES[row.outcome] !== undefined || row.outcome === CREDITS) &&

@@ -2,7 +2,6 @@ import { CREDITS } from '../../domain/usage';
 import { permissionFor } from '../../auth/permissions';
 import type { KeyRecord } from '../../domain/key';
 import { BadRequestError, invalidField, NotFoundError } from '../../errors';
-import { readVerificationCounts } from '../analytics/counts';
 import { defineOperation, requirePermission, type Caller } from '../operation';
 import { id, object } from '../schemas';
 import type { Services } from '../services';
@@ -71,7 +70,7 @@ export const getVerifications = defineOperation({
       throw new BadRequestError('keyId or ownerId must be provided');
     }
   },
-  uses: ['keys', 'apis', 'directory', 'usageStore', 'now'],
+  uses: ['keys', 'apis', 'directory', 'usageCounts', 'now'],
   async handle(
     deps,
     caller,
@@ -93,7 +92,7 @@ export const getVerifications = defineOperation({
     }
     const days = new Map<number, DailyVerifications>();
     for (const [apiId, ids] of byApi) {
-      const rows = await readVerificationCounts(deps.usageStore, ws, apiId, 'day', range, ids);
+      const rows = await deps.usageCounts.verifications(ws, apiId, 'day', range, ids);
       for (const row of rows) {
         if (!ids.has(row.keyId)) continue;
         let day = days.get(row.time);

@@ -1,6 +1,6 @@
 import { GRANULARITIES, type Granularity } from '../../domain/usage';
 import { invalidField } from '../../errors';
-import { checkRange, readLimitCounts, timeSlots } from '../analytics/counts';
+import { checkRange, timeSlots } from '../analytics/counts';
 import { defineOperation } from '../operation';
 import { identifier, namespaceRef, object } from '../schemas';
 import { exactlyOneNamespace, resolveNamespace, type NamespaceRef } from './namespaces';
@@ -73,17 +73,16 @@ export const getUsage = defineOperation({
       throw invalidField(['limit'], 'only with groupBy identifier');
     }
   },
-  uses: ['ratelimits', 'usageStore', 'now'],
+  uses: ['ratelimits', 'usageCounts', 'now'],
   async handle(deps, caller, input: GetUsageInput): Promise<{ usage: UsageRow[] }> {
     const namespace = await resolveNamespace(deps, caller, input, 'read_namespace');
     const now = deps.now();
     const end = input.end ?? now;
     const range = { start: input.start ?? end - DAY, end, now };
     const granularity = input.granularity ?? 'hour';
-    const slots = timeSlots(deps.usageStore, granularity, range, 'ask for a coarser granularity');
+    const slots = timeSlots(deps.usageCounts, granularity, range, 'ask for a coarser granularity');
     const rows = (
-      await readLimitCounts(
-        deps.usageStore,
+      await deps.usageCounts.limits(
         caller.rootKey.workspaceId,
         namespace.id,
         granularity,

@@ -285,7 +285,7 @@ const SERVICE_NAMES = [
   'recent',
   'lastUse',
   'usage',
-  'usageStore',
+  'usageCounts',
   'vault',
   'analyticsReader',
 ] as const satisfies readonly (keyof Services)[];

@@ -1,0 +1,158 @@
+/**
+ * Every reader of usage follows the configured store (issue 24, part 4): with
+ * KEYWARD_CLICKHOUSE_URL, v1 analytics.getVerifications, keys.getVerifications,
+ * ratelimits.getUsage (what the dashboard's charts read) and `keyward usage` read ClickHouse's
+ * rollups; without it, Redis's buckets. One scenario, counted into both (the ClickHouse node with
+ * KEYWARD_ANALYTICS_COUNT_IN_REDIS=on, so both stores hold the same verifications), is read
+ * through a node of each kind, and every answer must be the same.
+ */
+import { startClickHouse, type TestClickHouse } from '../support/clickhouseServer';
+import { runCommandJson } from '../support/cliProcess';
+import { createKey, eventually } from '../support/helpers';
+import { client, type Client } from '../support/rpc';
+import { startTopology, type Topology } from '../support/topology';
+
+let clickhouse: TestClickHouse;
+let topology: Topology;
+/** Reads Redis. */
+let redisNode: Client;
+/** Writes both stores, reads ClickHouse. */
+let clickhouseNode: Client;
+let clickhouseEnv: Record<string, string>;
+
+beforeAll(async () => {
+  clickhouse = await startClickHouse();
+  topology = await startTopology({ nodes: 1 });
+  clickhouseEnv = { KEYWARD_CLICKHOUSE_URL: clickhouse.url('stores') };
+  const node = await topology.addNode({
+    env: {
+      ...clickhouseEnv,
+      KEYWARD_CLICKHOUSE_FLUSH_MS: '50',
+      KEYWARD_ANALYTICS_FLUSH_MS: '50',
+      KEYWARD_ANALYTICS_COUNT_IN_REDIS: 'on',
+    },
+  });
+  redisNode = client(topology.nodes[0]!.url, topology.rootKey);
+  clickhouseNode = client(node.url, topology.rootKey);
+}, 60_000);
+afterAll(async () => {
+  await topology?.stop();
+  await clickhouse?.dispose();
+});
+
+/** The same call through both nodes: the ClickHouse node's answer, and whether Redis's is equal. */
+async function both(method: string, query: Record<string, unknown>) {
+  const [fromRedis, fromClickHouse] = await Promise.all([
+    redisNode.get(method, query),
+    clickhouseNode.get(method, query),
+  ]);
+  expect(fromClickHouse.status).toBe(200);
+  return { redis: fromRedis.body, clickhouse: fromClickHouse.body };
+}
+
+test('one scenario read from Redis and from ClickHouse gives the same answers', async () => {
+  const { apiId } = (await clickhouseNode.post<{ apiId: string }>('apis.createApi', { name: 's' }))
+    .body;
+  const acme = await createKey(clickhouseNode, apiId, { externalId: 'acme', remaining: 100 });
+  const limited = await createKey(clickhouseNode, apiId, {
+    ratelimit: { type: 'fast', limit: 2, refillRate: 1, refillInterval: 3_600_000 },
+  });
+  const verify = (key: string, extra: Record<string, unknown> = {}) =>
+    clickhouseNode.post('keys.verifyKey', { apiId, key, ...extra });
+  await verify(acme.key, { tags: ['path=/a', 'env=prod'] });
+  await verify(acme.key, { tags: ['path=/a'], remaining: { cost: 5 } });
+  await verify(acme.key);
+  for (let i = 0; i < 4; i++) await verify(limited.key, { tags: ['path=/b'] });
+  await verify('not_a_key_at_all');
+  for (const identifier of ['ursula', 'ursula', 'ursula', 'victor']) {
+    await clickhouseNode.post('ratelimits.limit', {
+      namespace: 'stores.ns',
+      identifier,
+      limit: 2,
+      duration: 60_000,
+    });
+  }
+
+  const start = Date.now() - 3_600_000;
+  // Both stores hold every verification: 8 answered, 7 credits spent (1 + 5 + 1).
+  const totals = async () => both('analytics.getVerifications', { apiId, start, groupBy: ['key'] });
+  await eventually(
+    async () => {
+      const { redis, clickhouse: fromClickHouse } = await totals();
+      const sum = (rows: unknown) =>
+        (rows as { total: number; spentCredits: number }[]).reduce(
+          (acc, row) => acc + row.total * 1000 + row.spentCredits,
+          0,
+        );
+      return sum(redis) === 8007 && sum(fromClickHouse) === 8007;
+    },
+    { what: 'every verification counted in both stores', timeoutMs: 20_000 },
+  );
+
+  const calls: [string, Record<string, unknown>][] = [
+    ['analytics.getVerifications', { apiId, start }],
+    ['analytics.getVerifications', { apiId, start, groupBy: ['hour'] }],
+    ['analytics.getVerifications', { apiId, start, groupBy: ['minute'] }],
+    ['analytics.getVerifications', { apiId, start, groupBy: ['day', 'key'] }],
+    ['analytics.getVerifications', { apiId, start, groupBy: ['month'] }],
+    ['analytics.getVerifications', { apiId, start, groupBy: ['identity'] }],
+    ['analytics.getVerifications', { apiId, start, groupBy: ['tags'], orderBy: 'total' }],
+    ['analytics.getVerifications', { apiId, start, groupBy: ['tag'], orderBy: 'total' }],
+    ['analytics.getVerifications', { apiId, start, keyId: [limited.keyId], groupBy: ['hour'] }],
+    ['analytics.getVerifications', { apiId, start, externalId: 'acme' }],
+    ['analytics.getVerifications', { apiId, start, tag: ['path=/a'] }],
+    ['keys.getVerifications', { keyId: acme.keyId }],
+    ['keys.getVerifications', { keyId: limited.keyId }],
+    ['keys.getVerifications', { ownerId: 'acme' }],
+  ];
+  for (const granularity of ['minute', 'hour', 'day']) {
+    calls.push(['ratelimits.getUsage', { namespaceName: 'stores.ns', start, granularity }]);
+  }
+  calls.push(
+    ['ratelimits.getUsage', { namespaceName: 'stores.ns', start, groupBy: 'identifier' }],
+    ['ratelimits.getUsage', { namespaceName: 'stores.ns', start, identifier: 'ursula' }],
+  );
+  await eventually(
+    async () => {
+      const usage = await both('ratelimits.getUsage', {
+        namespaceName: 'stores.ns',
+        start,
+        groupBy: 'identifier',
+      });
+      return JSON.stringify(usage.clickhouse).includes('"total":3');
+    },
+    { what: 'the limits in the rollups', timeoutMs: 20_000 },
+  );
+  for (const [method, query] of calls) {
+    const answers = await both(method, query);
+    // Sorted where the order is a tie the call leaves open.
+    expect({ method, query, answer: canonical(answers.clickhouse) }).toEqual({
+      method,
+      query,
+      answer: canonical(answers.redis),
+    });
+  }
+  // Something was read, not two empty answers.
+  expect((await both('keys.getVerifications', { keyId: acme.keyId })).clickhouse).toMatchObject({
+    verifications: [{ success: 3, spentCredits: 7 }],
+  });
+
+  // `keyward usage` reads the store its environment configures, the same way.
+  const env = { KEYWARD_REDIS_URL: topology.primary.url, LOG_LEVEL: 'silent' };
+  const args = ['usage', 'api', '--workspace', topology.workspaceId, '--start', '1h', apiId];
+  const fromRedis = await runCommandJson<unknown>(args, env);
+  const fromClickHouse = await runCommandJson<unknown>(args, { ...env, ...clickhouseEnv });
+  expect(canonical(fromClickHouse)).toEqual(canonical(fromRedis));
+  expect(JSON.stringify(fromClickHouse)).toContain('"valid":5');
+});
+
+/** Arrays of rows sorted by their JSON: rows that tie on the order asked come in either order. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    return value.map(canonical).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+  }
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, canonical(v)]));
+  }
+  return value;
+}
