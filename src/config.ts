@@ -1,6 +1,7 @@
 import { parseClickHouseUrl, ClickHouseUrlError } from './analytics/clickhouse/url';
 import type { ClickHouseTarget } from './analytics/clickhouse/url';
 import type { QueryLimits } from './analytics/clickhouse/reader';
+import { CLIENT_IP_MODES, type ClientIpMode } from './http/clientAddress';
 import { DEFAULT_AUDIT_MAX_ENTRIES } from './domain/audit';
 import { parseVaultKeys, VaultConfigError, type VaultKey } from './vault/vault';
 
@@ -80,6 +81,8 @@ export interface Config {
    * row to ClickHouse (docs/decisions.md, "Analytics in ClickHouse").
    */
   clickhouse?: ClickHouseConfig;
+  /** KEYWARD_LOG_CLIENT_IP: which client address a verification's ClickHouse row keeps. */
+  logClientIp: ClientIpMode;
 }
 
 export interface ClickHouseConfig {
@@ -198,6 +201,14 @@ function limiterFailure(env: Env): 'closed' | 'open' {
     throw new ConfigError('KEYWARD_LIMITER_FAILURE: must be closed or open');
   }
   return value;
+}
+
+function clientIpMode(env: Env): ClientIpMode {
+  const mode = (env.KEYWARD_LOG_CLIENT_IP || 'off') as ClientIpMode;
+  if (!CLIENT_IP_MODES.includes(mode)) {
+    throw new ConfigError(`KEYWARD_LOG_CLIENT_IP: must be one of ${CLIENT_IP_MODES.join(', ')}`);
+  }
+  return mode;
 }
 
 function analytics(env: Env, clickhouse: boolean): Config['analytics'] {
@@ -371,6 +382,7 @@ export function loadConfig(env: Env = process.env): Config {
       100_000_000,
     ),
     analytics: analytics(env, clickhouseConfig !== undefined),
+    logClientIp: clientIpMode(env),
     ...(env.KEYWARD_FAULT_HALT_AT ? { faultHaltAt: env.KEYWARD_FAULT_HALT_AT } : {}),
   };
 }

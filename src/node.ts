@@ -155,6 +155,7 @@ export async function startNode(
     const lifecycle = new Lifecycle(
       [...defaultSteps(logger, services.metrics), ...(options.extraSteps ?? [])],
       { docsUrl: config.errorDocsUrl, logger },
+      config.logClientIp,
     );
     services.metrics.countInFlight(() => lifecycle.requestsInFlight);
     const app = createApp({

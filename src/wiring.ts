@@ -3,6 +3,7 @@ import { AnalyticsReader } from './analytics/clickhouse/reader';
 import { ClickHouseSink } from './analytics/clickhouse/sink';
 import { ClickHouseUsageCounts } from './analytics/clickhouse/usageCounts';
 import { ClickHouseUsageSink } from './analytics/clickhouse/usageRows';
+import { ClickHouseVerificationLog } from './analytics/clickhouse/verificationLog';
 import { Directory } from './cache/directory';
 import type { Config } from './config';
 import { Limiter, type LimiterObserver } from './limiter/limiter';
@@ -98,6 +99,11 @@ export function assembleServices(parts: {
     flushed: (ok) => metrics.analyticsFlush(ok),
     ...(config.clickhouse ? { sink: clickhouseSink(config, parts, metrics, directory) } : {}),
   });
+  // keyward's own readers of the rows (usage counts, the verification log): its own queries,
+  // as the writing user; callers' SQL runs as the read-only one.
+  const clickhouseReads = config.clickhouse
+    ? new ClickHouseClient(config.clickhouse.target, config.clickhouse.timeoutMs)
+    : undefined;
   return {
     ...stores,
     directory,
@@ -117,11 +123,18 @@ export function assembleServices(parts: {
       maxHeld: config.analytics.maxPending,
     }),
     usage,
-    usageCounts: config.clickhouse
-      ? new ClickHouseUsageCounts(
-          new ClickHouseClient(config.clickhouse.target, config.clickhouse.timeoutMs),
-        )
+    usageCounts: clickhouseReads
+      ? new ClickHouseUsageCounts(clickhouseReads)
       : new RedisUsageCounts(usageStore),
+    ...(clickhouseReads
+      ? {
+          verificationLog: new ClickHouseVerificationLog(
+            clickhouseReads,
+            config.clickhouse!.rawRetentionDays,
+            parts.now,
+          ),
+        }
+      : {}),
     ...(config.vaultKeys ? { vault: new Vault(config.vaultKeys) } : {}),
     ...(config.clickhouse?.reader
       ? {

@@ -138,7 +138,7 @@ export function createApp(options: AppOptions): Koa<KoaState> {
   // The one lifecycle, as the data plane runs it: the headers every answer carries are set before
   // the routes (a page may override its Content-Security-Policy), a JSON answer after them.
   app.use(async (ctx, next) => {
-    const exchange = lifecycle.begin(ctx.method, ctx.path);
+    const exchange = lifecycle.begin(ctx.req, ctx.method, ctx.path);
     ctx.state.exchange = exchange;
     ctx.set('X-Request-Id', exchange.state.requestId);
     ctx.set(lifecycle.headers);

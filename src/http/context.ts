@@ -8,4 +8,6 @@ export interface RequestState {
   operation?: string | undefined;
   /** Ids worth logging with the request (never secrets). */
   logFields: LogFields;
+  /** The client's address, only when KEYWARD_LOG_CLIENT_IP asks for it (src/http/clientAddress.ts). */
+  clientIp?: string | undefined;
 }

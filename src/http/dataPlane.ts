@@ -61,7 +61,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     req: IncomingMessage,
     res: ServerResponse,
   ): Promise<void> => {
-    const exchange = lifecycle.begin('POST', compiled.path, compiled.label);
+    const exchange = lifecycle.begin(req, 'POST', compiled.path, compiled.label);
     let status = 500;
     try {
       // Lifecycle.run's own steps, without its extra await: this door answers only RPCs.

@@ -1,8 +1,10 @@
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { newId } from '../keys/ids';
 import type { Metrics } from '../observability/metrics';
 import type { RequestState } from './context';
 import { dialectOf } from '../dialects/dialects';
+import { clientAddress, type ClientIpMode } from './clientAddress';
 import { clientError } from './errorResponse';
 import { accessLogger, recordRequest, SECURITY_HEADERS } from './requestLog';
 
@@ -62,6 +64,8 @@ export class Lifecycle {
   constructor(
     steps: readonly LifecycleStep[],
     private readonly errors: { docsUrl: string; logger: Logger },
+    /** KEYWARD_LOG_CLIENT_IP: which address a request's state keeps, if any. */
+    private readonly clientIp: ClientIpMode = 'off',
   ) {
     this.enters = steps.flatMap((step) => (step.enter ? [step.enter.bind(step)] : []));
     this.finishes = steps.flatMap((step) => (step.finish ? [step.finish.bind(step)] : []));
@@ -71,13 +75,18 @@ export class Lifecycle {
     >;
   }
 
-  begin(method: string, path: string, operation?: string): Exchange {
+  begin(req: IncomingMessage, method: string, path: string, operation?: string): Exchange {
     const requestId = newId('req');
     const exchange: Exchange = {
       method,
       path,
       started: process.hrtime.bigint(),
-      state: { requestId, operation, logFields: {} },
+      state: {
+        requestId,
+        operation,
+        logFields: {},
+        clientIp: this.clientIp === 'off' ? undefined : clientAddress(req, this.clientIp),
+      },
       headers: {},
       status: 500,
     };

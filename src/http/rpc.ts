@@ -82,7 +82,12 @@ export async function invoke(
     await readInput(),
     compiled.method === 'GET' ? 'query' : 'body',
   );
-  const caller = { rootKey, requestId: state.requestId, logFields: state.logFields };
+  const caller = {
+    rootKey,
+    requestId: state.requestId,
+    logFields: state.logFields,
+    clientIp: state.clientIp,
+  };
   let output: object;
   try {
     const input = route.toInput(request);

@@ -1,11 +1,19 @@
 import { Lru } from '../cache/lru';
 
+/** One verification in a key's recent log: its time and outcome; from ClickHouse, more. */
 export interface RecentVerification {
   at: number;
   code: string;
+  /** The region of the node that answered (ClickHouse's log only). */
+  region?: string;
+  tags?: readonly string[];
+  /** The client's address, only where KEYWARD_LOG_CLIENT_IP kept it. */
+  ip?: string;
 }
 
-const PER_KEY = 20;
+/** How many verifications a key's recent log shows. */
+export const RECENT_PER_KEY = 20;
+const PER_KEY = RECENT_PER_KEY;
 
 /**
  * The last verification outcomes of each key as this node saw them, for the dashboard. Kept in

@@ -27,6 +27,8 @@ export interface CountedVerification {
   credits: number;
   /** The request's id, for the ClickHouse row (`request_id`). */
   requestId?: string;
+  /** The client's address (KEYWARD_LOG_CLIENT_IP), for the ClickHouse row (`client_ip`). */
+  clientIp?: string | undefined;
 }
 
 /**

@@ -18,6 +18,8 @@ export interface Caller {
   rootKey: RootKeyRecord;
   requestId: string;
   logFields: LogFields;
+  /** The client's address, only when KEYWARD_LOG_CLIENT_IP asks for it. */
+  clientIp?: string | undefined;
 }
 
 export type Resource = 'api' | 'ratelimit' | 'rbac' | 'identity' | 'audit';

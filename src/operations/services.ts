@@ -1,4 +1,5 @@
 import type { AnalyticsReader } from '../analytics/clickhouse/reader';
+import type { ClickHouseVerificationLog } from '../analytics/clickhouse/verificationLog';
 import type { Directory } from '../cache/directory';
 import type { UsageCounts } from '../domain/usage';
 import type { Limiter } from '../limiter/limiter';
@@ -36,7 +37,10 @@ export interface Services {
   limiterFailure: 'closed' | 'open';
   now: () => number;
   metrics: Metrics;
+  /** The last verifications of each key as this node saw them. */
   recent: RecentVerifications;
+  /** The last verifications of each key from every node; present with KEYWARD_CLICKHOUSE_URL. */
+  verificationLog?: ClickHouseVerificationLog;
   /** Each key's latest verification, noted in memory and flushed beside its record (`lastUsedAt`). */
   lastUse: LastUseRecorder;
   /** Usage analytics: counted in memory here, flushed on a timer (to Redis, to ClickHouse). */

@@ -4,12 +4,13 @@
  * ratelimits.getUsage (what the dashboard's charts read) and `keyward usage` read ClickHouse's
  * rollups; without it, Redis's buckets. One scenario, counted into both (the ClickHouse node with
  * KEYWARD_ANALYTICS_COUNT_IN_REDIS=on, so both stores hold the same verifications), is read
- * through a node of each kind, and every answer must be the same.
+ * through a node of each kind, and every answer must be the same. With ClickHouse, a key's recent
+ * verifications are those of every node (part 5).
  */
 import { startClickHouse, type TestClickHouse } from '../support/clickhouseServer';
 import { runCommandJson } from '../support/cliProcess';
 import { createKey, eventually } from '../support/helpers';
-import { client, type Client } from '../support/rpc';
+import { client, type Client, type Query } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
 
 let clickhouse: TestClickHouse;
@@ -19,6 +20,8 @@ let redisNode: Client;
 /** Writes both stores, reads ClickHouse. */
 let clickhouseNode: Client;
 let clickhouseEnv: Record<string, string>;
+/** A ClickHouse node of another region that keeps the client's address. */
+let farNode: { url: string; api: Client };
 
 beforeAll(async () => {
   clickhouse = await startClickHouse();
@@ -32,6 +35,15 @@ beforeAll(async () => {
       KEYWARD_ANALYTICS_COUNT_IN_REDIS: 'on',
     },
   });
+  const far = await topology.addNode({
+    env: {
+      ...clickhouseEnv,
+      KEYWARD_CLICKHOUSE_FLUSH_MS: '50',
+      KEYWARD_REGION: 'eu-west-1',
+      KEYWARD_LOG_CLIENT_IP: 'x-forwarded-for',
+    },
+  });
+  farNode = { url: far.url, api: client(far.url, topology.rootKey) };
   redisNode = client(topology.nodes[0]!.url, topology.rootKey);
   clickhouseNode = client(node.url, topology.rootKey);
 }, 60_000);
@@ -41,7 +53,7 @@ afterAll(async () => {
 });
 
 /** The same call through both nodes: the ClickHouse node's answer, and whether Redis's is equal. */
-async function both(method: string, query: Record<string, unknown>) {
+async function both(method: string, query: Query) {
   const [fromRedis, fromClickHouse] = await Promise.all([
     redisNode.get(method, query),
     clickhouseNode.get(method, query),
@@ -89,7 +101,7 @@ test('one scenario read from Redis and from ClickHouse gives the same answers', 
     { what: 'every verification counted in both stores', timeoutMs: 20_000 },
   );
 
-  const calls: [string, Record<string, unknown>][] = [
+  const calls: [string, Query][] = [
     ['analytics.getVerifications', { apiId, start }],
     ['analytics.getVerifications', { apiId, start, groupBy: ['hour'] }],
     ['analytics.getVerifications', { apiId, start, groupBy: ['minute'] }],
@@ -144,6 +156,48 @@ test('one scenario read from Redis and from ClickHouse gives the same answers', 
   const fromClickHouse = await runCommandJson<unknown>(args, { ...env, ...clickhouseEnv });
   expect(canonical(fromClickHouse)).toEqual(canonical(fromRedis));
   expect(JSON.stringify(fromClickHouse)).toContain('"valid":5');
+});
+
+test("a key's recent verifications with ClickHouse are every node's, with region, tags and the allowed address", async () => {
+  const { apiId } = (await clickhouseNode.post<{ apiId: string }>('apis.createApi', { name: 'r' }))
+    .body;
+  const { keyId, key } = await createKey(clickhouseNode, apiId);
+  expect((await clickhouseNode.post('keys.verifyKey', { key, tags: ['path=/near'] })).status).toBe(
+    200,
+  );
+  // Through a load balancer that appended the address it saw.
+  const forwarded = await fetch(`${farNode.url}/v1/keys.verifyKey`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${topology.rootKey}`,
+      'content-type': 'application/json',
+      'x-forwarded-for': '198.51.100.1, 203.0.113.9',
+    },
+    body: JSON.stringify({ key, apiId: 'api_not_its_own' }),
+  });
+  expect(((await forwarded.json()) as { code: string }).code).toBe('FORBIDDEN');
+
+  type Recent = { verifications: Record<string, unknown>[]; scope: string };
+  const recent = () => clickhouseNode.get<Recent>('keys.getRecentVerifications', { keyId });
+  await eventually(async () => (await recent()).body.verifications.length === 2, {
+    what: "both nodes' verifications in the log",
+    timeoutMs: 20_000,
+  });
+  const answer = (await recent()).body;
+  expect(answer.scope).toBe('every-node');
+  expect(answer.verifications).toEqual([
+    { at: expect.any(Number), code: 'FORBIDDEN', region: 'eu-west-1', tags: [], ip: '203.0.113.9' },
+    { at: expect.any(Number), code: 'VALID', region: 'us-east-1', tags: ['path=/near'] },
+  ]);
+  expect(answer.verifications[0]!.at).toBeGreaterThanOrEqual(answer.verifications[1]!.at as number);
+  // The same from the other node; a node without ClickHouse knows only what it saw: nothing.
+  expect((await farNode.api.get<Recent>('keys.getRecentVerifications', { keyId })).body).toEqual(
+    answer,
+  );
+  expect((await redisNode.get<Recent>('keys.getRecentVerifications', { keyId })).body).toEqual({
+    verifications: [],
+    scope: 'node',
+  });
 });
 
 /** Arrays of rows sorted by their JSON: rows that tie on the order asked come in either order. */

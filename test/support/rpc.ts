@@ -25,14 +25,20 @@ export async function post<T = Record<string, unknown>>(
   return { status: response.status, headers: response.headers, body: (await response.json()) as T };
 }
 
+/** A GET's query parameters. */
+export type Query = Record<string, string | number | boolean | readonly (string | number)[]>;
+
 export async function get<T = Record<string, unknown>>(
   baseUrl: string,
   operation: string,
-  query: Record<string, string | number | boolean>,
+  query: Query,
   rootKey: string | undefined,
 ): Promise<RpcResponse<T>> {
+  // An array is the parameter repeated (`groupBy=day&groupBy=key`), as v1's readers take lists.
   const params = new URLSearchParams(
-    Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]),
+    Object.entries(query).flatMap(([k, v]): [string, string][] =>
+      Array.isArray(v) ? v.map((item) => [k, String(item)]) : [[k, String(v)]],
+    ),
   );
   const headers: Record<string, string> = {};
   if (rootKey !== undefined) headers.authorization = `Bearer ${rootKey}`;
@@ -45,10 +51,8 @@ export function client(baseUrl: string, rootKey: string) {
   return {
     post: <T = Record<string, unknown>>(operation: string, body: unknown) =>
       post<T>(baseUrl, operation, body, rootKey),
-    get: <T = Record<string, unknown>>(
-      operation: string,
-      query: Record<string, string | number | boolean>,
-    ) => get<T>(baseUrl, operation, query, rootKey),
+    get: <T = Record<string, unknown>>(operation: string, query: Query) =>
+      get<T>(baseUrl, operation, query, rootKey),
   };
 }
 

@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       errorDocsUrl: '/docs/errors',
       maxBodyBytes: 1024 * 1024,
       auditMaxEntries: 100_000,
+      logClientIp: 'off',
       analytics: {
         enabled: true,
         countInRedis: true,
@@ -95,6 +96,7 @@ describe('loadConfig', () => {
       KEYWARD_ANALYTICS_HOUR_RETENTION_DAYS: '3',
       KEYWARD_ANALYTICS_DAY_RETENTION_DAYS: '4',
       KEYWARD_ANALYTICS_COUNT_IN_REDIS: 'off',
+      KEYWARD_LOG_CLIENT_IP: 'x-forwarded-for',
     });
     expect(config).toEqual({
       port: 9000,
@@ -114,6 +116,7 @@ describe('loadConfig', () => {
       errorDocsUrl: 'https://keyward.example/errors',
       maxBodyBytes: 1024 * 1024,
       auditMaxEntries: 50,
+      logClientIp: 'x-forwarded-for',
       analytics: {
         enabled: false,
         countInRedis: false,
@@ -321,6 +324,9 @@ describe('KEYWARD_CLICKHOUSE_URL', () => {
         KEYWARD_ANALYTICS_COUNT_IN_REDIS: 'on',
       }).analytics.countInRedis,
     ).toBe(true);
+    expect(() => loadConfig({ KEYWARD_LOG_CLIENT_IP: 'on' })).toThrow(
+      'KEYWARD_LOG_CLIENT_IP: must be one of off, peer, x-forwarded-for',
+    );
     expect(() => loadConfig({ KEYWARD_ANALYTICS_COUNT_IN_REDIS: 'yes' })).toThrow(
       'KEYWARD_ANALYTICS_COUNT_IN_REDIS: must be on or off',
     );

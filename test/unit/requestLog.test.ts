@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import pino, { type Logger } from 'pino';
 import type { RequestState } from '../../src/http/context';
 import { defaultSteps, Lifecycle } from '../../src/http/lifecycle';
@@ -9,6 +10,9 @@ import { generateKey } from '../../src/keys/keyMaterial';
 import { verifyKey } from '../../src/operations/keys/verifyKey';
 import type { Caller } from '../../src/operations/operation';
 import type { Services } from '../../src/operations/services';
+
+/** A request as a door hands it over: only KEYWARD_LOG_CLIENT_IP reads it. */
+const request = { socket: { remoteAddress: '127.0.0.1' }, headers: {} } as IncomingMessage;
 
 type Line = Record<string, unknown>;
 
@@ -172,7 +176,7 @@ describe('recordRequest', () => {
       logger,
     });
     for (let n = 0; n < 10; n++) {
-      const exchange = lifecycle.begin('POST', '/v1/keys.verifyKey', 'keys.verifyKey');
+      const exchange = lifecycle.begin(request, 'POST', '/v1/keys.verifyKey', 'keys.verifyKey');
       exchange.state.rootKey = rootKey;
       lifecycle.finish(exchange, 200);
     }
@@ -192,8 +196,8 @@ describe('recordRequest', () => {
     const inFlight = async () =>
       /^keyward_http_requests_in_flight (\d+)$/m.exec(await metrics.registry.metrics())?.[1];
     metrics.countInFlight(() => lifecycle.requestsInFlight);
-    const first = lifecycle.begin('POST', '/v1/keys.verifyKey', 'keys.verifyKey');
-    const second = lifecycle.begin('GET', '/v1/apis.getApi');
+    const first = lifecycle.begin(request, 'POST', '/v1/keys.verifyKey', 'keys.verifyKey');
+    const second = lifecycle.begin(request, 'GET', '/v1/apis.getApi');
     expect(await inFlight()).toBe('2');
     lifecycle.finish(first, 200);
     expect(await inFlight()).toBe('1');

@@ -231,6 +231,12 @@ GROUP BY batch_id`,
       ),
     ],
   },
+  {
+    version: 4,
+    name: "raw verifications keep the client's address (KEYWARD_LOG_CLIENT_IP)",
+    // 18.16 has no ADD COLUMN IF NOT EXISTS: a column added by a run cut short is code 44.
+    statements: ['ALTER TABLE key_verifications_v1 ADD COLUMN client_ip String'],
+  },
 ];
 
 export const RETAINED_TABLES: readonly RetainedTable[] = [
@@ -247,8 +253,11 @@ export const RETAINED_TABLES: readonly RetainedTable[] = [
   { table: BATCHES_TABLE, partition: 'day', retentionDays: 2 },
 ];
 
-/** Codes of a CREATE … IF NOT EXISTS that lost a race with another node's. */
-const ALREADY_EXISTS = new Set([57, 82]);
+/**
+ * Codes of a CREATE … IF NOT EXISTS that lost a race with another node's (57, 82), and of an
+ * ADD COLUMN whose column a run cut short already added (44).
+ */
+const ALREADY_EXISTS = new Set([44, 57, 82]);
 
 async function idempotent(run: () => Promise<unknown>): Promise<void> {
   try {

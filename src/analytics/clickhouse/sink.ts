@@ -26,6 +26,8 @@ export interface VerificationRow {
   tags: readonly string[];
   spent_credits: number;
   batch_id: string;
+  /** Only with KEYWARD_LOG_CLIENT_IP: a row without it reads '' (schema version 4). */
+  client_ip?: string;
 }
 
 /** One standalone limit (ratelimits.limit), as ratelimits_v1 holds it. */

@@ -23,6 +23,7 @@ export class ClickHouseUsageSink implements UsageSink {
       outcome: v.code,
       tags: normalTags(v.tags),
       spent_credits: v.credits,
+      ...(v.clientIp === undefined ? {} : { client_ip: v.clientIp }),
     });
   }
 

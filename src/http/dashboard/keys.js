@@ -479,10 +479,12 @@ async function recentOutcomes(key) {
     h(
       'p.muted',
       {},
-      `The last outcomes this node (${window.location.host}) saw, newest first. ` +
-        'Other nodes keep their own.',
+      recent.scope === 'every-node'
+        ? 'The last verifications of every node, newest first (from ClickHouse).'
+        : `The last outcomes this node (${window.location.host}) saw, newest first. ` +
+            'Other nodes keep their own.',
     ),
-    outcomesTable(recent.verifications),
+    outcomesTable(recent.verifications, recent.scope === 'every-node'),
   );
 }
 
@@ -546,16 +548,27 @@ function bucketView(bucket) {
   return parts;
 }
 
-function outcomesTable(verifications) {
+function outcomesTable(verifications, everyNode) {
   if (verifications.length === 0) {
-    return h('p.empty', {}, 'No verification of this key on this node yet.');
+    return h(
+      'p.empty',
+      {},
+      everyNode
+        ? 'No verification of this key yet.'
+        : 'No verification of this key on this node yet.',
+    );
   }
   const tone = (code) =>
     code === 'VALID' ? 'ok' : code === 'RATE_LIMITED' || code === 'USAGE_EXCEEDED' ? 'warn' : 'bad';
+  // The address column only when some row has one (KEYWARD_LOG_CLIENT_IP).
+  const withIp = verifications.some((v) => v.ip !== undefined);
+  const headings = everyNode
+    ? ['When', 'Outcome', 'Region', 'Tags', ...(withIp ? ['Client'] : [])]
+    : ['When', 'Outcome'];
   return h(
     'table.outcomes',
     {},
-    h('thead', {}, h('tr', {}, h('th', {}, 'When'), h('th', {}, 'Outcome'))),
+    h('thead', {}, h('tr', {}, ...headings.map((text) => h('th', {}, text)))),
     h(
       'tbody',
       {},
@@ -565,6 +578,13 @@ function outcomesTable(verifications) {
           {},
           h('td', {}, dateTime(v.at)),
           h('td', {}, h(`span.badge.${tone(v.code)}`, {}, v.code)),
+          ...(everyNode
+            ? [
+                h('td', {}, h('code', {}, v.region ?? '')),
+                h('td', {}, (v.tags ?? []).join(', ') || '—'),
+                ...(withIp ? [h('td', {}, h('code', {}, v.ip ?? '—'))] : []),
+              ]
+            : []),
         ),
       ),
     ),

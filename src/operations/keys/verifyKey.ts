@@ -344,6 +344,7 @@ export const verifyKey = defineOperation({
       tags: input.tags,
       credits: spentCredits(verification, input),
       requestId: caller.requestId,
+      clientIp: caller.clientIp,
     });
     return verification;
   },

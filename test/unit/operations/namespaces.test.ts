@@ -288,6 +288,7 @@ const SERVICE_NAMES = [
   'usageCounts',
   'vault',
   'analyticsReader',
+  'verificationLog',
 ] as const satisfies readonly (keyof Services)[];
 const everyServiceListed: Exclude<keyof Services, (typeof SERVICE_NAMES)[number]> extends never
   ? true
