@@ -1,4 +1,5 @@
 import { Cluster, type Redis } from 'ioredis';
+import { checkClickHouse } from './clickhouseChecks';
 import type { CommandSpec } from './framework';
 import { emit } from './output';
 import {
@@ -108,9 +109,9 @@ function humanLines(checks: readonly CheckResult[]): string[] {
 
 const doctor: CommandSpec = {
   path: ['doctor'],
-  brief: 'check every configured Redis',
+  brief: 'check every configured Redis (and ClickHouse)',
   summary:
-    'Checks every Redis this configuration names: the primary (or each master of the cluster), the local Redis and the analytics Redis. One line per check: OK, WARN or FAIL. Exits 0 when nothing failed (warnings included), 1 otherwise.',
+    'Checks every Redis this configuration names: the primary (or each master of the cluster), the local Redis and the analytics Redis; and ClickHouse, when KEYWARD_CLICKHOUSE_URL is set. One line per check: OK, WARN or FAIL. Exits 0 when nothing failed (warnings included), 1 otherwise.',
   notes: [
     'checks:',
     '  reachable    connects and PINGs; WARN when the latency is over half of KEYWARD_REDIS_COMMAND_TIMEOUT_MS',
@@ -121,6 +122,11 @@ const doctor: CommandSpec = {
     "  clock        TIME against this machine's clock; WARN beyond 1 s",
     '  layout       primary: WARN while keys or identities of the previous layout remain (run keyward migrate)',
     '  state        cluster only: CLUSTER INFO, every slot ok',
+    'ClickHouse (KEYWARD_CLICKHOUSE_URL):',
+    '  reachable    SELECT version(); FAIL when it does not answer in 5 s',
+    '  version      WARN below 18.16',
+    '  schema       WARN unless the analytics schema is the version this build writes',
+    '  read-only    the reader of KEYWARD_CLICKHOUSE_READER_URL: FAIL when it can write, WARN at readonly=1',
   ].join('\n'),
   example: 'keyward doctor',
   async run(invocation, runtime) {
@@ -128,7 +134,13 @@ const doctor: CommandSpec = {
     if (!runtime.localIsPrimary) roles.push('local');
     // Checked with counting off too: the nodes still read the counts stored there.
     if (!runtime.analyticsIsPrimary) roles.push('analytics');
-    const checks = (await Promise.all(roles.map((role) => checkRole(runtime, role)))).flat();
+    const clickhouse = runtime.config.clickhouse;
+    const checks = (
+      await Promise.all([
+        ...roles.map((role) => checkRole(runtime, role)),
+        ...(clickhouse ? [checkClickHouse(clickhouse)] : []),
+      ])
+    ).flat();
     if (runtime.localIsPrimary) {
       checks.push({
         target: 'local',

@@ -297,6 +297,40 @@ suite(title, () => {
     expect(flagValues(services['redis-primary']!, '--appendonly')).toEqual(['yes']);
     expect(mounts(services['redis-primary']!).map((m) => m.target)).toContain('/data');
   });
+
+  test('every node sends its analytics to the ClickHouse service, whose reader cannot write', () => {
+    const clickhouse = services.clickhouse!;
+    expect(clickhouse.labels?.['keyward.role']).toBe('analytics');
+    expect(clickhouse.healthcheck?.test).toEqual(
+      expect.arrayContaining([expect.stringMatching(/8123\/ping/)]),
+    );
+    for (const [name, service] of nodes()) {
+      const config = loadConfig(environment(service));
+      expect([name, config.clickhouse?.target.origin, config.clickhouse?.target.database]).toEqual([
+        name,
+        'http://clickhouse:8123',
+        'keyward',
+      ]);
+      expect([name, config.clickhouse?.reader?.user]).toEqual([name, 'keyward_reader']);
+      // ClickHouse's rollups are what the readers read: no counts in Redis beside them.
+      expect([name, config.analytics.countInRedis]).toEqual([name, false]);
+      expect(dependsOn(service)).toContain('clickhouse');
+    }
+    // The users file the service mounts: the reader's profile is readonly=2, and no password is
+    // written in it (each comes from the container's environment).
+    const usersFile = mounts(clickhouse).find((m) => m.target.includes('/users.d/'));
+    expect(usersFile).toBeDefined();
+    const users = readFileSync(join(ROOT, 'deploy', basename(usersFile!.source)), 'utf8');
+    const profile = /<users>[\s\S]*<keyward_reader>[\s\S]*?<profile>(\w+)<\/profile>/.exec(
+      users,
+    )?.[1];
+    expect(profile).toBe('keyward_reader');
+    expect(users).toMatch(new RegExp(`<profiles>[\\s\\S]*<${profile}>\\s*<readonly>2</readonly>`));
+    expect(users.match(/<password[^>]*>/g)).toEqual([
+      '<password from_env="KEYWARD_CLICKHOUSE_PASSWORD"/>',
+      '<password from_env="KEYWARD_CLICKHOUSE_PASSWORD"/>',
+    ]);
+  });
 });
 
 suite(`${title} with docker-compose.ha.yml`, () => {

@@ -7,8 +7,14 @@
  * through a node of each kind, and every answer must be the same. With ClickHouse, a key's recent
  * verifications are those of every node (part 5).
  */
-import { startClickHouse, type TestClickHouse } from '../support/clickhouseServer';
-import { runCommandJson } from '../support/cliProcess';
+import {
+  CLICKHOUSE_PASSWORD,
+  startClickHouse,
+  type TestClickHouse,
+} from '../support/clickhouseServer';
+import { schemaVersion, SCHEMA_VERSION } from '../../src/analytics/clickhouse/schema';
+import { runCommand, runCommandJson } from '../support/cliProcess';
+import { freePort } from '../support/redisServer';
 import { createKey, eventually } from '../support/helpers';
 import { client, type Client, type Query } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
@@ -185,11 +191,15 @@ test("a key's recent verifications with ClickHouse are every node's, with region
   });
   const answer = (await recent()).body;
   expect(answer.scope).toBe('every-node');
-  expect(answer.verifications).toEqual([
+  // Newest first; two nodes' clocks may differ by a few ms, so which of these two is first is not
+  // what this checks.
+  expect(answer.verifications.map((v) => v.at as number)).toEqual(
+    answer.verifications.map((v) => v.at as number).sort((x, y) => y - x),
+  );
+  expect([...answer.verifications].sort((x, y) => (x.code! < y.code! ? -1 : 1))).toEqual([
     { at: expect.any(Number), code: 'FORBIDDEN', region: 'eu-west-1', tags: [], ip: '203.0.113.9' },
     { at: expect.any(Number), code: 'VALID', region: 'us-east-1', tags: ['path=/near'] },
   ]);
-  expect(answer.verifications[0]!.at).toBeGreaterThanOrEqual(answer.verifications[1]!.at as number);
   // The same from the other node; a node without ClickHouse knows only what it saw: nothing.
   expect((await farNode.api.get<Recent>('keys.getRecentVerifications', { keyId })).body).toEqual(
     answer,
@@ -198,6 +208,60 @@ test("a key's recent verifications with ClickHouse are every node's, with region
     verifications: [],
     scope: 'node',
   });
+});
+
+test('keyward doctor checks ClickHouse: reachable, its version, the schema, a reader that cannot write', async () => {
+  interface Report {
+    ok: boolean;
+    checks: { target: string; check: string; status: string; detail: string }[];
+  }
+  const env = { KEYWARD_REDIS_URL: topology.primary.url, LOG_LEVEL: 'silent' };
+  const reader = (user: string) =>
+    `http://${user}:${CLICKHOUSE_PASSWORD}@127.0.0.1:${clickhouse.httpPort}/stores`;
+  const clickhouseLines = (report: Report) =>
+    report.checks
+      .filter((check) => check.target.startsWith('clickhouse'))
+      .map(({ target, check, status }) => `${status} ${target} ${check}`);
+  // Exit 1 when a check fails: the report is read from stdout whatever the code.
+  const doctor = async (extra: Record<string, string>) => {
+    const result = await runCommand(['doctor', '--json'], { ...env, ...extra });
+    return { ...(JSON.parse(result.stdout) as Report), code: result.code };
+  };
+  const deadPort = await freePort();
+  // The nodes migrate in the background once started.
+  const schema = clickhouse.client('stores');
+  await eventually(async () => (await schemaVersion(schema).catch(() => 0)) === SCHEMA_VERSION, {
+    what: "the nodes' migration",
+  });
+  const [healthy, writableReader, fresh, away] = await Promise.all([
+    doctor({ ...clickhouseEnv, KEYWARD_CLICKHOUSE_READER_URL: reader('readonly') }),
+    doctor({ ...clickhouseEnv, KEYWARD_CLICKHOUSE_READER_URL: reader('keyward') }),
+    doctor({ KEYWARD_CLICKHOUSE_URL: clickhouse.url('empty') }),
+    doctor({ KEYWARD_CLICKHOUSE_URL: `http://keyward:x@127.0.0.1:${deadPort}/stores` }),
+  ]);
+  expect(clickhouseLines(healthy)).toEqual([
+    'ok clickhouse reachable',
+    'ok clickhouse version',
+    'ok clickhouse schema',
+    'ok clickhouse reader read-only',
+  ]);
+  expect(
+    healthy.checks.find((c) => c.target === 'clickhouse' && c.check === 'version')?.detail,
+  ).toMatch(/^ClickHouse 18\.16/);
+  // The password is never printed.
+  expect(JSON.stringify(healthy)).not.toContain(CLICKHOUSE_PASSWORD);
+  expect(clickhouseLines(writableReader)).toContain('fail clickhouse reader read-only');
+  expect([writableReader.ok, writableReader.code]).toEqual([false, 1]);
+  // A database no node has migrated yet: a warning that says what to run.
+  expect(clickhouseLines(fresh)).toContain('warn clickhouse schema');
+  expect(fresh.checks.find((c) => c.check === 'schema')?.detail).toContain(
+    'keyward clickhouse migrate',
+  );
+  expect(clickhouseLines(away)).toEqual(['fail clickhouse reachable']);
+  expect([away.ok, away.code]).toEqual([false, 1]);
+  // And the human form has one line per check, as for Redis.
+  const human = await runCommand(['doctor'], { ...env, ...clickhouseEnv });
+  expect(human.stdout).toMatch(/^OK\s+clickhouse\s+schema\s+version \d+$/m);
 });
 
 /** Arrays of rows sorted by their JSON: rows that tie on the order asked come in either order. */
