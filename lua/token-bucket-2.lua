@@ -13,7 +13,8 @@
                            gives tokens back (a refund), never above the limit
   ARGV[5]  now             TEST ONLY: unix ms to use instead of the Redis clock; "" in production
   ARGV[6]  "1" to check and spend credits, "0" to leave them alone
-  ARGV[7]  creditCost      credits to spend (0 reads)
+  ARGV[7]  creditCost      credits to spend (0 reads; a negative cost gives credits back: the
+                           refund of an identity pool's credits when a later call refused)
   ARGV[8]  refillBoundary  unix ms of the latest credit refill point; "" when credits never refill
   ARGV[9]  refillAmount    what `remaining` is reset to at a refill point not yet applied
   ARGV[10] resetNonce      the key record's latest "set remaining" (createKey, updateKey): the
@@ -66,7 +67,7 @@ if useCredits then
   if creditCost > credits then
     return { 2, tokens, reset, now, credits }
   end
-  if creditCost > 0 or changed then
+  if creditCost ~= 0 or changed then
     credits = credits - creditCost
     writeCredits(creditsKey, credits, lastRefillAt, applied)
   end

@@ -26,11 +26,20 @@ export interface LimitCharge {
   cost: number;
 }
 
-/** A key's usage credits to spend with its limits: always on the primary. */
+/** Usage credits to spend with the limits: always on the primary. */
 export interface CreditCharge {
-  /** The key id: the credits' hash tag. */
-  keyId: string;
+  /** Whose credits: a key's id, or an identity's (its pool): the credits' hash tag. */
+  owner: string;
   spend: CreditSpend;
+}
+
+/**
+ * The credits a verification spends: the identity's pool, the key's own, or both (all or
+ * nothing, the pool first: only the key's are never given back).
+ */
+export interface CreditCharges {
+  pool?: CreditCharge;
+  key?: CreditCharge;
 }
 
 export interface ChargeOutcome {
@@ -42,7 +51,10 @@ export interface ChargeOutcome {
    * before reaching that bucket's Redis (a bucket on another Redis refused first).
    */
   standings: (BucketStanding | undefined)[];
+  /** The key's credits after this call, when it has some and the call reached them. */
   creditsRemaining?: number;
+  /** The identity pool's, likewise. */
+  poolRemaining?: number;
   /** The clock reading of the Redis that decided last. */
   now: number;
 }
@@ -53,6 +65,8 @@ interface Group {
   /** Indexes into the charges. */
   members: number[];
   credits?: CreditCharge;
+  /** Its credits are the identity's pool (refunded when a later call refuses). */
+  pool?: boolean;
   /** The key the script names first: the credits, or any key of the group's tag. */
   anchor: string;
 }
@@ -97,15 +111,20 @@ export class Limiter {
     ratelimit: RatelimitConfig | undefined,
     cost: number,
     credits: CreditSpend | undefined,
+    /** The credits of the key's identity's pool, when it has one. */
+    pool?: CreditCharge,
   ): Promise<BucketDecision> {
-    if (!credits) {
+    if (!credits && !pool) {
       const key = names.bucket(keyId);
       return decide(this.redisFor(ratelimit!), { bucket: key, credits: key }, ratelimit, cost);
     }
     const charges: LimitCharge[] = ratelimit
       ? [{ bucketKey: names.bucket(keyId), tag: keyId, config: ratelimit, cost }]
       : [];
-    const outcome = await this.charge(charges, { keyId, spend: credits });
+    const outcome = await this.charge(charges, {
+      ...(pool ? { pool } : {}),
+      ...(credits ? { key: { owner: keyId, spend: credits } } : {}),
+    });
     const standing = outcome.standings[0];
     const decision: BucketDecision = {
       allowed: outcome.allowed,
@@ -118,21 +137,28 @@ export class Limiter {
     if (outcome.creditsRemaining !== undefined) {
       decision.creditsRemaining = outcome.creditsRemaining;
     }
+    if (outcome.poolRemaining !== undefined) decision.poolRemaining = outcome.poolRemaining;
     return decision;
   }
 
   /**
    * Every bucket and the credits, all or nothing. One script call per Redis involved: the fast
-   * buckets on the local Redis, the rest (and the credits) on the primary, per slot on a cluster.
-   * When more than one call is needed they run one after another, the credits' call last (they are
-   * never given back), and a refusal or an unreachable Redis gives back what the earlier calls
-   * took: for that moment those tokens are held (docs/guarantees.md, "Several limits").
+   * buckets on the local Redis, the rest (and the key's credits) on the primary, per slot on a
+   * cluster; an identity's pool is a call of its own. When more than one call is needed they run
+   * one after another, the pool's before the key's credits and those last (they are never given
+   * back), and a refusal or an unreachable Redis gives back what the earlier calls took: for that
+   * moment those tokens and credits are held (docs/guarantees.md, "Several limits").
    */
-  async charge(charges: readonly LimitCharge[], credits?: CreditCharge): Promise<ChargeOutcome> {
+  async charge(
+    charges: readonly LimitCharge[],
+    credits: CreditCharges = {},
+  ): Promise<ChargeOutcome> {
     const groups = this.groups(charges, credits);
     const standings: (BucketStanding | undefined)[] = new Array(charges.length).fill(undefined);
     const done: Group[] = [];
     let last: ManyDecision | undefined;
+    let poolRemaining: number | undefined;
+    let keyRemaining: number | undefined;
     for (const group of groups) {
       let decision: ManyDecision;
       try {
@@ -148,6 +174,8 @@ export class Limiter {
       }
       group.members.forEach((index, at) => (standings[index] = decision.buckets[at]));
       last = decision;
+      if (group.pool) poolRemaining = decision.creditsRemaining;
+      else if (group.credits) keyRemaining = decision.creditsRemaining;
       if (!decision.allowed) {
         await this.refund(done, charges);
         for (const earlier of done) {
@@ -155,6 +183,9 @@ export class Limiter {
             const standing = standings[index]!;
             const { config, cost } = charges[index]!;
             standing.remaining = Math.min(config.limit, standing.remaining + cost);
+          }
+          if (earlier.pool && poolRemaining !== undefined) {
+            poolRemaining += earlier.credits!.spend.cost;
           }
         }
         break;
@@ -167,15 +198,18 @@ export class Limiter {
       standings,
       now: last?.now ?? 0,
     };
-    if (last?.creditsRemaining !== undefined) outcome.creditsRemaining = last.creditsRemaining;
+    if (keyRemaining !== undefined) outcome.creditsRemaining = keyRemaining;
+    if (poolRemaining !== undefined) outcome.poolRemaining = poolRemaining;
     return outcome;
   }
 
-  /** The calls a charge needs, in the order they run: local first, the credits' call last. */
-  private groups(charges: readonly LimitCharge[], credits: CreditCharge | undefined): Group[] {
+  /**
+   * The calls a charge needs, in the order they run: local first, then the primary's buckets,
+   * the pool's call, and the key's credits' call last.
+   */
+  private groups(charges: readonly LimitCharge[], credits: CreditCharges): Group[] {
     const local: Group = { redis: this.local, members: [], anchor: '' };
     const primary = new Map<string, Group>();
-    const creditsTag = credits ? credits.keyId : undefined;
     const primaryGroup = (tag: string): Group => {
       const slot = this.primaryIsCluster ? tag : '';
       let group = primary.get(slot);
@@ -191,13 +225,22 @@ export class Limiter {
       group.anchor ||= charge.bucketKey;
     });
     let creditGroup: Group | undefined;
-    if (credits) {
-      creditGroup = primaryGroup(creditsTag!);
-      creditGroup.credits = credits;
-      creditGroup.anchor = names.credits(credits.keyId);
+    if (credits.key) {
+      creditGroup = primaryGroup(credits.key.owner);
+      creditGroup.credits = credits.key;
+      creditGroup.anchor = names.credits(credits.key.owner);
     }
     const ordered = local.members.length > 0 ? [local] : [];
     for (const group of primary.values()) if (group !== creditGroup) ordered.push(group);
+    if (credits.pool) {
+      ordered.push({
+        redis: this.primary,
+        members: [],
+        credits: credits.pool,
+        pool: true,
+        anchor: names.credits(credits.pool.owner),
+      });
+    }
     if (creditGroup) ordered.push(creditGroup);
     return ordered;
   }
@@ -243,15 +286,21 @@ export class Limiter {
     return many;
   }
 
-  /** Gives back what earlier calls took; best effort, since a refund that fails cannot be undone. */
+  /**
+   * Gives back what earlier calls took, the pool's credits included; best effort, since a refund
+   * that fails cannot be undone.
+   */
   private async refund(groups: readonly Group[], charges: readonly LimitCharge[]): Promise<void> {
     await Promise.all(
       groups.map(async (group) => {
         const given = pick(charges, group.members)
           .filter((charge) => charge.cost > 0)
           .map((charge) => ({ ...charge, cost: -charge.cost }));
-        if (given.length === 0) return;
-        await this.run(group.redis, given, given[0]!.bucketKey).catch(() => undefined);
+        const pool = group.pool && group.credits ? group.credits.spend : undefined;
+        const poolBack = pool && pool.cost > 0 ? { ...pool, cost: -pool.cost } : undefined;
+        if (given.length === 0 && !poolBack) return;
+        const anchor = poolBack ? group.anchor : given[0]!.bucketKey;
+        await this.run(group.redis, given, anchor, poolBack).catch(() => undefined);
       }),
     );
   }

@@ -45,6 +45,8 @@ export interface BucketDecision {
   now: number;
   /** Credits left after this call, when credits were checked. */
   creditsRemaining?: number;
+  /** The identity pool's credits after this call (Limiter.check with a pool). */
+  poolRemaining?: number;
 }
 
 const tokenBucketOutcome = resultDecoder('tokenBucket');
@@ -144,6 +146,8 @@ export interface ManyDecision {
   buckets: BucketStanding[];
   now: number;
   creditsRemaining?: number;
+  /** The identity pool's credits after this call (Limiter.check with a pool). */
+  poolRemaining?: number;
 }
 
 /**

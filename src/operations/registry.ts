@@ -30,6 +30,7 @@ import { createIdentity } from './identities/createIdentity';
 import { deleteIdentity } from './identities/deleteIdentity';
 import { getIdentity } from './identities/getIdentity';
 import { listIdentities } from './identities/listIdentities';
+import { updateCredits as updateIdentityCredits } from './identities/updateCredits';
 import { updateIdentity } from './identities/updateIdentity';
 import type { Operation } from './operation';
 import { createPermission } from './permissions/createPermission';
@@ -93,6 +94,7 @@ export const operations: readonly Operation[] = [
   getIdentity,
   listIdentities,
   updateIdentity,
+  updateIdentityCredits,
   deleteIdentity,
   // keyward's own additions, for the dashboard.
   listApis,

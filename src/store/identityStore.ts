@@ -1,10 +1,13 @@
 import { DEFAULT_AUDIT_MAX_ENTRIES, type AuditEntry } from '../domain/audit';
 import type { IdentityChanges, IdentityRecord } from '../domain/identity';
+import type { CreditReset } from '../domain/credits';
+import type { KeyCredits } from '../domain/key';
 import type { NamedLimit } from '../domain/namedLimits';
 import { newId } from '../keys/ids';
 import type { RedisClient as Redis } from '../redis/clients';
 import { resultDecoder } from '../redis/scriptTable';
 import { AuditOutbox, outboxArgument } from './auditOutbox';
+import { CreditPools, type CreditState, type CreditsOp, type CreditsUpdate } from './creditPools';
 import { noSteps, type StepHook } from './faults';
 import { idPageOfIndexes } from './idPage';
 import { KEY_LISTING_SHARDS, listingShard } from './keyListing';
@@ -44,7 +47,9 @@ export function identityFields(identity: IdentityRecord): string[] {
     'createdAt',
     String(identity.createdAt),
   ];
-  for (const [field, value] of changedFields(identity).set) fields.push(field, value);
+  for (const [field, value] of changedFields(recordChanges(identity)).set) {
+    fields.push(field, value);
+  }
   if (identity.updatedAt !== undefined) fields.push('updatedAt', String(identity.updatedAt));
   return fields;
 }
@@ -68,7 +73,15 @@ export function changedFields(changes: IdentityChanges): {
   if (changes.formerExternalIds !== undefined && changes.formerExternalIds.length > 0) {
     set.push(['formerExternalIds', JSON.stringify(changes.formerExternalIds)]);
   }
+  if (changes.credits === null) del.push('credits');
+  else if (changes.credits) set.push(['credits', JSON.stringify(changes.credits.record)]);
   return { set, del };
+}
+
+/** The record's own pool as an update writes it (`identityFields` writes a new one's). */
+function recordChanges(identity: IdentityRecord): IdentityChanges {
+  const { credits, ...rest } = identity;
+  return credits ? { ...rest, credits: { record: credits } } : rest;
 }
 
 export function identityFromHash(hash: Hash): IdentityRecord | undefined {
@@ -84,6 +97,7 @@ export function identityFromHash(hash: Hash): IdentityRecord | undefined {
     ...(hash.formerExternalIds !== undefined
       ? { formerExternalIds: JSON.parse(hash.formerExternalIds) as string[] }
       : {}),
+    ...(hash.credits !== undefined ? { credits: JSON.parse(hash.credits) as KeyCredits } : {}),
     createdAt: Number(hash.createdAt),
     ...(hash.updatedAt !== undefined ? { updatedAt: Number(hash.updatedAt) } : {}),
   };
@@ -134,6 +148,7 @@ function stateOf(hash: Hash): RecordState {
 export class IdentityStore {
   /** Where identity writes leave their audit entries for the workspace's stream. */
   private readonly outbox: AuditOutbox;
+  private readonly pools: CreditPools;
   readonly unfinished: UnfinishedWrites;
   readonly legacy: LegacyLayout;
 
@@ -147,6 +162,7 @@ export class IdentityStore {
     bookkeeping: Redis = redis,
   ) {
     this.outbox = new AuditOutbox(bookkeeping, auditMaxEntries);
+    this.pools = new CreditPools(redis, this.outbox);
     this.unfinished = new UnfinishedWrites(bookkeeping);
     this.legacy = new LegacyLayout(redis, LEGACY_IDENTITIES);
   }
@@ -269,14 +285,19 @@ export class IdentityStore {
     set.push(['updatedAt', String(now)]);
     const outbox = names.auditOutbox(identityId);
     await this.outbox.register(outbox);
+    const pool = changes.credits;
     const write = () =>
-      this.redis.updateIdentityV3(
+      this.redis.updateIdentityV4(
         names.identity(identityId),
         outbox,
+        names.credits(identityId),
         ws,
         names.invalidationChannel,
         invalidation.identity(ws, identityId),
         outboxArgument(ws, audit),
+        pool === null ? 'delete' : pool?.set ? 'set' : '',
+        pool?.set ? String(pool.set.remaining) : '',
+        pool?.set ? String(pool.set.from) : '',
         set.length,
         ...set.flat(),
         ...del,
@@ -470,6 +491,24 @@ export class IdentityStore {
     );
   }
 
+  /** The pool's count as stored (before a refill point not yet applied). */
+  readCredits(identityId: string): Promise<CreditState | undefined> {
+    return this.pools.read(identityId);
+  }
+
+  /** Sets, increments or decrements the pool's count atomically with verifications. */
+  updateCredits(
+    ws: string,
+    identityId: string,
+    op: CreditsOp,
+    value: number,
+    refill: { boundary: number; amount: number } | undefined,
+    reset: CreditReset,
+    audit: AuditEntry,
+  ): Promise<CreditsUpdate> {
+    return this.pools.update(ws, identityId, op, value, refill, reset, audit);
+  }
+
   /** Frees an externalId's entry if it still names this identity. */
   private async release(ws: string, externalId: string, identityId: string): Promise<void> {
     await this.redis.deleteIfEqualV1(names.identityByExternalId(ws, externalId), identityId);
@@ -537,6 +576,8 @@ export class IdentityStore {
   private async unindex(ws: string, identityId: string, externalId: string): Promise<void> {
     await this.release(ws, externalId, identityId);
     await this.redis.zrem(identityListingIndex(ws, identityId), identityId);
+    // Its credit pool, in the record's slot: nothing spends from a deleted identity.
+    await this.redis.del(names.credits(identityId));
   }
 
   /**

@@ -11,6 +11,7 @@ import {
   outboxArgumentOf,
   outboxFields,
 } from './auditOutbox';
+import { CreditPools, type CreditState, type CreditsOp, type CreditsUpdate } from './creditPools';
 import { noSteps, type StepHook } from './faults';
 import { listingIndex, listingIndexes, pageOfIndexes } from './keyListing';
 import { moveLegacyApi } from './apiStore';
@@ -32,16 +33,7 @@ export interface NewKey {
   roleIds?: readonly string[];
 }
 
-/** The credits hash as stored: what is left, and which record "set remaining" it has applied. */
-export interface CreditState {
-  remaining: number;
-  /** The refill point last applied (or when the last "set remaining" was applied). */
-  lastRefillAt: number;
-  appliedReset?: string;
-}
-
-export type CreditsUpdate = number | 'would_go_negative';
-export type CreditsOp = 'set' | 'increment' | 'decrement' | 'decrementToZero';
+export type { CreditState, CreditsOp, CreditsUpdate } from './creditPools';
 
 /** The first record version: a created key's "set remaining" is named after it. */
 /** A key's last use outlives its last verification by this long (a deleted key's expires). */
@@ -83,7 +75,6 @@ const putKeyOutcome = resultDecoder('putKey');
 const commitKeyOutcome = resultDecoder('commitKey');
 const discardOutcome = resultDecoder('discardPendingKey');
 const nextSeqOutcome = resultDecoder('nextKeySeq');
-const updateCreditsOutcome = resultDecoder('updateCredits');
 const updateKeyOutcome = resultDecoder('updateKey');
 const tombstoneOutcome = resultDecoder('tombstoneKey');
 
@@ -174,6 +165,7 @@ function relayOf(keyId: string, commit: Commit, fields: readonly string[]): Outb
 export class KeyStore {
   /** Where key writes leave their audit entries for the workspace's stream. */
   private readonly outbox: AuditOutbox;
+  private readonly pools: CreditPools;
   readonly unfinished: UnfinishedWrites;
   readonly legacy: LegacyLayout;
   /** Whether API records of the previous layout may remain (ApiStore's own tells the same). */
@@ -194,6 +186,7 @@ export class KeyStore {
     bookkeeping: Redis = redis,
   ) {
     this.outbox = new AuditOutbox(bookkeeping, auditMaxEntries);
+    this.pools = new CreditPools(redis, this.outbox);
     this.unfinished = new UnfinishedWrites(bookkeeping);
     this.legacy = new LegacyLayout(redis);
     this.legacyApis = new LegacyLayout(redis, LEGACY_APIS);
@@ -426,19 +419,8 @@ export class KeyStore {
     if (failed) throw failed.reason;
   }
 
-  async readCredits(keyId: string): Promise<CreditState | undefined> {
-    const [remaining, lastRefillAt, appliedReset] = await this.redis.hmget(
-      names.credits(keyId),
-      'remaining',
-      'lastRefillAt',
-      'appliedReset',
-    );
-    if (remaining === null) return undefined;
-    return {
-      remaining: Number(remaining),
-      lastRefillAt: Number(lastRefillAt ?? 0),
-      ...(appliedReset !== null ? { appliedReset } : {}),
-    };
+  readCredits(keyId: string): Promise<CreditState | undefined> {
+    return this.pools.read(keyId);
   }
 
   async deleteCredits(keyId: string): Promise<void> {
@@ -463,7 +445,7 @@ export class KeyStore {
    * credits are in the key's slot, not the workspace's: the entry goes through the key's audit
    * outbox (src/store/auditOutbox.ts), appended by the script that changes them.
    */
-  async updateCredits(
+  updateCredits(
     ws: string,
     keyId: string,
     op: CreditsOp,
@@ -472,25 +454,7 @@ export class KeyStore {
     reset: CreditReset,
     audit: AuditEntry,
   ): Promise<CreditsUpdate> {
-    const outbox = names.auditOutbox(keyId);
-    await this.outbox.register(outbox);
-    const result = await this.redis.updateCreditsV2(
-      names.credits(keyId),
-      outbox,
-      op,
-      value,
-      refill?.boundary ?? '',
-      refill?.amount ?? '',
-      reset.nonce,
-      reset.value,
-      reset.at,
-      outboxArgument(ws, audit),
-    );
-    const outcome = updateCreditsOutcome(result);
-    if (outcome !== undefined) return outcome;
-    await this.outbox.relayAfterWrite(outbox);
-    // Any other answer is the new remaining.
-    return result;
+    return this.pools.update(ws, keyId, op, value, refill, reset, audit);
   }
 
   /**

@@ -99,8 +99,10 @@ test('a refused charge leaves every bucket and the credits as they were; an admi
           if (limit.spent > 0) await limiter.charge([{ ...charges[index]!, cost: limit.spent }]);
         }
         const spend = credits && {
-          keyId,
-          spend: { cost: credits.cost, reset: { nonce: '1', value: credits.remaining, at: 0 } },
+          key: {
+            owner: keyId,
+            spend: { cost: credits.cost, reset: { nonce: '1', value: credits.remaining, at: 0 } },
+          },
         };
         const before = await Promise.all(charges.map(tokensOf));
         const outcome = await limiter.charge(charges, spend);
@@ -155,7 +157,7 @@ test('one script call per Redis: fast buckets on the local one, the rest with th
       bucket('key_calls', 'c', 'consistent'),
       bucket('identity_calls', 'd', 'consistent'),
     ],
-    { keyId: 'key_calls', spend: { cost: 1, reset: { nonce: '1', value: 3, at: 0 } } },
+    { key: { owner: 'key_calls', spend: { cost: 1, reset: { nonce: '1', value: 3, at: 0 } } } },
   );
   expect(outcome).toMatchObject({ allowed: true, creditsRemaining: 2 });
   expect(calls).toEqual(['local multi', 'primary multi']);
@@ -170,7 +172,7 @@ test('one script call per Redis: fast buckets on the local one, the rest with th
   });
   await cluster.charge(
     [bucket('key_calls', 'c', 'consistent'), bucket('identity_calls', 'd', 'consistent')],
-    { keyId: 'key_calls', spend: { cost: 1, reset: { nonce: '1', value: 3, at: 0 } } },
+    { key: { owner: 'key_calls', spend: { cost: 1, reset: { nonce: '1', value: 3, at: 0 } } } },
   );
   expect(calls).toEqual(['primary single', 'primary single']);
 });

@@ -582,15 +582,17 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     return [missing, otherwise, marked, committed];
   },
   updateIdentity: async (t) => {
-    const [record, outbox] = [`${t}:id_1`, `${t}:outbox`];
-    const update = (ws = 'ws_1') =>
-      redis.updateIdentityV3(
+    const [record, outbox, credits] = [`${t}:id_1`, `${t}:outbox`, `${t}:credits`];
+    const update = (ws = 'ws_1', pool: [string, string, string] = ['', '', '']) =>
+      redis.updateIdentityV4(
         record,
         outbox,
+        credits,
         ws,
         'c',
         'm',
         OUTBOX,
+        ...pool,
         1,
         'meta',
         '{"a":1}',
@@ -620,9 +622,23 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
       workspaceId: 'ws_1',
       meta: '{"a":1}',
     });
+    // The pool in the same step: set counted from a time, its creation value marked applied…
+    expect(await redis.exists(credits)).toBe(0);
+    expect(await update('ws_1', ['set', '40', '1000'])).toBe(1);
+    expect(await redis.hgetall(credits)).toEqual({
+      remaining: '40',
+      lastRefillAt: '1000',
+      appliedReset: '1',
+    });
+    // … and dropped; a refused update touches no pool.
+    expect(await update('ws_2', ['delete', '', ''])).toBe(-1);
+    expect(await redis.exists(credits)).toBe(1);
+    expect(await update('ws_1', ['delete', '', ''])).toBe(1);
+    expect(await redis.exists(credits)).toBe(0);
     await redis.hset(record, 'deletedAt', '1');
-    expect(await update()).toBe(-1);
-    expect(await redis.xlen(outbox)).toBe(1);
+    expect(await update('ws_1', ['set', '5', '1'])).toBe(-1);
+    expect(await redis.exists(credits)).toBe(0);
+    expect(await redis.xlen(outbox)).toBe(3);
     return [missing, updated];
   },
   tombstoneIdentity: async (t) => {

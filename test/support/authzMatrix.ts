@@ -308,6 +308,7 @@ const ORDER: readonly string[] = [
   'auditLogs.list',
   'identities.listIdentities',
   'identities.updateIdentity',
+  'identities.updateCredits',
   'identities.deleteIdentity',
   // Last two: they take API A's keys, then API A itself away.
   'apis.deleteKeys',

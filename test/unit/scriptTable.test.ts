@@ -16,7 +16,7 @@ import {
  * still read correctly. Change a pin only together with the script change it stands for.
  */
 const PINNED_SHA1: Record<ScriptName, string> = {
-  tokenBucket: '2fecdd73e35d1aae6b7328dc2f28c134fa252eaa',
+  tokenBucket: '0814f85c5ee14a4a228c0042118a3afee9a96476',
   multiBucket: '44a2c96f80400187b1696270d666a5757a40af30',
   updateCredits: 'd46e64737fdd03ee2cea17721205e59c618fadca',
   putKey: 'bd492ae34ea59724e47c75ea4c6d065ff2086039',
@@ -41,7 +41,7 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   putRecord: '67fdf5d24d086622e34b7d0520111e4ac4e84ed9',
   commitIdentity: '62546bd22cf62a428b945db5e9649312f7519324',
   discardPendingIdentity: '5171544201ac0b1913a9c5449164aa9b2c988a87',
-  updateIdentity: 'd7644a0ca801448456aff7207cd20f784dcb16e3',
+  updateIdentity: '2b991d970c73f9a8daf38bd143d47c6d038429fe',
   renameIdentity: 'e8051e5b85e85b33a886961221a3348aceda4714',
   tombstoneIdentity: '4a12bf9e1ddc61cb96b6ecfdd881eddc6ca070a5',
   dropLegacyIdentity: 'ed89c033e1856742152cb80e8e898748855bafdc',
@@ -123,7 +123,7 @@ describe('the script table', () => {
       { command: 'tombstoneRbacEntryV1', numberOfKeys: 3 },
       { command: 'touchKeyV1', numberOfKeys: 2 },
       { command: 'updateCreditsV2', numberOfKeys: 2 },
-      { command: 'updateIdentityV3', numberOfKeys: 2 },
+      { command: 'updateIdentityV4', numberOfKeys: 3 },
       { command: 'updateKeyV3', numberOfKeys: 2 },
     ]);
   });

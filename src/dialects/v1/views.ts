@@ -12,7 +12,14 @@ import type { KeyView } from '../../operations/views';
 
 /** The identity as Unkey v1 answered it: without its limits. */
 export function v1Identity(identity: IdentityView): IdentityView {
-  return { id: identity.id, externalId: identity.externalId, meta: identity.meta };
+  const v1: IdentityView = {
+    id: identity.id,
+    externalId: identity.externalId,
+    meta: identity.meta,
+  };
+  // Its pool's count after a verification spent from it: keyward's own, in both dialects.
+  if (identity.remaining !== undefined) v1.remaining = identity.remaining;
+  return v1;
 }
 
 /**

@@ -8,6 +8,7 @@ import { v2CreateIdentity } from './identities/createIdentity';
 import { v2DeleteIdentity } from './identities/deleteIdentity';
 import { v2GetIdentity } from './identities/getIdentity';
 import { v2ListIdentities } from './identities/listIdentities';
+import { v2UpdateIdentityCredits } from './identities/updateCredits';
 import { v2UpdateIdentity } from './identities/updateIdentity';
 import { v2AddPermissions } from './keys/addPermissions';
 import { v2AddRoles } from './keys/addRoles';
@@ -78,6 +79,7 @@ export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2GetIdentity,
   v2ListIdentities,
   v2UpdateIdentity,
+  v2UpdateIdentityCredits,
   v2DeleteIdentity,
   v2CreatePermission,
   v2GetPermission,

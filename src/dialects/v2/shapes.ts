@@ -43,6 +43,10 @@ export interface V2Identity {
   externalId: string;
   meta: Record<string, unknown>;
   ratelimits?: V2Limit[];
+  /** Its credit pool: as a key's in getIdentity, its count alone after a verification. */
+  credits?:
+    | { remaining: number; refill?: { interval: string; amount: number; refillDay?: number } }
+    | number;
 }
 
 /**
@@ -50,10 +54,13 @@ export interface V2Identity {
  * in v2's shape, left out when it has none, as Unkey leaves them out.
  */
 export function v2Identity(identity: IdentityView): V2Identity {
-  const { id, externalId, meta, ratelimits } = identity;
-  return ratelimits
+  const { id, externalId, meta, ratelimits, remaining } = identity;
+  const v2: V2Identity = ratelimits
     ? { id, externalId, meta, ratelimits: v2Limits(id, ratelimits) }
     : { id, externalId, meta };
+  // What its pool holds after the verification that spent from it (v2 calls a count `credits`).
+  if (remaining !== undefined) v2.credits = remaining;
+  return v2;
 }
 
 /** A key as v2's KeyResponseData shows it. */

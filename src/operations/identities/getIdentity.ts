@@ -2,6 +2,7 @@ import { defineOperation } from '../operation';
 import { object } from '../schemas';
 import { exactlyOneIdentity, loadIdentity, type IdentityHandle } from './loadIdentity';
 import { identityHandles, identityOutput } from './schemas';
+import { poolStanding } from './credits';
 import { identityView, type IdentityView } from './views';
 
 export const getIdentity = defineOperation({
@@ -13,8 +14,9 @@ export const getIdentity = defineOperation({
   input: object(identityHandles),
   check: exactlyOneIdentity,
   output: identityOutput,
-  uses: ['identities'],
+  uses: ['identities', 'now'],
   async handle(deps, caller, input: IdentityHandle): Promise<IdentityView> {
-    return identityView(await loadIdentity(deps, caller, input, 'read_identity'));
+    const identity = await loadIdentity(deps, caller, input, 'read_identity');
+    return identityView(identity, await poolStanding(deps, identity));
   },
 });

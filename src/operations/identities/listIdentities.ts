@@ -2,6 +2,7 @@ import type { IdentityStore } from '../../store/identityStore';
 import { defineOperation } from '../operation';
 import { id, object, page, pageLimit, text } from '../schemas';
 import { listedIdentityOutput } from './schemas';
+import { poolStanding } from './credits';
 import { identityView, type IdentityView } from './views';
 
 export interface IdentitiesPage {
@@ -56,7 +57,7 @@ export const listIdentities = defineOperation({
     search: { type: 'string', maxLength: 256 },
   }),
   output: page('identities', listedIdentityOutput),
-  uses: ['identities'],
+  uses: ['identities', 'now'],
   async handle(deps, caller, input: ListIdentitiesInput): Promise<IdentitiesPage> {
     // Every identity is in `default`: another environment holds none.
     if (environmentOf(input) !== DEFAULT_ENVIRONMENT) return { identities: [], total: 0 };
@@ -74,7 +75,11 @@ export const listIdentities = defineOperation({
           });
     return {
       // With its meta, which v2 lists and v1 did not (src/dialects/v1/routes.ts).
-      identities: found.identities.map(identityView),
+      identities: await Promise.all(
+        found.identities.map(async (identity) =>
+          identityView(identity, await poolStanding(deps, identity)),
+        ),
+      ),
       total: found.total,
       ...(found.next !== undefined ? { cursor: found.next } : {}),
     };

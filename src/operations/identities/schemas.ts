@@ -16,16 +16,21 @@ export const identityHandles = { identityId: id, externalId: text } as const;
 const string = { type: 'string' } as const;
 const ratelimits = { type: 'array', items: namedLimitOutput } as const;
 
-export const identityOutput = object({ id: string, externalId: string, meta, ratelimits }, [
-  'id',
-  'externalId',
-  'meta',
-  'ratelimits',
-]);
+const integer = { type: 'integer' } as const;
+
+/** An identity's credit pool, when it has one: its count now and its refill (v1's key names). */
+const pool = {
+  remaining: integer,
+  refill: object({ interval: string, amount: integer, refillDay: integer, lastRefillAt: integer }),
+} as const;
+
+export const identityOutput = object(
+  { id: string, externalId: string, meta, ratelimits, ...pool },
+  ['id', 'externalId', 'meta', 'ratelimits'],
+);
 
 /** Unkey v1 lists an identity without its meta. */
-export const listedIdentityOutput = object({ id: string, externalId: string, ratelimits }, [
-  'id',
-  'externalId',
-  'ratelimits',
-]);
+export const listedIdentityOutput = object(
+  { id: string, externalId: string, ratelimits, ...pool },
+  ['id', 'externalId', 'ratelimits'],
+);

@@ -1,7 +1,9 @@
 import { ConflictError, PreconditionFailedError } from '../../errors';
 import { defineOperation } from '../operation';
 import { meta, namedLimits, object } from '../schemas';
-import { identityChanges, type IdentityFieldsInput } from './fields';
+import type { IdentityChanges } from '../../domain/identity';
+import { poolChanges, poolStanding } from './credits';
+import { identityChanges, poolUpdateFields, type IdentityFieldsInput } from './fields';
 import {
   exactlyOneIdentity,
   identityNotFound,
@@ -29,6 +31,7 @@ const updateIdentityInput = object({
   newExternalId,
   meta,
   ratelimits: namedLimits,
+  ...poolUpdateFields,
 });
 
 export const updateIdentity = defineOperation({
@@ -36,7 +39,7 @@ export const updateIdentity = defineOperation({
   method: 'POST',
   plane: 'management',
   summary:
-    "Replaces an identity's meta and/or its whole list of rate limits, and renames it (newExternalId); answers the identity after the update.",
+    "Replaces an identity's meta and/or its whole list of rate limits, sets or drops its credit pool, and renames it (newExternalId); answers the identity after the update.",
   permission: { resource: 'identity', action: 'update_identity', scope: 'resource' },
   input: updateIdentityInput,
   output: identityOutput,
@@ -48,21 +51,30 @@ export const updateIdentity = defineOperation({
   async handle(deps, caller, input: UpdateIdentityInput): Promise<IdentityView> {
     const ws = caller.rootKey.workspaceId;
     const identity = await loadIdentity(deps, caller, input, 'update_identity');
-    const changes = identityChanges(input);
+    const now = deps.now();
+    const pool = poolChanges(input, identity, now);
+    const changes: IdentityChanges = {
+      ...identityChanges(input),
+      ...(pool !== undefined ? { credits: pool } : {}),
+    };
     const renamed =
       input.newExternalId !== undefined && input.newExternalId !== identity.externalId
         ? input.newExternalId
         : undefined;
     // Nothing to replace: nothing written, nothing for the nodes to drop.
-    if (changes.meta === undefined && changes.ratelimits === undefined && renamed === undefined) {
-      return identityView(identity);
+    if (
+      changes.meta === undefined &&
+      changes.ratelimits === undefined &&
+      changes.credits === undefined &&
+      renamed === undefined
+    ) {
+      return identityView(identity, await poolStanding(deps, identity));
     }
     const audit = auditEntry(caller, 'identities.updateIdentity', 'identity', identity.id, {
       externalId: identity.externalId,
       ...(renamed !== undefined ? { newExternalId: renamed } : {}),
       fields: changedFields(updateIdentityInput, { ...changes, newExternalId: renamed }, []),
     });
-    const now = deps.now();
     if (renamed !== undefined) {
       const former = [
         ...(identity.formerExternalIds ?? []).filter((name) => name !== renamed),
@@ -76,7 +88,9 @@ export const updateIdentity = defineOperation({
       }
       changes.formerExternalIds = former;
     }
-    const updated =
+    // A rename's commit writes the record alone: a pool change follows it, as its own write.
+    const { credits, ...recordOnly } = changes;
+    let updated =
       renamed === undefined
         ? await deps.identities.update(ws, identity.id, changes, now, audit)
         : await deps.identities.rename(
@@ -84,10 +98,13 @@ export const updateIdentity = defineOperation({
             identity.id,
             identity.externalId,
             renamed,
-            changes,
+            recordOnly,
             now,
             audit,
           );
+    if (renamed !== undefined && credits !== undefined && typeof updated === 'object') {
+      updated = await deps.identities.update(ws, identity.id, { credits }, now, audit);
+    }
     if (updated === 'external_id_taken') {
       throw new ConflictError(
         'identity',
@@ -102,6 +119,6 @@ export const updateIdentity = defineOperation({
     }
     // Deleted since it was loaded.
     if (!updated) throw identityNotFound(input);
-    return identityView(updated);
+    return identityView(updated, await poolStanding(deps, updated));
   },
 });

@@ -1,4 +1,5 @@
-import type { KeyRecord } from '../../domain/key';
+import type { KeyCredits, KeyRecord } from '../../domain/key';
+import type { CreditState } from '../../store/creditPools';
 import { creditsAt, latestRefillPoint } from '../../limiter/credits';
 import type { CreditSpend } from '../../limiter/tokenBucket';
 import type { Services } from '../services';
@@ -15,13 +16,21 @@ export async function currentCredits(
   key: KeyRecord,
 ): Promise<{ remaining: number; lastRefillAt: number } | undefined> {
   if (!key.credits) return undefined;
-  const { reset, refill } = key.credits;
-  const stored = await deps.keys.readCredits(key.id);
+  return standingAt(deps.now(), key.credits, await deps.keys.readCredits(key.id));
+}
+
+/** A pool's worth now from its record and its hash as stored (a key's, or an identity's). */
+export function standingAt(
+  now: number,
+  credits: KeyCredits,
+  stored: CreditState | undefined,
+): { remaining: number; lastRefillAt: number } {
+  const { reset, refill } = credits;
   const applied =
     stored && stored.appliedReset === reset.nonce
       ? stored
       : { remaining: reset.value, lastRefillAt: reset.at };
-  return creditsAt(deps.now(), applied, refill);
+  return creditsAt(now, applied, refill);
 }
 
 /** The credits a verification (or a zero-cost look) spends, with what the script must apply. */

@@ -43,7 +43,9 @@ export function ownerIdOf(input: {
  * A refill as stored: a monthly one without `refillDay` refills on day 1, and says so (Unkey
  * stores and shows the 1; keyward used to leave it implicit).
  */
-function storedRefill(refill: RefillConfig | null | undefined): RefillConfig | null | undefined {
+export function storedRefill(
+  refill: RefillConfig | null | undefined,
+): RefillConfig | null | undefined {
   if (!refill) return refill;
   if (refill.interval !== 'monthly') {
     if (refill.refillDay !== undefined) {

@@ -14,6 +14,8 @@ export interface IdentityView {
   externalId: string;
   meta: Record<string, unknown>;
   ratelimits?: readonly NamedLimit[];
+  /** Its credit pool's count after a verification that spent from it (keyward's own). */
+  remaining?: number;
 }
 
 /** The identity with `ratelimits` (all of them, unless a verification says which are shown). */

@@ -23,7 +23,7 @@ import {
   type LimitRequest,
 } from './appliedLimits';
 import type { Directory } from '../../cache/directory';
-import type { ChargeOutcome, Limiter } from '../../limiter/limiter';
+import type { ChargeOutcome, CreditCharge, Limiter } from '../../limiter/limiter';
 import { DEFAULT_LIMIT_NAME } from '../../domain/namedLimits';
 import type { VerifiableKey } from '../../domain/key';
 import type { Services } from '../services';
@@ -133,10 +133,14 @@ export async function decideVerification(
   if (query && !evaluate(query, holdings?.effective ?? NO_PERMISSIONS)) {
     return answer('INSUFFICIENT_PERMISSIONS');
   }
+  // An identity's pool is spent with the key's own credits, the same cost, all or nothing.
+  const pool: CreditCharge | undefined = identity?.credits
+    ? { owner: identity.id, spend: creditSpend(deps.now(), identity, input.remaining?.cost ?? 1)! }
+    : undefined;
   if (usesNamedLimits(key, identity, input)) {
-    return spendNamedLimits(deps, key, appliedLimits(key, identity, input), input, answer);
+    return spendNamedLimits(deps, key, appliedLimits(key, identity, input), input, answer, pool);
   }
-  if (!key.ratelimit && !key.credits) {
+  if (!key.ratelimit && !key.credits && !pool) {
     const result = answer('VALID');
     if (input.ratelimits) result.ratelimits = listedSeed(key, { evaluated: false });
     return result;
@@ -145,7 +149,13 @@ export async function decideVerification(
   const credits = creditSpend(deps.now(), key, input.remaining?.cost ?? 1);
   let decision: BucketDecision;
   try {
-    decision = await deps.limiter.check(key.id, key.ratelimit, input.ratelimit?.cost ?? 1, credits);
+    decision = await deps.limiter.check(
+      key.id,
+      key.ratelimit,
+      input.ratelimit?.cost ?? 1,
+      credits,
+      pool,
+    );
   } catch (error) {
     if (!isRedisUnavailable(error)) throw error;
     // Never an ordinary VALID: the caller learns the limit was not evaluated, whatever the policy.
@@ -173,6 +183,9 @@ export async function decideVerification(
     result.ratelimits = listedSeed(key, { remaining, reset, exceeded: code === 'RATE_LIMITED' });
   }
   if (decision.creditsRemaining !== undefined) result.remaining = decision.creditsRemaining;
+  if (decision.poolRemaining !== undefined && result.identity) {
+    result.identity.remaining = decision.poolRemaining;
+  }
   result[DECIDED_AT] = decision.now;
   return result;
 }
@@ -187,16 +200,20 @@ async function spendNamedLimits(
   limits: readonly AppliedLimit[],
   input: VerifyKeyInput,
   answer: (code: VerificationCode) => Verification,
+  pool: CreditCharge | undefined,
 ): Promise<Verification> {
   const spend = creditSpend(deps.now(), key, input.remaining?.cost ?? 1);
-  if (limits.length === 0 && !spend) {
+  if (limits.length === 0 && !spend && !pool) {
     const result = answer('VALID');
     result.ratelimits = [];
     return result;
   }
   let outcome: ChargeOutcome;
   try {
-    outcome = await deps.limiter.charge(limits, spend && { keyId: key.id, spend });
+    outcome = await deps.limiter.charge(limits, {
+      ...(pool ? { pool } : {}),
+      ...(spend ? { key: { owner: key.id, spend } } : {}),
+    });
   } catch (error) {
     if (!isRedisUnavailable(error)) throw error;
     const result = answer(deps.limiterFailure === 'open' ? 'VALID' : 'LIMITER_UNAVAILABLE');
@@ -224,6 +241,9 @@ async function spendNamedLimits(
     };
   }
   if (outcome.creditsRemaining !== undefined) result.remaining = outcome.creditsRemaining;
+  if (outcome.poolRemaining !== undefined && result.identity) {
+    result.identity.remaining = outcome.poolRemaining;
+  }
   result[DECIDED_AT] = outcome.now;
   return result;
 }
@@ -255,7 +275,10 @@ function standingOf(limit: AppliedLimit) {
 
 /** The credits a verification spent: its cost, when it passed and the key counts credits. */
 function spentCredits(verification: Verification, input: VerifyKeyInput): number {
-  if (verification.code !== 'VALID' || verification.remaining === undefined) return 0;
+  if (verification.code !== 'VALID') return 0;
+  if (verification.remaining === undefined && verification.identity?.remaining === undefined) {
+    return 0;
+  }
   if (verification.evaluated === false) return 0;
   return input.remaining?.cost ?? 1;
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { badMeta, badNamedLimits, badString } from '../../support/hostile';
+import { badMeta, badNamedLimits, badRefill, badString } from '../../support/hostile';
 import { defineCases } from '../types';
 
 export const cases = defineCases({
@@ -19,6 +19,7 @@ export const cases = defineCases({
       ['ratelimits', '[{"name":"requests","limit":10,"duration":1000}]'],
     ],
     breakers: () => ({
+      refill: badRefill(),
       // 3–256 characters, as Unkey v1 asks.
       externalId: fc.oneof(badString(256), fc.constantFrom('"a"', '"ab"')),
       meta: badMeta(),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { identityI } from '../../support/authzScene';
-import { badMeta, badNamedLimits, badString, json } from '../../support/hostile';
+import { badMeta, badNamedLimits, badRefill, badString, json } from '../../support/hostile';
 import { fixture } from '../../support/hostileTarget';
 import { defineCases } from '../types';
 
@@ -34,6 +34,7 @@ export const cases = defineCases({
     ],
     alsoRequired: ['identityId'],
     breakers: () => ({
+      refill: badRefill(),
       externalId: fc.oneof(badString(256), fc.constant(json(fixture.identityExternalId))),
       // A new name is held to createIdentity's bounds: 3–256 characters.
       newExternalId: fc.oneof(badString(256), fc.constantFrom('"a"', '"ab"')),

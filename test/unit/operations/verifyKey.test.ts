@@ -537,7 +537,9 @@ describe('decideVerification: input and answer shape', () => {
       ['keyward:bucket:{key_1}:hourly', 'key_1', 1],
       ['keyward:bucket:{key_1}:tokens', 'key_1', 5],
     ]);
-    expect(credits).toEqual({ keyId: 'key_1', spend: expect.objectContaining({ cost: 1 }) });
+    expect(credits).toEqual({
+      key: { owner: 'key_1', spend: expect.objectContaining({ cost: 1 }) },
+    });
     // Each standing names its owner (the key here) for the v2 dialect's limit ids.
     const standing = { remaining: 9, reset: NOW + 100, exceeded: false, owner: 'key_1' };
     expect(result.ratelimits).toEqual([

@@ -1,10 +1,12 @@
+import type { RefillConfig } from '../../../domain/credits';
 import type { IdentityHandle } from '../../../operations/identities/loadIdentity';
 import type { IdentityView } from '../../../operations/identities/views';
 import type { NamedLimitInput } from '../../../operations/namedLimits';
-import { meta, namedLimits, object } from '../../../operations/schemas';
+import { LIMIT_MAX, meta, namedLimits, object } from '../../../operations/schemas';
 import { isKeywardId } from '../lists';
 import { open } from '../route';
 import { v2Limits, type V2Identity } from '../shapes';
+import { credits, refill, v2Refill } from '../keys/shapes';
 
 /**
  * identities.* in v2's shapes. An identity is named by one field, `identity`: its id or its
@@ -18,16 +20,45 @@ export function identityHandle(identity: string): IdentityHandle {
 }
 
 export function v2IdentityOf(
-  view: Pick<IdentityView, 'id' | 'externalId' | 'ratelimits'>,
+  view: Pick<IdentityView, 'id' | 'externalId' | 'ratelimits' | 'remaining' | 'refill'>,
   meta: Record<string, unknown>,
 ): V2Identity {
-  return {
+  const identity: V2Identity = {
     id: view.id,
     externalId: view.externalId,
     meta,
     ratelimits: v2Limits(view.id, view.ratelimits),
   };
+  // Its credit pool in the shape of a key's credits (keyward's own: Unkey's identities have none).
+  if (view.remaining !== undefined) {
+    identity.credits = { remaining: view.remaining };
+    if (view.refill) {
+      const { interval, amount, refillDay } = view.refill;
+      identity.credits.refill =
+        refillDay === undefined ? { interval, amount } : { interval, amount, refillDay };
+    }
+  }
+  return identity;
 }
+
+/** How v2 names the pool's fields in its 400s. */
+export const poolFieldNames = { remaining: 'credits.remaining', refill: 'credits.refill' } as const;
+
+/** A new identity's pool, as a key's credits (`remaining` null: none). */
+export const newPoolCredits = credits;
+
+/** An update's pool: null (or `remaining: null`) drops it; `refill: null` stops its refills. */
+export const poolCreditsUpdate = {
+  type: ['object', 'null'],
+  properties: {
+    remaining: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      maximum: LIMIT_MAX,
+    },
+    refill: { ...refill, type: ['object', 'null'] },
+  },
+} as const;
 
 export const identityOutput = object(
   {
@@ -35,6 +66,7 @@ export const identityOutput = object(
     externalId: { type: 'string' },
     meta,
     ratelimits: { type: 'array', items: { type: 'object' } },
+    credits: { type: 'object' },
   },
   ['id', 'externalId', 'meta', 'ratelimits'],
 );
@@ -58,13 +90,26 @@ export const v2NamedLimits = {
 export interface V2IdentityFields {
   meta?: Record<string, unknown>;
   ratelimits?: NamedLimitInput[];
+  credits?: { remaining?: number | null; refill?: RefillConfig | null } | null;
 }
 
 /** The fields an identity's create and update both take, as the operations name them. */
-export function identityFields(body: V2IdentityFields): V2IdentityFields {
+export function identityFields(body: V2IdentityFields): {
+  meta?: Record<string, unknown>;
+  ratelimits?: NamedLimitInput[];
+  remaining?: number | null;
+  refill?: RefillConfig | null;
+} {
+  const { credits } = body;
   return {
     ...(body.meta !== undefined ? { meta: body.meta } : {}),
     ...(body.ratelimits !== undefined ? { ratelimits: body.ratelimits } : {}),
+    // What a pool and its refill may be together is the operation's rule, for both dialects.
+    ...(credits === null ? { remaining: null } : {}),
+    ...(credits?.remaining !== undefined ? { remaining: credits.remaining } : {}),
+    ...(credits?.refill !== undefined
+      ? { refill: credits.refill === null ? null : v2Refill(credits.refill) }
+      : {}),
   };
 }
 

@@ -5,6 +5,8 @@ import {
   identityFields,
   identityHandle,
   identityOutput,
+  poolCreditsUpdate,
+  poolFieldNames,
   v2IdentityOf,
   v2ExternalId,
   v2NamedLimits,
@@ -22,10 +24,17 @@ export const v2UpdateIdentity = defineV2Route({
   operation: updateIdentity,
   // v2's externalId bound (1–255 of [a-zA-Z0-9_.-]) where keyward's own asks 3–256 of any kind.
   coreInput: widen(updateIdentity.input, { newExternalId: { minLength: 1 } }),
-  input: object({ identity: text, externalId: v2ExternalId, meta, ratelimits: v2NamedLimits }, [
-    'identity',
-  ]),
-  fieldNames: { newExternalId: 'externalId' },
+  input: object(
+    {
+      identity: text,
+      externalId: v2ExternalId,
+      meta,
+      ratelimits: v2NamedLimits,
+      credits: poolCreditsUpdate,
+    },
+    ['identity'],
+  ),
+  fieldNames: { newExternalId: 'externalId', ...poolFieldNames },
   output: identityOutput,
   toInput: (body: V2UpdateIdentityBody) => ({
     ...identityHandle(body.identity),
