@@ -24,6 +24,8 @@ import { IdentityStore } from './store/identityStore';
 import { RbacStore } from './store/rbacStore';
 import { RootKeyStore } from './store/rootKeyStore';
 import { UsageStore } from './store/usageStore';
+import { WebhookStore } from './store/webhookStore';
+import { WebhookEvents } from './webhooks/events';
 
 /**
  * The one place that assembles what operations run on, for a node (src/node.ts) and for the
@@ -86,6 +88,7 @@ export function assembleServices(parts: {
     { local: parts.local, primary, primaryIsCluster: 'isCluster' in primary && primary.isCluster },
     parts.observeLimiter?.(metrics),
   );
+  const webhooks = new WebhookStore(primary, config.auditMaxEntries);
   const usageStore = new UsageStore(parts.analytics ?? primary, config.analytics.retention);
   const usage = new UsageRecorder(usageStore, {
     enabled: config.analytics.enabled,
@@ -116,6 +119,19 @@ export function assembleServices(parts: {
     }),
     usage,
     usageStore,
+    webhooks,
+    webhookEvents: new WebhookEvents(webhooks, parts.now, {
+      flushMs: config.webhooks.flushMs,
+      cacheMs: config.webhooks.cacheMs,
+      maxPending: config.analytics.maxPending,
+      ...(parts.warn
+        ? {
+            failed: (error: unknown) =>
+              parts.warn!({ err: error }, 'queueing webhook events failed; the next flush retries'),
+          }
+        : {}),
+    }),
+    webhookAllowPrivate: config.webhooks.allowPrivate,
     ...(config.vaultKeys ? { vault: new Vault(config.vaultKeys) } : {}),
     ...(config.clickhouse?.reader
       ? {

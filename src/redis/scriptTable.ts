@@ -164,6 +164,23 @@ export const SCRIPTS = {
     reply: 'integer',
     codes: { 1: 'set', 0: 'kept', [-1]: 'not_live' },
   },
+  queueWebhookEvent: {
+    file: 'queue-webhook-event-3.lua',
+    command: 'queueWebhookEventV1',
+    keys: ['marker', 'due', 'jobs'],
+    argv: ['markerTtlMs', 'eventId', 'job'],
+    reply: 'integer',
+    codes: { 1: 'queued', 0: 'already' },
+  },
+  claimWebhookDeliveries: {
+    file: 'claim-webhook-deliveries-2.lua',
+    command: 'claimWebhookDeliveriesV1',
+    keys: ['due', 'jobs'],
+    argv: ['leaseMs', 'max'],
+    reply: 'string',
+    codes: {},
+    value: 'a JSON array of [eventId, job]',
+  },
   deleteIfEqual: {
     file: 'delete-if-equal-1.lua',
     command: 'deleteIfEqualV1',

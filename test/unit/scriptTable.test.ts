@@ -29,6 +29,8 @@ const PINNED_SHA1: Record<ScriptName, string> = {
   dropLegacyKey: 'c9898b9cb03dc52a858cc8f4d7f327344d3a1d96',
   dropLegacyNamespace: '9088ea96d3cada20d78120f68d029d09e0d8a0fd',
   deleteIfEqual: 'e0b2c766f556bedfeb284723273b8b8513cc8b2e',
+  queueWebhookEvent: 'd2230221cacd849b1fbda766f5b3b743b010a368',
+  claimWebhookDeliveries: '688dfc500d3b216bece422f1acd198fb9e79f563',
   touchKey: 'a5c88379959cdd10c51d8ee61e9bcd98cf212f7f',
   tombstoneApi: '011d213efd16f2eb6967de3571c30abf6c274bcd',
   ensureNamespace: '0ed6b0b486bd30d6d5c7948794f64e577031cba7',
@@ -92,6 +94,7 @@ describe('the script table', () => {
         .map(({ command, numberOfKeys }) => ({ command, numberOfKeys }))
         .sort((a, b) => a.command.localeCompare(b.command)),
     ).toEqual([
+      { command: 'claimWebhookDeliveriesV1', numberOfKeys: 2 },
       { command: 'commitIdentityV1', numberOfKeys: 2 },
       { command: 'commitKeyV1', numberOfKeys: 2 },
       { command: 'deleteIfEqualV1', numberOfKeys: 1 },
@@ -108,6 +111,7 @@ describe('the script table', () => {
       { command: 'putKeyV1', numberOfKeys: 3 },
       { command: 'putRecordV1', numberOfKeys: 1 },
       { command: 'putRecordWithMembersV1', numberOfKeys: 2 },
+      { command: 'queueWebhookEventV1', numberOfKeys: 3 },
       { command: 'relayAuditV1', numberOfKeys: 2 },
       { command: 'releaseNameV1', numberOfKeys: 1 },
       { command: 'renameIdentityV1', numberOfKeys: 2 },

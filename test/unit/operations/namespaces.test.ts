@@ -288,6 +288,9 @@ const SERVICE_NAMES = [
   'usageStore',
   'vault',
   'analyticsReader',
+  'webhooks',
+  'webhookEvents',
+  'webhookAllowPrivate',
 ] as const satisfies readonly (keyof Services)[];
 const everyServiceListed: Exclude<keyof Services, (typeof SERVICE_NAMES)[number]> extends never
   ? true
