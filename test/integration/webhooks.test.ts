@@ -1,4 +1,5 @@
 import { verifySignature } from '../../src/webhooks/signature';
+import { runCommand, runCommandJson } from '../support/cliProcess';
 import { createKey, eventually, sleep } from '../support/helpers';
 import { client, type Client } from '../support/rpc';
 import {
@@ -301,6 +302,77 @@ describe('webhook targets', () => {
       events: ['key.expiring'],
     });
     expect(ftp.status).toBe(400);
+  });
+});
+
+describe('the command line', () => {
+  let topology: Topology;
+
+  beforeAll(async () => {
+    topology = await startTopology({ nodes: 1, localRedis: false });
+  });
+  afterAll(async () => {
+    await topology?.stop();
+  });
+
+  test('keyward webhooks create, list, deliveries and delete run the operations', async () => {
+    const env = { KEYWARD_REDIS_URL: topology.primary.url };
+    const ws = topology.workspaceId;
+    const created = await runCommandJson<{ webhookId: string; secret: string }>(
+      [
+        'webhooks',
+        'create',
+        '--workspace',
+        ws,
+        '--url',
+        'https://203.0.113.10/cli',
+        '--events',
+        'key.credits.low,key.expiring',
+        '--threshold',
+        '5',
+      ],
+      env,
+    );
+    expect(created).toEqual({
+      webhookId: expect.stringMatching(/^wh_/),
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    const listed = await runCommand(['webhooks', 'list', '--workspace', ws], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(created.webhookId);
+    expect(listed.stdout).toContain('key.credits.low,key.expiring');
+    expect(listed.stdout).not.toContain(created.secret);
+    const attempts = await runCommand(
+      ['webhooks', 'deliveries', '--workspace', ws, created.webhookId],
+      env,
+    );
+    expect(attempts.stdout).toContain(`no delivery attempts for ${created.webhookId}`);
+    // The operation's own checks: the private-address rule, the threshold low needs.
+    const loopback = await runCommand(
+      [
+        'webhooks',
+        'create',
+        '--workspace',
+        ws,
+        '--url',
+        'http://127.0.0.1/x',
+        '--events',
+        'key.expiring',
+      ],
+      env,
+    );
+    expect(loopback.code).not.toBe(0);
+    expect(loopback.stderr).toMatch(/private/);
+    const deleted = await runCommand(
+      ['webhooks', 'delete', '--workspace', ws, created.webhookId],
+      env,
+    );
+    expect(deleted.stdout).toContain(`deleted webhook ${created.webhookId}`);
+    const again = await runCommand(
+      ['webhooks', 'delete', '--workspace', ws, created.webhookId],
+      env,
+    );
+    expect(again.code).toBe(1);
   });
 });
 
