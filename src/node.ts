@@ -234,6 +234,7 @@ export async function startNode(
       concurrency: 16,
       userAgent: `keyward/${VERSION}`,
       failed: (error) => logger.warn({ err: error }, 'webhook delivery failed; it stays queued'),
+      attempted: (outcome) => services.metrics.webhookAttempt(outcome),
     });
     dispatcher.start();
     // What a node that died left half done in a write across slots is finished or undone here.

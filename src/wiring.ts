@@ -124,6 +124,7 @@ export function assembleServices(parts: {
       flushMs: config.webhooks.flushMs,
       cacheMs: config.webhooks.cacheMs,
       maxPending: config.analytics.maxPending,
+      queued: (type) => metrics.webhookEventQueued(type),
       ...(parts.warn
         ? {
             failed: (error: unknown) =>

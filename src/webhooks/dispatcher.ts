@@ -23,6 +23,8 @@ export interface DispatcherOptions {
   concurrency: number;
   userAgent: string;
   failed?: (error: unknown) => void;
+  /** Told of each attempt's outcome. */
+  attempted?: (outcome: DeliveryAttempt['outcome']) => void;
 }
 
 /** The longest pause between two attempts. */
@@ -122,6 +124,7 @@ export class WebhookDispatcher {
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
       durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e6),
     };
+    this.options.attempted?.(record.outcome);
     await this.store.recordAttempt(job.workspaceId, job.webhookId, record);
     if (delivered || abandoned) return this.store.finish(job.eventId);
     return this.store.retry({ ...job, attempts }, nextAt);

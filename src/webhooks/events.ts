@@ -42,8 +42,10 @@ export interface WebhookEventsOptions {
   cacheMs: number;
   /** Keys held between two flushes; beyond them a verification is not noticed. */
   maxPending: number;
-  /** Told how many observations a flush could not queue (they are tried again). */
+  /** Told when a flush could not queue an observation's events (they are tried again). */
   failed?: (error: unknown) => void;
+  /** Told of each event this node queued. */
+  queued?: (type: WebhookEventType) => void;
 }
 
 /** A credits marker lives this long: a key that stays low fires again only after it. */
@@ -190,8 +192,11 @@ export class WebhookEvents {
     for (const hook of hooks) {
       const once = (state: string) => names.webhookOnce(hook.id, seen.keyId, state);
       const wants = (type: WebhookEventType) => hook.events.includes(type);
-      const emit = (type: WebhookEventType, state: string, ttlMs: number, data: object) =>
-        this.store.queueOnce(once(state), ttlMs, this.job(hook, seen, type, data));
+      const emit = async (type: WebhookEventType, state: string, ttlMs: number, data: object) => {
+        if (await this.store.queueOnce(once(state), ttlMs, this.job(hook, seen, type, data))) {
+          this.options.queued?.(type);
+        }
+      };
       if (seen.minCredits !== undefined && seen.lastCredits !== undefined) {
         const threshold = hook.creditsThreshold ?? 0;
         if (wants('key.credits.low')) {

@@ -254,6 +254,15 @@ describe('webhooks on one node', () => {
     );
     await sleep(SETTLE_MS);
     expect(receiver.on('/flaky')).toHaveLength(3);
+    // Counted on the node's /metrics (the failures are this test's alone).
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/^keyward_webhook_delivery_attempts_total\{outcome="failed"\} 2$/m);
+    expect(metrics).toMatch(
+      /^keyward_webhook_delivery_attempts_total\{outcome="delivered"\} \d+$/m,
+    );
+    expect(metrics).toMatch(
+      /^keyward_webhook_events_queued_total\{type="key.credits.exhausted"\} \d+$/m,
+    );
   });
 });
 
