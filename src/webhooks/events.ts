@@ -63,6 +63,8 @@ export class WebhookEvents {
   private readonly hooks = new Map<string, { hooks: readonly WebhookRecord[]; at: number }>();
   private readonly loading = new Map<string, Promise<readonly WebhookRecord[]>>();
   private pending = new Map<string, Observation>();
+  /** Workspaces known to have no webhooks, whose copy is older than `cacheMs`. */
+  private readonly stale = new Set<string>();
   private readonly flusher: PeriodicFlush;
 
   constructor(
@@ -85,9 +87,10 @@ export class WebhookEvents {
       verdict.expires - now <= EXPIRING_WITHIN_MS;
     if (credits === undefined && !limited && !expiring) return;
     const known = this.hooks.get(workspaceId);
-    if (known) {
-      if (now - known.at > this.options.cacheMs) void this.hooksOf(workspaceId, true);
-      if (known.hooks.length === 0) return;
+    if (known && known.hooks.length === 0) {
+      // Read again by the next flush, never from here: a new webhook gets events once it is.
+      if (now - known.at > this.options.cacheMs) this.stale.add(workspaceId);
+      return;
     }
     const slot = `${workspaceId}\n${keyId}`;
     let seen = this.pending.get(slot);
@@ -166,6 +169,10 @@ export class WebhookEvents {
   }
 
   private async flushOnce(): Promise<boolean> {
+    for (const workspaceId of this.stale) {
+      this.stale.delete(workspaceId);
+      await this.hooksOf(workspaceId, true).catch((error: unknown) => this.options.failed?.(error));
+    }
     if (this.pending.size === 0) return true;
     const batch = this.pending;
     this.pending = new Map();
