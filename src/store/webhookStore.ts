@@ -176,11 +176,12 @@ export class WebhookStore {
     );
     const pairs = JSON.parse(reply) as [string, string][];
     const jobs: DeliveryJob[] = [];
-    for (const [, job] of pairs) {
+    for (const [eventId, job] of pairs) {
       try {
         jobs.push(JSON.parse(job) as DeliveryJob);
       } catch {
-        // Not ours: left to its lease, never delivered.
+        // Not a job of ours: dropped, or every lease would claim it again.
+        await this.finish(eventId);
       }
     }
     return jobs;
