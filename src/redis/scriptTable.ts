@@ -172,6 +172,14 @@ export const SCRIPTS = {
     reply: 'integer',
     codes: { 1: 'queued', 0: 'already' },
   },
+  rewrapWebhookSecret: {
+    file: 'rewrap-webhook-secret-1.lua',
+    command: 'rewrapWebhookSecretV1',
+    keys: ['webhook'],
+    argv: ['oldSealed', 'newSealed'],
+    reply: 'integer',
+    codes: { 1: 'rewrapped', 0: 'kept' },
+  },
   claimWebhookDeliveries: {
     file: 'claim-webhook-deliveries-2.lua',
     command: 'claimWebhookDeliveriesV1',

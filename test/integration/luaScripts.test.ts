@@ -317,6 +317,19 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(await redis.pttl(marker)).toBeGreaterThan(0);
     return [queued, already];
   },
+  rewrapWebhookSecret: async (t) => {
+    const hook = `${t}:webhook`;
+    const rewrap = (from: string, to: string) => redis.rewrapWebhookSecretV1(hook, from, to);
+    // No webhook (deleted since the read): nothing is created.
+    const kept = await rewrap('old', 'new');
+    expect(await redis.exists(hook)).toBe(0);
+    await redis.hset(hook, 'id', 'wh_1', 'secret', 'old');
+    // Another sealed form than the one read is never overwritten.
+    expect(await rewrap('other', 'new')).toBe(0);
+    const written = await rewrap('old', 'new');
+    expect(await redis.hgetall(hook)).toEqual({ id: 'wh_1', secret: 'new' });
+    return [kept, written];
+  },
   claimWebhookDeliveries: async (t) => {
     const [due, jobs] = [`${t}:due`, `${t}:jobs`];
     await redis.hset(jobs, 'evt_1', '{"a":1}');
