@@ -75,7 +75,7 @@ export class WebhookEvents {
     this.flusher = new PeriodicFlush(() => this.flushOnce(), options.flushMs);
   }
 
-  /** The hot path: a verification's verdict. No I/O; at most a background read of the hooks. */
+  /** The hot path: a verification's verdict, noted in memory. No I/O: the flush does it all. */
   observe(workspaceId: string, apiId: string | undefined, verdict: VerifiedKey, now: number): void {
     const keyId = verdict.keyId;
     if (keyId === undefined) return;
