@@ -407,6 +407,10 @@ describe('a node killed mid-delivery', () => {
     const { key } = await createKey(ws.api, ws.apiId, { remaining: 1 });
     expect((await ws.api.post('keys.verifyKey', { key })).body.remaining).toBe(0);
     await eventually(() => receiver.received.length === 1, { what: 'the hanging delivery' });
+    // A receiver that holds its request holds no verification.
+    for (let i = 0; i < 5; i++) {
+      expect((await ws.api.post('keys.verifyKey', { key })).body.code).toBe('USAGE_EXCEEDED');
+    }
     await first.stop('SIGKILL');
     const second = await topology.addNode();
     await eventually(() => receiver.received.length === 2, {
