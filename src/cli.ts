@@ -13,6 +13,7 @@ import { migrateCommands } from './commands/migrate';
 import { clickhouseCommands } from './commands/clickhouse';
 import { vaultCommands } from './commands/vault';
 import { auditCommands } from './commands/audit';
+import { webhookCommands } from './commands/webhooks';
 import { usageCommands } from './commands/usage';
 import { inspectCommands } from './commands/inspect';
 import { keyCommands } from './commands/keys';
@@ -30,6 +31,7 @@ const COMMANDS: readonly CommandSpec[] = [
   ...keyCommands,
   ...inspectCommands,
   ...auditCommands,
+  ...webhookCommands,
   ...usageCommands,
   ...doctorCommands,
   ...migrateCommands,

@@ -83,6 +83,23 @@ export interface Config {
   clickhouse?: ClickHouseConfig;
   /** KEYWARD_LOG_CLIENT_IP: which client address a verification's ClickHouse row keeps. */
   logClientIp: ClientIpMode;
+  /** Usage webhooks (docs/webhooks.md). */
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** KEYWARD_WEBHOOK_ALLOW_PRIVATE=1: targets in private, loopback and link-local ranges too. */
+  allowPrivate: boolean;
+  /** How often a node looks for due deliveries. */
+  pollMs: number;
+  /** How long one delivery attempt may take. */
+  timeoutMs: number;
+  /** The first retry's delay; each next one doubles, up to an hour, for 24 h. */
+  retryBaseMs: number;
+  /** How often noticed events are queued in Redis. */
+  flushMs: number;
+  /** How long a node trusts its copy of a workspace's webhooks. */
+  cacheMs: number;
 }
 
 export interface ClickHouseConfig {
@@ -209,6 +226,22 @@ function clientIpMode(env: Env): ClientIpMode {
     throw new ConfigError(`KEYWARD_LOG_CLIENT_IP: must be one of ${CLIENT_IP_MODES.join(', ')}`);
   }
   return mode;
+}
+
+function webhooks(env: Env): WebhookConfig {
+  const allow = env.KEYWARD_WEBHOOK_ALLOW_PRIVATE || '0';
+  if (allow !== '0' && allow !== '1') {
+    throw new ConfigError('KEYWARD_WEBHOOK_ALLOW_PRIVATE: must be 0 or 1');
+  }
+  return {
+    allowPrivate: allow === '1',
+    pollMs: integer(env, 'KEYWARD_WEBHOOK_POLL_MS', 1_000, 10, 60_000),
+    timeoutMs: integer(env, 'KEYWARD_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    // At most 30 s: the first retry comes within 30 s of a failure (docs/webhooks.md).
+    retryBaseMs: integer(env, 'KEYWARD_WEBHOOK_RETRY_BASE_MS', 10_000, 10, 30_000),
+    flushMs: integer(env, 'KEYWARD_WEBHOOK_FLUSH_MS', 1_000, 10, 60_000),
+    cacheMs: integer(env, 'KEYWARD_WEBHOOK_CACHE_MS', 5_000, 0, 300_000),
+  };
 }
 
 function analytics(env: Env, clickhouse: boolean): Config['analytics'] {
@@ -383,6 +416,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     analytics: analytics(env, clickhouseConfig !== undefined),
     logClientIp: clientIpMode(env),
+    webhooks: webhooks(env),
     ...(env.KEYWARD_FAULT_HALT_AT ? { faultHaltAt: env.KEYWARD_FAULT_HALT_AT } : {}),
   };
 }

@@ -168,6 +168,7 @@ export type Resource =
   | 'ratelimit_override'
   | 'workspace'
   | 'root_key'
+  | 'webhook'
   | 'route';
 
 export class NotFoundError extends KeywardError {

@@ -25,6 +25,7 @@ import { AUDIT_SWEEP_DEFAULTS, AuditSweeper } from './store/auditSweeper';
 import { KeyRepair, REPAIR_DEFAULTS } from './store/keyRepair';
 import { VERSION } from './version';
 import { assembleServices } from './wiring';
+import { WebhookDispatcher } from './webhooks/dispatcher';
 
 export interface RunningNode {
   /** `http://host:port`, with the port the OS chose when the config asked for 0. */
@@ -223,6 +224,20 @@ export async function startNode(
     services.usage.start();
     services.lastUse.start();
     auditSweeper.start();
+    services.webhookEvents.start();
+    // Deliveries of webhook events: every node takes its share of the queue (docs/webhooks.md).
+    const dispatcher = new WebhookDispatcher(services.webhooks, services.vault, clock.now, {
+      pollMs: config.webhooks.pollMs,
+      timeoutMs: config.webhooks.timeoutMs,
+      retryBaseMs: config.webhooks.retryBaseMs,
+      retryForMs: 24 * 3_600_000,
+      allowPrivate: config.webhooks.allowPrivate,
+      concurrency: 16,
+      userAgent: `keyward/${VERSION}`,
+      failed: (error) => logger.warn({ err: error }, 'webhook delivery failed; it stays queued'),
+      attempted: (outcome) => services.metrics.webhookAttempt(outcome),
+    });
+    dispatcher.start();
     // What a node that died left half done in a write across slots is finished or undone here.
     keyRepair = new KeyRepair(
       primary,
@@ -266,6 +281,10 @@ export async function startNode(
         // Every request has been answered: what they counted is written before the clients close.
         const unwritten = await services.usage.stop(ANALYTICS_FINAL_FLUSH_MS);
         await services.lastUse.stop();
+        // Noticed events are queued before the clients close; deliveries under way stop and
+        // stay queued for another node (their lease runs out).
+        await services.webhookEvents.stop().catch(() => undefined);
+        await dispatcher.stop();
         if (unwritten > 0) {
           logger.warn(
             { counters: unwritten },

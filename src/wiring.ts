@@ -27,6 +27,8 @@ import { RbacStore } from './store/rbacStore';
 import { RootKeyStore } from './store/rootKeyStore';
 import { RedisUsageCounts } from './store/usageCounts';
 import { UsageStore } from './store/usageStore';
+import { WebhookStore } from './store/webhookStore';
+import { WebhookEvents } from './webhooks/events';
 
 /**
  * The one place that assembles what operations run on, for a node (src/node.ts) and for the
@@ -89,6 +91,7 @@ export function assembleServices(parts: {
     { local: parts.local, primary, primaryIsCluster: 'isCluster' in primary && primary.isCluster },
     parts.observeLimiter?.(metrics),
   );
+  const webhooks = new WebhookStore(primary, config.auditMaxEntries);
   const usageStore = new UsageStore(parts.analytics ?? primary, config.analytics.retention);
   const usage = new UsageRecorder(usageStore, {
     enabled: config.analytics.enabled && config.analytics.countInRedis,
@@ -135,6 +138,20 @@ export function assembleServices(parts: {
           ),
         }
       : {}),
+    webhooks,
+    webhookEvents: new WebhookEvents(webhooks, parts.now, {
+      flushMs: config.webhooks.flushMs,
+      cacheMs: config.webhooks.cacheMs,
+      maxPending: config.analytics.maxPending,
+      queued: (type) => metrics.webhookEventQueued(type),
+      ...(parts.warn
+        ? {
+            failed: (error: unknown) =>
+              parts.warn!({ err: error }, 'queueing webhook events failed; the next flush retries'),
+          }
+        : {}),
+    }),
+    webhookAllowPrivate: config.webhooks.allowPrivate,
     ...(config.vaultKeys ? { vault: new Vault(config.vaultKeys) } : {}),
     ...(config.clickhouse?.reader
       ? {

@@ -22,7 +22,7 @@ export function isValidPermission(text: string): boolean {
 }
 
 export function permissionFor(
-  resource: 'api' | 'ratelimit' | 'rbac' | 'identity' | 'audit',
+  resource: 'api' | 'ratelimit' | 'rbac' | 'identity' | 'audit' | 'webhook',
   id: string,
   action: string,
 ): Permission {

@@ -1,6 +1,14 @@
 /** What an audit entry names as the thing a write changed. */
 export type AuditTargetType =
-  'api' | 'key' | 'identity' | 'permission' | 'role' | 'namespace' | 'override' | 'root_key';
+  | 'api'
+  | 'key'
+  | 'identity'
+  | 'permission'
+  | 'role'
+  | 'namespace'
+  | 'override'
+  | 'root_key'
+  | 'webhook';
 
 /** Who made a write at the command line, where there is no root key. Never an `rk_` id. */
 export const OPERATOR = 'operator';

@@ -19,6 +19,7 @@ export const DASHBOARD_MODULES = [
   'namespaceUsage.js',
   'charts.js',
   'audit.js',
+  'webhooks.js',
 ] as const;
 
 /**

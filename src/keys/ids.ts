@@ -1,9 +1,21 @@
 import { randomFillSync } from 'node:crypto';
 import { encodeBase58 } from './base58';
 
-/** `aud`: an audit outbox entry's own, which names its relay's marker. */
+/** `aud`: an audit outbox entry's own, which names its relay's marker; `wh` a webhook, `evt` its event. */
 export type IdPrefix =
-  'ws' | 'api' | 'key' | 'req' | 'rk' | 'rlns' | 'rlor' | 'perm' | 'role' | 'id' | 'aud';
+  | 'ws'
+  | 'api'
+  | 'key'
+  | 'req'
+  | 'rk'
+  | 'rlns'
+  | 'rlor'
+  | 'perm'
+  | 'role'
+  | 'id'
+  | 'aud'
+  | 'wh'
+  | 'evt';
 
 /** 6 bytes of milliseconds then 10 random bytes; base58 of 16 bytes is at most 22 characters. */
 const ID_BODY_LENGTH = 22;
@@ -37,7 +49,8 @@ function takeRandom(count: number): Buffer {
   return bytes;
 }
 
-const ID_PATTERN = /^(ws|api|key|req|rk|rlns|rlor|perm|role|id|aud)_[1-9A-HJ-NP-Za-km-z]{1,32}$/;
+const ID_PATTERN =
+  /^(ws|api|key|req|rk|rlns|rlor|perm|role|id|aud|wh|evt)_[1-9A-HJ-NP-Za-km-z]{1,32}$/;
 
 export function looksLikeId(prefix: IdPrefix, text: string): boolean {
   return text.startsWith(`${prefix}_`) && ID_PATTERN.test(text);

@@ -27,6 +27,8 @@ export class Metrics {
   private readonly analyticsDropped: Counter<'kind'>;
   private readonly analyticsFlushes: Counter<'result'>;
   private readonly decryptions: Counter;
+  private readonly webhookEvents: Counter<'type'>;
+  private readonly webhookAttempts: Counter<'outcome'>;
   private readonly clickhouseRows: Counter<'table'>;
   private readonly clickhouseDropped: Counter<'table' | 'reason'>;
   private readonly clickhouseInserts: Counter<'result'>;
@@ -86,6 +88,18 @@ export class Metrics {
     this.decryptions = new Counter({
       name: 'keyward_key_decryptions_total',
       help: 'Recoverable keys decrypted for getKey or listKeys with decrypt, each also in the audit log',
+      registers,
+    });
+    this.webhookEvents = new Counter({
+      name: 'keyward_webhook_events_queued_total',
+      help: 'Webhook events this node queued for delivery (once per webhook, key and state across nodes), by type',
+      labelNames: ['type'],
+      registers,
+    });
+    this.webhookAttempts = new Counter({
+      name: 'keyward_webhook_delivery_attempts_total',
+      help: 'Webhook delivery attempts this node made, by outcome: delivered, failed (retried) or abandoned',
+      labelNames: ['outcome'],
       registers,
     });
     this.clickhouseRows = new Counter({
@@ -186,6 +200,14 @@ export class Metrics {
 
   clickhouseInsert(result: string): void {
     this.clickhouseInserts.inc({ result });
+  }
+
+  webhookEventQueued(type: string): void {
+    this.webhookEvents.inc({ type });
+  }
+
+  webhookAttempt(outcome: string): void {
+    this.webhookAttempts.inc({ outcome });
   }
 
   keyDecrypted(): void {

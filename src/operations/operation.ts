@@ -22,7 +22,7 @@ export interface Caller {
   clientIp?: string | undefined;
 }
 
-export type Resource = 'api' | 'ratelimit' | 'rbac' | 'identity' | 'audit';
+export type Resource = 'api' | 'ratelimit' | 'rbac' | 'identity' | 'audit' | 'webhook';
 
 /** The permission an operation needs, as its declaration states it. */
 export type PermissionRule<Input> =

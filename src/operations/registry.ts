@@ -49,6 +49,10 @@ import { limit } from './ratelimits/limit';
 import { listOverrides } from './ratelimits/listOverrides';
 import { multiLimit } from './ratelimits/multiLimit';
 import { setOverride } from './ratelimits/setOverride';
+import { createWebhook } from './webhooks/createWebhook';
+import { deleteWebhook } from './webhooks/deleteWebhook';
+import { listDeliveries } from './webhooks/listDeliveries';
+import { listWebhooks } from './webhooks/listWebhooks';
 
 /**
  * Every RPC, in the order the reference lists them: the one table the HTTP routes, the OpenAPI
@@ -107,4 +111,8 @@ export const operations: readonly Operation[] = [
   getBucket,
   deleteKey,
   listAuditLogs,
+  createWebhook,
+  listWebhooks,
+  deleteWebhook,
+  listDeliveries,
 ];

@@ -16,6 +16,8 @@ import type { RatelimitStore } from '../store/ratelimitStore';
 import type { RbacStore } from '../store/rbacStore';
 import type { RootKeyStore } from '../store/rootKeyStore';
 import type { Vault } from '../vault/vault';
+import type { WebhookStore } from '../store/webhookStore';
+import type { WebhookEvents } from '../webhooks/events';
 
 /**
  * Everything an operation may use: stores on the primary, the cached directory, and the limiter.
@@ -49,6 +51,12 @@ export interface Services {
   usageCounts: UsageCounts;
   /** Seals and opens recoverable keys; absent without KEYWARD_VAULT_KEYS. */
   vault?: Vault;
+  /** The workspace's webhooks, their attempts and the delivery queue (docs/webhooks.md). */
+  webhooks: WebhookStore;
+  /** What verifications bring about for webhooks: noticed in memory, queued on a timer. */
+  webhookEvents: WebhookEvents;
+  /** KEYWARD_WEBHOOK_ALLOW_PRIVATE: whether a webhook may point to a private address. */
+  webhookAllowPrivate: boolean;
   /** Runs callers' analytics SQL; absent without KEYWARD_CLICKHOUSE_READER_URL (v2 answers 412). */
   analyticsReader?: AnalyticsReader;
 }

@@ -222,6 +222,26 @@ export const names = {
    * previous release that still counts into the old name starts a new hash, moved later, rather
    * than adding to one that is about to be deleted.
    */
+  /**
+   * A workspace's webhooks (docs/webhooks.md): a hash per webhook and the set of their ids, under
+   * the workspace's tag, so that a creation, its set entry and its audit entry (the workspace's
+   * own stream) are one MULTI. Each keeps its latest delivery attempts in a capped list beside it.
+   */
+  webhook: (ws: string, webhookId: string) => `${PREFIX}:{${ws}}:webhook:${webhookId}`,
+  webhooks: (ws: string) => `${PREFIX}:{${ws}}:webhooks`,
+  webhookDeliveries: (ws: string, webhookId: string) =>
+    `${PREFIX}:{${ws}}:webhook:${webhookId}:deliveries`,
+  /**
+   * The delivery queue of every workspace, in one slot (events are rare by construction: each
+   * fires once per key and state): a zset of event ids by the Unix ms they are due (a claimed
+   * one is pushed back by its lease, so a node that dies mid-delivery leaves it due again), a
+   * hash of event id → job JSON, and the markers that make an event fire once
+   * (`once:<webhookId>:<keyId>:<state>`, SET NX in the script that queues the event).
+   */
+  webhookDue: `${PREFIX}:{webhooks}:due`,
+  webhookJobs: `${PREFIX}:{webhooks}:jobs`,
+  webhookOnce: (webhookId: string, keyId: string, state: string) =>
+    `${PREFIX}:{webhooks}:once:${webhookId}:${keyId}:${state}`,
   legacyUsageMoving: (
     ws: string,
     token: string,

@@ -5,9 +5,9 @@ import { names } from './names';
 import { Vault, VaultError } from '../vault/vault';
 
 /**
- * `keyward vault rotate`: re-wraps the data key of every recoverable key under the vault's first
- * key (KEYWARD_VAULT_KEYS), one record at a time with a compare-and-set, while nodes serve. Only
- * the wrapping changes; the plaintext's seal and every other field stay, so nodes notice nothing.
+ * `keyward vault rotate`: re-wraps the data key of every recoverable key, and of every sealed
+ * webhook secret, under the vault's first key (KEYWARD_VAULT_KEYS), one record at a time with a
+ * compare-and-set, while nodes serve. Only the wrapping changes; the plaintext's seal and every other field stay, so nodes notice nothing.
  * Idempotent and resumable: a record already under the first key is left as it is, so a run
  * stopped anywhere finishes on the next.
  */
@@ -35,6 +35,22 @@ export interface RotationReport {
   skipped: SkippedKey[];
   /** Deleted between this run's read and its write: nothing left to rotate. */
   gone: number;
+  /** Webhook secrets sealed by the vault (docs/webhooks.md), rotated the same way. */
+  webhooks: WebhookRotation;
+}
+
+/** A sealed webhook secret that could not be re-wrapped: by id only. */
+export interface SkippedWebhook {
+  webhookId: string;
+  workspaceId: string;
+  reason: VaultError['reason'] | 'changing';
+}
+
+export interface WebhookRotation {
+  scanned: number;
+  rewrapped: number;
+  current: number;
+  skipped: SkippedWebhook[];
 }
 
 type Outcome =
@@ -51,6 +67,61 @@ export function keyIdOfRecord(name: string): string | undefined {
 }
 
 const decode = resultDecoder('rewrapSealed');
+const decodeWebhook = resultDecoder('rewrapWebhookSecret');
+
+/** A webhook's record among the names `keyward:{*}:webhook:*` matches (its attempts' lists too). */
+const WEBHOOK_RECORD = /^keyward:\{([A-Za-z0-9_]+)\}:webhook:([A-Za-z0-9_]+)$/;
+
+type WebhookOutcome =
+  { kind: 'none' | 'rewrapped' | 'current' } | { kind: 'skipped'; hook: SkippedWebhook };
+
+async function rotateWebhook(
+  redis: RedisClient,
+  vault: Vault,
+  name: string,
+): Promise<WebhookOutcome> {
+  const match = WEBHOOK_RECORD.exec(name);
+  if (!match || names.webhook(match[1]!, match[2]!) !== name) return { kind: 'none' };
+  const [workspaceId, webhookId] = [match[1]!, match[2]!];
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const secret = await redis.hget(name, 'secret');
+    // Gone, or stored without a vault (`plain.`): nothing sealed to rotate.
+    if (typeof secret !== 'string' || Vault.kekIdOf(secret) === undefined) return { kind: 'none' };
+    if (Vault.kekIdOf(secret) === vault.sealingKekId) return { kind: 'current' };
+    let rewrapped: string | undefined;
+    try {
+      rewrapped = vault.rewrap(secret, { workspaceId, keyId: webhookId });
+    } catch (error) {
+      if (error instanceof VaultError) {
+        return { kind: 'skipped', hook: { webhookId, workspaceId, reason: error.reason } };
+      }
+      throw error;
+    }
+    if (rewrapped === undefined) return { kind: 'current' };
+    if (decodeWebhook(await redis.rewrapWebhookSecretV1(name, secret, rewrapped)) === 'rewrapped') {
+      return { kind: 'rewrapped' };
+    }
+  }
+  return { kind: 'skipped', hook: { webhookId, workspaceId, reason: 'changing' } };
+}
+
+/** Rotates every sealed webhook secret to the vault's first key. */
+export async function rotateWebhookSecrets(
+  redis: RedisClient,
+  vault: Vault,
+): Promise<WebhookRotation> {
+  const report: WebhookRotation = { scanned: 0, rewrapped: 0, current: 0, skipped: [] };
+  for await (const batch of scanKeys(redis, names.webhook('*', '*'))) {
+    const outcomes = await Promise.all(batch.map((name) => rotateWebhook(redis, vault, name)));
+    for (const outcome of outcomes) {
+      if (outcome.kind === 'none') continue;
+      report.scanned++;
+      if (outcome.kind === 'skipped') report.skipped.push(outcome.hook);
+      else report[outcome.kind]++;
+    }
+  }
+  return report;
+}
 
 /**
  * A record that changed between the read and the write is read again: only a concurrent run (or
@@ -113,6 +184,7 @@ export async function rotateVault(
     current: 0,
     skipped: [],
     gone: 0,
+    webhooks: { scanned: 0, rewrapped: 0, current: 0, skipped: [] },
   };
   for await (const batch of scanKeys(redis, names.key('*'))) {
     const ids = batch.map(keyIdOfRecord).filter((id): id is string => id !== undefined);
@@ -130,5 +202,6 @@ export async function rotateVault(
     }
     progress(report.scanned);
   }
+  report.webhooks = await rotateWebhookSecrets(redis, vault);
   return report;
 }

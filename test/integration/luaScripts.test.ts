@@ -307,6 +307,41 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect(await redis.hgetall(keys[3])).toEqual({ h2: 'key_2' });
     return [dropped];
   },
+  queueWebhookEvent: async (t) => {
+    const [marker, due, jobs] = [`${t}:once`, `${t}:due`, `${t}:jobs`];
+    const queued = await redis.queueWebhookEventV1(marker, due, jobs, 60_000, 'evt_1', '{"a":1}');
+    // The same state noticed again (another node, a later flush): nothing more is queued.
+    const already = await redis.queueWebhookEventV1(marker, due, jobs, 60_000, 'evt_2', '{}');
+    expect(await redis.hgetall(jobs)).toEqual({ evt_1: '{"a":1}' });
+    expect(await redis.zrange(due, 0, -1)).toEqual(['evt_1']);
+    expect(await redis.pttl(marker)).toBeGreaterThan(0);
+    return [queued, already];
+  },
+  rewrapWebhookSecret: async (t) => {
+    const hook = `${t}:webhook`;
+    const rewrap = (from: string, to: string) => redis.rewrapWebhookSecretV1(hook, from, to);
+    // No webhook (deleted since the read): nothing is created.
+    const kept = await rewrap('old', 'new');
+    expect(await redis.exists(hook)).toBe(0);
+    await redis.hset(hook, 'id', 'wh_1', 'secret', 'old');
+    // Another sealed form than the one read is never overwritten.
+    expect(await rewrap('other', 'new')).toBe(0);
+    const written = await rewrap('old', 'new');
+    expect(await redis.hgetall(hook)).toEqual({ id: 'wh_1', secret: 'new' });
+    return [kept, written];
+  },
+  claimWebhookDeliveries: async (t) => {
+    const [due, jobs] = [`${t}:due`, `${t}:jobs`];
+    await redis.hset(jobs, 'evt_1', '{"a":1}');
+    await redis.zadd(due, 0, 'evt_1', 1, 'evt_gone', 8_000_000_000_000, 'evt_later');
+    const claimed = await redis.claimWebhookDeliveriesV1(due, jobs, 60_000, 10);
+    expect(JSON.parse(claimed)).toEqual([['evt_1', '{"a":1}']]);
+    // Leased: not due again until the lease ends; the id without a job is gone.
+    expect(await redis.claimWebhookDeliveriesV1(due, jobs, 60_000, 10)).toBe('[]');
+    expect(await redis.zrange(due, 0, -1)).toEqual(['evt_1', 'evt_later']);
+    expect(Number(await redis.zscore(due, 'evt_1'))).toBeGreaterThan(Date.now());
+    return [claimed];
+  },
   deleteIfEqual: async (t) => {
     await redis.set(`${t}:s`, 'a');
     const kept = await redis.deleteIfEqualV1(`${t}:s`, 'b');

@@ -8,7 +8,8 @@ import { AuditOutbox, outboxArgument } from '../../src/store/auditOutbox';
 import { AuditSweeper } from '../../src/store/auditSweeper';
 import { names } from '../../src/store/names';
 import { RootKeyStore } from '../../src/store/rootKeyStore';
-import { sleep, testAudit } from '../support/helpers';
+import { eventually, sleep, testAudit } from '../support/helpers';
+import { startReceiver } from '../support/webhookReceiver';
 import { createTestRootKey, startTestNode } from '../support/topology';
 
 /**
@@ -34,7 +35,19 @@ beforeAll(async () => {
   locals = [await startRedis(), await startRedis()];
   nodes = [];
   for (const local of locals) {
-    nodes.push(await startTestNode({ clusterSeeds: cluster.seeds, localUrl: local.url }));
+    nodes.push(
+      await startTestNode({
+        clusterSeeds: cluster.seeds,
+        localUrl: local.url,
+        // The webhook test's receiver is on loopback; fast polls keep it short.
+        env: {
+          KEYWARD_WEBHOOK_ALLOW_PRIVATE: '1',
+          KEYWARD_WEBHOOK_POLL_MS: '50',
+          KEYWARD_WEBHOOK_FLUSH_MS: '50',
+          KEYWARD_WEBHOOK_RETRY_BASE_MS: '100',
+        },
+      }),
+    );
   }
   const admin = createCluster(cluster.nodes, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 });
   ({ key: rootKey, workspaceId } = await createTestRootKey(admin));
@@ -214,6 +227,47 @@ test('credit changes and root keys reach the audit log through outboxes in their
     expect((await log())[0]).toMatchObject({ requestId: 'req_cluster_cut', target: { id: keyId } });
   } finally {
     await closeRedis(admin);
+  }
+});
+
+test('webhooks: created, queued once, claimed and delivered through slots of their own', async () => {
+  // The first attempt fails: the retry is queued and claimed again on the cluster.
+  const receiver = await startReceiver((_path, count) => (count === 1 ? 503 : 200));
+  try {
+    const created = await api[0]!.post<{ webhookId: string }>('webhooks.createWebhook', {
+      url: `${receiver.url}/cluster`,
+      events: ['key.credits.exhausted'],
+    });
+    expect(created.status).toBe(200);
+    const apiId = (await api[0]!.post<{ apiId: string }>('apis.createApi', { name: 'hooked' })).body
+      .apiId;
+    const { key } = (await api[0]!.post<{ key: string }>('keys.createKey', { apiId, remaining: 1 }))
+      .body;
+    // Both nodes see the key reach 0: one event, whichever noticed it first.
+    expect((await api[0]!.post<Verdict>('keys.verifyKey', { key })).body.remaining).toBe(0);
+    expect((await api[1]!.post<Verdict>('keys.verifyKey', { key })).body.code).toBe(
+      'USAGE_EXCEEDED',
+    );
+    await eventually(() => receiver.received.length === 2, { what: 'the retried delivery' });
+    await sleep(300);
+    expect(receiver.received).toHaveLength(2);
+    expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
+    const listed = await api[1]!.get<{ webhooks: unknown[] }>('webhooks.listWebhooks', {});
+    expect(listed.body.webhooks).toHaveLength(1);
+    const attempts = await api[1]!.get<{ deliveries: { outcome: string }[] }>(
+      'webhooks.listDeliveries',
+      { webhookId: created.body.webhookId },
+    );
+    expect(attempts.body.deliveries.map((attempt) => attempt.outcome)).toEqual([
+      'delivered',
+      'failed',
+    ]);
+    const deleted = await api[1]!.post('webhooks.deleteWebhook', {
+      webhookId: created.body.webhookId,
+    });
+    expect(deleted.status).toBe(200);
+  } finally {
+    await receiver.close();
   }
 });
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { names } from '../../src/store/names';
 import { Vault, type VaultKey } from '../../src/vault/vault';
+import { openSecret } from '../../src/webhooks/secrets';
 import { assertBuilt, runCli, type CliResult } from '../support/cliProcess';
 import { adminRedis, closeRedis } from '../support/keyspace';
 import { client, type Client } from '../support/rpc';
@@ -27,6 +28,8 @@ interface Rotation {
   skipped: number;
   gone: number;
   skippedKeys: { keyId: string; workspaceId: string; reason: string }[];
+  webhooks: { scanned: number; rewrapped: number; current: number; skipped: number };
+  skippedWebhooks: unknown[];
 }
 
 let topology: Topology;
@@ -36,6 +39,8 @@ let apiId: string;
 /** keyId → the plaintext createKey answered. */
 const created = new Map<string, string>();
 let corrupted: string;
+/** A webhook whose secret the old vault key sealed. */
+let webhook: { webhookId: string; secret: string };
 const PENDING = 'key_pendingcreation';
 
 const rotate = (args: string[] = [], vaultKeys = BOTH): Promise<CliResult> =>
@@ -67,6 +72,12 @@ beforeAll(async () => {
     expect(made.status).toBe(200);
     created.set(made.body.keyId, made.body.key);
   }
+  webhook = (
+    await oldNode.post<{ webhookId: string; secret: string }>('webhooks.createWebhook', {
+      url: 'https://203.0.113.10/rotate',
+      events: ['key.expiring'],
+    })
+  ).body;
   // A key that is not recoverable has nothing to rotate.
   await oldNode.post('keys.createKey', { apiId });
   // A creation under way (pending): no key yet, neither counted nor touched.
@@ -145,7 +156,21 @@ test('rotates every key to the first vault key while a node decrypts; an altered
     skipped: 1,
     gone: 0,
     skippedKeys: [{ keyId: corrupted, workspaceId: topology.workspaceId, reason: 'unreadable' }],
+    webhooks: { scanned: 1, rewrapped: 1, current: 0, skipped: 0 },
+    skippedWebhooks: [],
   });
+  // The webhook's secret too: under the new key, and the same secret.
+  const hookName = names.webhook(topology.workspaceId, webhook.webhookId);
+  const sealedSecret = (await primary.hget(hookName, 'secret')) ?? '';
+  expect(sealedSecret).toMatch(/^v1\.new\./);
+  expect(
+    openSecret(new Vault([NEW]), {
+      secret: sealedSecret,
+      workspaceId: topology.workspaceId,
+      id: webhook.webhookId,
+    }),
+  ).toBe(webhook.secret);
+  expect(result.stdout).not.toContain(webhook.secret);
   // No secret in what it prints.
   for (const key of created.values()) expect(result.stdout + result.stderr).not.toContain(key);
   for (const [keyId] of good) expect(await sealedOf(keyId)).toMatch(/^v1\.new\./);
@@ -172,7 +197,8 @@ test('rotates every key to the first vault key while a node decrypts; an altered
   expect(again.code).toBe(1);
   expect(again.stdout).toBe(
     'vault key new: 7 recoverable keys read, 0 re-wrapped, 6 already current, 1 skipped\n' +
-      `skipped ${corrupted} (workspace ${topology.workspaceId}): unreadable\n`,
+      `skipped ${corrupted} (workspace ${topology.workspaceId}): unreadable\n` +
+      'webhook secrets: 1 read, 0 re-wrapped, 1 already current, 0 skipped\n',
   );
   expect(await Promise.all([...created.keys()].map(sealedOf))).toEqual(before);
 }, 30_000);

@@ -77,8 +77,11 @@ const CONDITIONAL_API_ACTIONS = ['encrypt_key', 'decrypt_key'];
 const RATELIMIT_ACTIONS = actionsOf('ratelimit');
 const RBAC_ACTIONS = actionsOf('rbac');
 const IDENTITY_ACTIONS = actionsOf('identity');
+const WEBHOOK_ACTIONS = actionsOf('webhook');
 
 let scenes = 0;
+/** The scene's webhook that is read: one per run, since a workspace has at most 100. */
+let sceneWebhook: Promise<string> | undefined;
 
 async function newScene(): Promise<Scene> {
   const api = async (name: string) =>
@@ -131,6 +134,17 @@ async function newScene(): Promise<Scene> {
   const identity = await newIdentity(identityExternalId);
   const identityJ = await newIdentity(`${nsN}.other`);
   const identityToDelete = await newIdentity(`${nsN}.gone`);
+  const newWebhook = async () => {
+    const created = await admin.post<{ webhookId: string }>('webhooks.createWebhook', {
+      url: 'https://203.0.113.10/matrix',
+      events: ['key.credits.exhausted'],
+    });
+    expect(created.status).toBe(200);
+    return created.body.webhookId;
+  };
+  sceneWebhook ??= newWebhook();
+  const webhook = await sceneWebhook;
+  const webhookToDelete = await newWebhook();
   return {
     apiA,
     apiB,
@@ -147,6 +161,8 @@ async function newScene(): Promise<Scene> {
     identityExternalId,
     identityJ,
     identityToDelete,
+    webhook,
+    webhookToDelete,
   };
 }
 
@@ -201,9 +217,13 @@ const principals: Principal[] = [
     label: 'the right actions on another resource',
     workspace: 'own',
     permissions: () =>
-      [...API_ACTIONS, ...RATELIMIT_ACTIONS, ...RBAC_ACTIONS, ...IDENTITY_ACTIONS].map(
-        (action) => `key.*.${action}`,
-      ),
+      [
+        ...API_ACTIONS,
+        ...RATELIMIT_ACTIONS,
+        ...RBAC_ACTIONS,
+        ...IDENTITY_ACTIONS,
+        ...WEBHOOK_ACTIONS,
+      ].map((action) => `key.*.${action}`),
   },
   ...API_ACTIONS.flatMap((action): Principal[] => [
     { label: `only api.*.${action}`, workspace: 'own', permissions: () => [`api.*.${action}`] },
@@ -242,6 +262,11 @@ const principals: Principal[] = [
       permissions: (s) => [`identity.${s.identity}.${action}`],
     },
   ]),
+  ...WEBHOOK_ACTIONS.map((action): Principal => ({
+    label: `only webhook.*.${action}`,
+    workspace: 'own',
+    permissions: () => [`webhook.*.${action}`],
+  })),
   { label: '* in another workspace', workspace: 'other', permissions: () => ['*'] },
   {
     label: 'every action on A, N and I in another workspace',
@@ -310,6 +335,10 @@ const ORDER: readonly string[] = [
   'identities.updateIdentity',
   'identities.updateCredits',
   'identities.deleteIdentity',
+  'webhooks.listWebhooks',
+  'webhooks.listDeliveries',
+  'webhooks.createWebhook',
+  'webhooks.deleteWebhook',
   // Last two: they take API A's keys, then API A itself away.
   'apis.deleteKeys',
   'apis.deleteApi',
@@ -468,7 +497,7 @@ export function authzMatrix(part: 0 | 1): void {
       const doc = readFileSync(join(__dirname, '../../docs/security.md'), 'utf8');
       for (const line of doc.split('\n')) {
         const [, ops, needed] = line.split('|').map((cell) => cell.trim());
-        const permission = /^`(api|ratelimit|rbac|identity|audit)\.([^`]+)\.(\w+)`/.exec(
+        const permission = /^`(api|ratelimit|rbac|identity|audit|webhook)\.([^`]+)\.(\w+)`/.exec(
           needed ?? '',
         );
         if (!ops || !permission) continue;
@@ -721,6 +750,8 @@ export function authzMatrix(part: 0 | 1): void {
         identityExternalId: 'nobody',
         identityJ: 'id_y',
         identityToDelete: 'id_z',
+        webhook: 'wh_x',
+        webhookToDelete: 'wh_y',
       };
       /** Every call of the matrix, so every operation of the registry. */
       const requests: [

@@ -23,6 +23,9 @@ export interface Scene {
   identityExternalId: string;
   identityJ: string;
   identityToDelete: string;
+  /** A webhook that is read (one for every scene of a run), and one that is deleted. */
+  webhook: string;
+  webhookToDelete: string;
 }
 
 /** A key of API A, looked up by its id. */

@@ -351,6 +351,10 @@ export const KNOWN_FIELDS = new Set([
   'hash',
   'start',
   'identityId',
+  'url',
+  'events',
+  'creditsThreshold',
+  'webhookId',
 ]);
 
 /**

@@ -43,6 +43,7 @@ export const fixture = {
   roleId: '',
   identityId: '',
   identityExternalId: 'fuzz-fixture-user',
+  webhookId: '',
 };
 
 /** Starts one node with the fixtures before the file's tests, and stops it after them. */
@@ -89,6 +90,12 @@ export function useHostileTarget(): void {
       externalId: fixture.identityExternalId,
     });
     fixture.identityId = identity.body.identityId;
+    const webhook = await admin.post<{ webhookId: string }>('webhooks.createWebhook', {
+      url: 'https://203.0.113.10/fuzz-fixture',
+      events: ['key.credits.exhausted'],
+    });
+    expect(webhook.status).toBe(200);
+    fixture.webhookId = webhook.body.webhookId;
   });
 
   afterAll(async () => {

@@ -50,6 +50,14 @@ describe('loadConfig', () => {
         maxPending: 100_000,
         retention: { minute: 48 * 3_600_000, hour: 90 * 86_400_000, day: 730 * 86_400_000 },
       },
+      webhooks: {
+        allowPrivate: false,
+        pollMs: 1000,
+        timeoutMs: 10_000,
+        retryBaseMs: 10_000,
+        flushMs: 1000,
+        cacheMs: 5000,
+      },
     });
   });
 
@@ -97,6 +105,12 @@ describe('loadConfig', () => {
       KEYWARD_ANALYTICS_DAY_RETENTION_DAYS: '4',
       KEYWARD_ANALYTICS_COUNT_IN_REDIS: 'off',
       KEYWARD_LOG_CLIENT_IP: 'x-forwarded-for',
+      KEYWARD_WEBHOOK_ALLOW_PRIVATE: '1',
+      KEYWARD_WEBHOOK_POLL_MS: '20',
+      KEYWARD_WEBHOOK_TIMEOUT_MS: '2000',
+      KEYWARD_WEBHOOK_RETRY_BASE_MS: '30000',
+      KEYWARD_WEBHOOK_FLUSH_MS: '30',
+      KEYWARD_WEBHOOK_CACHE_MS: '0',
     });
     expect(config).toEqual({
       port: 9000,
@@ -124,6 +138,14 @@ describe('loadConfig', () => {
         flushMs: 250,
         maxPending: 500,
         retention: { minute: 2 * 3_600_000, hour: 3 * 86_400_000, day: 4 * 86_400_000 },
+      },
+      webhooks: {
+        allowPrivate: true,
+        pollMs: 20,
+        timeoutMs: 2000,
+        retryBaseMs: 30_000,
+        flushMs: 30,
+        cacheMs: 0,
       },
     });
   });
@@ -201,6 +223,16 @@ describe('loadConfig', () => {
       'a port above 65535',
       { KEYWARD_PORT: '65536' },
       /^KEYWARD_PORT: must be between 0 and 65535$/,
+    ],
+    [
+      'a webhook allowance other than 0 or 1',
+      { KEYWARD_WEBHOOK_ALLOW_PRIVATE: 'yes' },
+      /^KEYWARD_WEBHOOK_ALLOW_PRIVATE: must be 0 or 1$/,
+    ],
+    [
+      'a first webhook retry later than 30 s',
+      { KEYWARD_WEBHOOK_RETRY_BASE_MS: '30001' },
+      /^KEYWARD_WEBHOOK_RETRY_BASE_MS: must be between 10 and 30000$/,
     ],
     [
       'an http URL for the primary',

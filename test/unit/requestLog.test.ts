@@ -242,6 +242,7 @@ describe('verifyKey notes a key id for every verdict but NOT_FOUND', () => {
       metrics: new Metrics(),
       recent: { record: () => undefined },
       lastUse: { saw: () => undefined },
+      webhookEvents: { observe: () => undefined },
       usage: { verification: () => undefined },
       now: () => 1_000_000,
     }) as unknown as Services;

@@ -28,6 +28,7 @@ import { auditView } from './audit.js';
 import { apiView, apisView, keyView } from './keys.js';
 import { rbacView } from './rbac.js';
 import { usageView } from './usage.js';
+import { webhooksView, webhookView } from './webhooks.js';
 
 const logoutButton = document.getElementById('logout');
 const pages = document.getElementById('pages');
@@ -81,6 +82,7 @@ const PAGES = [
   { label: 'Roles & permissions', href: '#/rbac' },
   { label: 'Usage', href: '#/usage' },
   { label: 'Audit log', href: '#/audit' },
+  { label: 'Webhooks', href: '#/webhooks' },
 ];
 
 /**
@@ -96,6 +98,8 @@ const ROUTES = [
   { pattern: /^#\/rbac$/, page: 'Roles & permissions', view: rbacView },
   { pattern: /^#\/usage$/, page: 'Usage', view: usageView },
   { pattern: /^#\/audit$/, page: 'Audit log', view: auditView },
+  { pattern: /^#\/webhooks$/, page: 'Webhooks', view: webhooksView },
+  { pattern: /^#\/webhooks\/([^/]+)$/, page: 'Webhooks', view: webhookView },
   { pattern: /^/, page: 'APIs', view: apisView },
 ];
 

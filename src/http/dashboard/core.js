@@ -2,7 +2,7 @@
  * keyward dashboard, the parts every page shares: DOM helpers, the API client, notices, forms,
  * tables, the session and navigation. The pages are modules of their own (keys.js,
  * identities.js, rbac.js, with limits.js shared by the first two; usage.js, with its chart in
- * charts.js; audit.js); app.js routes between them.
+ * charts.js; audit.js; webhooks.js); app.js routes between them.
  *
  * Security rules kept throughout:
  * - the root key lives in sessionStorage only, and is sent only as `Authorization: Bearer`;

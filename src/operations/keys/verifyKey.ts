@@ -349,7 +349,17 @@ export const verifyKey = defineOperation({
       requestId: { type: 'string' },
     },
   },
-  uses: ['directory', 'limiter', 'limiterFailure', 'now', 'metrics', 'recent', 'lastUse', 'usage'],
+  uses: [
+    'directory',
+    'limiter',
+    'limiterFailure',
+    'now',
+    'metrics',
+    'recent',
+    'lastUse',
+    'usage',
+    'webhookEvents',
+  ],
   async handle(deps, caller, input: VerifyKeyInput): Promise<Verification> {
     const verification = await decideVerification(deps, caller, input);
     deps.metrics.verification(verification.code, caller.logFields.mode ?? 'none');
@@ -357,6 +367,14 @@ export const verifyKey = defineOperation({
     if (verification.keyId) {
       deps.recent.record(verification.keyId, verification.code, now);
       deps.lastUse.saw(verification.keyId, now);
+      // Webhook events (docs/webhooks.md): noticed in memory, only when the verdict can bring
+      // one about and the workspace is not known to have no webhooks; queued by a timer.
+      deps.webhookEvents.observe(
+        caller.rootKey.workspaceId,
+        verification[KEY_API],
+        verification,
+        now,
+      );
     }
     // Counted in memory once the verdict is known: nothing is added to the round trip.
     deps.usage.verification(caller.rootKey.workspaceId, now, {

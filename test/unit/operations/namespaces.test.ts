@@ -289,6 +289,9 @@ const SERVICE_NAMES = [
   'vault',
   'analyticsReader',
   'verificationLog',
+  'webhooks',
+  'webhookEvents',
+  'webhookAllowPrivate',
 ] as const satisfies readonly (keyof Services)[];
 const everyServiceListed: Exclude<keyof Services, (typeof SERVICE_NAMES)[number]> extends never
   ? true
