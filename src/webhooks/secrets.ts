@@ -3,24 +3,23 @@ import type { WebhookRecord } from '../domain/webhook';
 import type { Vault } from '../vault/vault';
 
 /**
- * A webhook's signing secret (docs/decisions.md, "Webhooks"): sealed by the vault when the node
- * has KEYWARD_VAULT_KEYS (bound to the workspace and the webhook's id), stored as `plain.<secret>`
- * otherwise, since deliveries need it back. Never logged, answered once, by createWebhook.
+ * A webhook's signing secret (docs/decisions.md, "Webhooks"): deliveries need it back, so it is
+ * sealed by the vault (KEYWARD_VAULT_KEYS, bound to the workspace and the webhook's id), never
+ * stored in plaintext: without a vault there are no webhooks. Never logged, answered once, by
+ * createWebhook.
  */
-
-const PLAIN = 'plain.';
 
 export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
 export function storedSecret(
-  vault: Vault | undefined,
+  vault: Vault,
   secret: string,
   workspaceId: string,
   webhookId: string,
 ): string {
-  return vault ? vault.seal(secret, { workspaceId, keyId: webhookId }) : `${PLAIN}${secret}`;
+  return vault.seal(secret, { workspaceId, keyId: webhookId });
 }
 
 /** The secret to sign with; throws (naming no secret) when this node cannot open it. */
@@ -28,7 +27,6 @@ export function openSecret(
   vault: Vault | undefined,
   hook: Pick<WebhookRecord, 'secret' | 'workspaceId' | 'id'>,
 ): string {
-  if (hook.secret.startsWith(PLAIN)) return hook.secret.slice(PLAIN.length);
   if (!vault) throw new Error('the secret is sealed and this node has no KEYWARD_VAULT_KEYS');
   return vault.open(hook.secret, { workspaceId: hook.workspaceId, keyId: hook.id });
 }

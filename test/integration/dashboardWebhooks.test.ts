@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium, sees } from '../support/chromium';
-import { createKey, eventually } from '../support/helpers';
+import { createKey, eventually, TEST_VAULT } from '../support/helpers';
 import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
 import { startReceiver } from '../support/webhookReceiver';
@@ -30,6 +30,7 @@ beforeAll(async () => {
     nodes: 1,
     localRedis: false,
     env: {
+      ...TEST_VAULT,
       KEYWARD_WEBHOOK_ALLOW_PRIVATE: '1',
       KEYWARD_WEBHOOK_POLL_MS: '50',
       KEYWARD_WEBHOOK_FLUSH_MS: '50',

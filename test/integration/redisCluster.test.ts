@@ -8,7 +8,7 @@ import { AuditOutbox, outboxArgument } from '../../src/store/auditOutbox';
 import { AuditSweeper } from '../../src/store/auditSweeper';
 import { names } from '../../src/store/names';
 import { RootKeyStore } from '../../src/store/rootKeyStore';
-import { eventually, sleep, testAudit } from '../support/helpers';
+import { eventually, sleep, TEST_VAULT, testAudit } from '../support/helpers';
 import { startReceiver } from '../support/webhookReceiver';
 import { createTestRootKey, startTestNode } from '../support/topology';
 
@@ -41,6 +41,7 @@ beforeAll(async () => {
         localUrl: local.url,
         // The webhook test's receiver is on loopback; fast polls keep it short.
         env: {
+          ...TEST_VAULT,
           KEYWARD_WEBHOOK_ALLOW_PRIVATE: '1',
           KEYWARD_WEBHOOK_POLL_MS: '50',
           KEYWARD_WEBHOOK_FLUSH_MS: '50',

@@ -1,6 +1,6 @@
 import { verifySignature } from '../../src/webhooks/signature';
 import { runCommand, runCommandJson } from '../support/cliProcess';
-import { createKey, eventually, sleep } from '../support/helpers';
+import { createKey, eventually, sleep, TEST_VAULT } from '../support/helpers';
 import { client, type Client } from '../support/rpc';
 import {
   startProcessTopology,
@@ -18,6 +18,7 @@ import { startReceiver, type Received } from '../support/webhookReceiver';
  */
 
 const FAST = {
+  ...TEST_VAULT,
   KEYWARD_WEBHOOK_ALLOW_PRIVATE: '1',
   KEYWARD_WEBHOOK_POLL_MS: '50',
   KEYWARD_WEBHOOK_FLUSH_MS: '50',
@@ -272,7 +273,7 @@ describe('webhook targets', () => {
 
   beforeAll(async () => {
     // KEYWARD_WEBHOOK_ALLOW_PRIVATE unset: the production rule.
-    topology = await startTopology({ nodes: 1, localRedis: false });
+    topology = await startTopology({ nodes: 1, localRedis: false, env: TEST_VAULT });
     api = client(topology.nodes[0]!.url, topology.rootKey);
   });
   afterAll(async () => {
@@ -318,14 +319,32 @@ describe('the command line', () => {
   let topology: Topology;
 
   beforeAll(async () => {
-    topology = await startTopology({ nodes: 1, localRedis: false });
+    topology = await startTopology({ nodes: 1, localRedis: false, env: TEST_VAULT });
   });
   afterAll(async () => {
     await topology?.stop();
   });
 
+  test('without a vault there are no webhooks: their secrets are never stored in plaintext', async () => {
+    const created = await runCommand(
+      [
+        'webhooks',
+        'create',
+        '--workspace',
+        topology.workspaceId,
+        '--url',
+        'https://203.0.113.10/keyward',
+        '--events',
+        'key.credits.exhausted',
+      ],
+      { KEYWARD_REDIS_URL: topology.primary.url },
+    );
+    expect(created.code).not.toBe(0);
+    expect(created.stderr).toContain('webhooks need KEYWARD_VAULT_KEYS');
+  });
+
   test('keyward webhooks create, list, deliveries and delete run the operations', async () => {
-    const env = { KEYWARD_REDIS_URL: topology.primary.url };
+    const env = { KEYWARD_REDIS_URL: topology.primary.url, ...TEST_VAULT };
     const ws = topology.workspaceId;
     const created = await runCommandJson<{ webhookId: string; secret: string }>(
       [

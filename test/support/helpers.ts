@@ -73,3 +73,9 @@ export function testAudit(targetId = 'test'): AuditEntry {
     summary: {},
   };
 }
+
+/**
+ * KEYWARD_VAULT_KEYS of a test node that seals (recoverable keys, webhook secrets): a fixed key,
+ * never one of a deployment's.
+ */
+export const TEST_VAULT = { KEYWARD_VAULT_KEYS: `test:${Buffer.alloc(32, 7).toString('base64')}` };

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { client } from './rpc';
+import { TEST_VAULT } from './helpers';
 import { startTopology, type Topology } from './topology';
 import {
   adminRedis,
@@ -57,6 +58,8 @@ export function useHostileTarget(): void {
         // Parsing 600 KB bodies on a busy machine lags the event loop past the 100 ms default,
         // which would turn an input check into a 503: these files are about input, not timeouts.
         KEYWARD_REDIS_COMMAND_TIMEOUT_MS: '5000',
+        // Webhooks seal their signing secrets: createWebhook needs a vault.
+        ...TEST_VAULT,
       },
     });
     base = topology.nodes[0]!.url;

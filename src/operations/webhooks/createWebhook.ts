@@ -40,6 +40,13 @@ export const createWebhook = defineOperation({
     }
   },
   async handle(deps, caller, input: CreateWebhookInput) {
+    // The signing secret is kept sealed, never in plaintext: no vault, no webhooks.
+    const { vault } = deps;
+    if (!vault) {
+      throw new PreconditionFailedError(
+        'webhooks need KEYWARD_VAULT_KEYS on the nodes: their signing secrets are stored sealed',
+      );
+    }
     const problem = await targetProblem(input.url, deps.webhookAllowPrivate);
     if (problem) throw invalidField(['url'], problem);
     const ws = caller.rootKey.workspaceId;
@@ -57,7 +64,7 @@ export const createWebhook = defineOperation({
       url: input.url,
       events: input.events,
       createdAt: now,
-      secret: storedSecret(deps.vault, secret, ws, webhookId),
+      secret: storedSecret(vault, secret, ws, webhookId),
       ...(input.creditsThreshold !== undefined ? { creditsThreshold: input.creditsThreshold } : {}),
     };
     await deps.webhooks.create(
