@@ -82,6 +82,40 @@ describe('webhooks on one node', () => {
     await receiver?.close();
   });
 
+  test('the four operations in v2: its envelope, its strict bodies, the same webhook', async () => {
+    const root = await topology.newRootKey();
+    const v2 = async (method: string, body: unknown) => {
+      const response = await fetch(`${url}/v2/${method}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${root.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as { data?: unknown } };
+    };
+    const created = await v2('webhooks.createWebhook', {
+      url: `${receiver.url}/v2`,
+      events: ['key.ratelimited'],
+    });
+    expect(created).toMatchObject({
+      status: 200,
+      body: { data: { webhookId: expect.stringMatching(/^wh_/), secret: expect.any(String) } },
+    });
+    const { webhookId } = created.body.data as { webhookId: string };
+    expect((await v2('webhooks.listWebhooks', {})).body.data).toEqual([
+      {
+        webhookId,
+        url: `${receiver.url}/v2`,
+        events: ['key.ratelimited'],
+        createdAt: expect.any(Number),
+      },
+    ]);
+    expect((await v2('webhooks.listDeliveries', { webhookId })).body.data).toEqual([]);
+    // v2 bodies refuse what they do not know.
+    expect((await v2('webhooks.listDeliveries', { webhookId, page: 2 })).status).toBe(400);
+    expect((await v2('webhooks.deleteWebhook', { webhookId })).body).toMatchObject({ data: {} });
+    expect((await v2('webhooks.deleteWebhook', { webhookId })).status).toBe(404);
+  });
+
   test('listWebhooks shows a webhook without its secret; deleteWebhook takes it away', async () => {
     const ws = await workspace(topology, url, receiver, '/listed', {
       events: ['key.expiring'],

@@ -10,6 +10,10 @@ import { v2GetIdentity } from './identities/getIdentity';
 import { v2ListIdentities } from './identities/listIdentities';
 import { v2UpdateIdentityCredits } from './identities/updateCredits';
 import { v2UpdateIdentity } from './identities/updateIdentity';
+import { v2CreateWebhook } from './webhooks/createWebhook';
+import { v2DeleteWebhook } from './webhooks/deleteWebhook';
+import { v2ListDeliveries } from './webhooks/listDeliveries';
+import { v2ListWebhooks } from './webhooks/listWebhooks';
 import { v2AddPermissions } from './keys/addPermissions';
 import { v2AddRoles } from './keys/addRoles';
 import { v2CreateKey } from './keys/createKey';
@@ -81,6 +85,10 @@ export const v2Routes: readonly V2Route<unknown, object, unknown>[] = [
   v2UpdateIdentity,
   v2UpdateIdentityCredits,
   v2DeleteIdentity,
+  v2CreateWebhook,
+  v2ListWebhooks,
+  v2DeleteWebhook,
+  v2ListDeliveries,
   v2CreatePermission,
   v2GetPermission,
   v2ListPermissions,
