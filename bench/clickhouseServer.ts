@@ -1,14 +1,15 @@
 /**
  * One clickhouse-server for `make bench-clickhouse` (Debian's clickhouse-server package, 18.16),
  * started through procs.ts so that it is stopped with the run: its HTTP and native ports free
- * ones of 127.0.0.1, its config, users and data in `dir` (emptied first). The config and users
+ * ones of 127.0.0.1, its config, users and data in `dir` (emptied first, removed by `dispose`),
+ * its logs (clickhouse-server.log, clickhouse-error.log) beside `logFile`. The config and users
  * are those of test/support/clickhouseServer.ts (which starts its server outside procs.ts):
  * `keyward` (password `secret`, may write) and `readonly` (profile `readonly=2`, what
  * KEYWARD_CLICKHOUSE_READER_URL needs).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ClickHouseClient } from '../src/analytics/clickhouse/client';
 import { parseClickHouseUrl } from '../src/analytics/clickhouse/url';
 import { freePorts, isRunning, start, stop, type Child } from './procs';
@@ -27,10 +28,10 @@ export interface BenchClickHouse {
   dispose(): Promise<void>;
 }
 
-function config(dir: string, httpPort: number, tcpPort: number): string {
+function config(dir: string, logDir: string, httpPort: number, tcpPort: number): string {
   return `<?xml version="1.0"?>
 <yandex>
-  <logger><level>warning</level><log>${dir}/server.log</log><errorlog>${dir}/error.log</errorlog></logger>
+  <logger><level>warning</level><log>${logDir}/clickhouse-server.log</log><errorlog>${logDir}/clickhouse-error.log</errorlog></logger>
   <http_port>${httpPort}</http_port>
   <tcp_port>${tcpPort}</tcp_port>
   <listen_host>${HOST}</listen_host>
@@ -110,7 +111,8 @@ export async function startClickHouse(dir: string, logFile: string): Promise<Ben
     mkdirSync(join(dir, sub), { recursive: true });
   }
   const [httpPort, tcpPort] = (await freePorts(2)) as [number, number];
-  writeFileSync(join(dir, 'config.xml'), config(dir, httpPort, tcpPort));
+  // The server's own logs beside `logFile`, not in `dir`: they outlive the data.
+  writeFileSync(join(dir, 'config.xml'), config(dir, dirname(logFile), httpPort, tcpPort));
   writeFileSync(join(dir, 'users.xml'), USERS);
   const child = start('clickhouse-server', binary, [`--config-file=${join(dir, 'config.xml')}`], {
     cwd: dir,
