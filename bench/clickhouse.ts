@@ -43,7 +43,7 @@
  * bench/clickhouse.md and bench/clickhouse.json.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ClickHouseClient } from '../src/analytics/clickhouse/client';
@@ -1079,7 +1079,12 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   mkdirSync(RESULTS, { recursive: true });
   setPidFile(join(OUT, 'pids'));
-  installCleanup(stopAll);
+  const dataDir = join(OUT, 'clickhouse-data');
+  // Ctrl-C or SIGTERM: every process stopped, and ClickHouse's data removed as at a normal end.
+  installCleanup(async () => {
+    await stopAll();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
   const source = provenance(ROOT);
 
   const ports = (await freePorts(6)) as [number, number, number, number, number, number];
@@ -1087,10 +1092,7 @@ async function main(): Promise<void> {
   const local = await startRedis(OUT, 'redis-local', ports[1]);
   const redises = [primary, local];
   log(`redis primary on ${primary.port}, node-local on ${local.port}`);
-  const clickhouse = await startClickHouse(
-    join(OUT, 'clickhouse-data'),
-    join(OUT, 'clickhouse.log'),
-  );
+  const clickhouse = await startClickHouse(dataDir, join(OUT, 'clickhouse.log'));
   const admin = clickhouse.client('default');
   const version = await clickhouseVersion(admin);
   log(`clickhouse-server ${version} on ${clickhouse.httpPort}`);
