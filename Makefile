@@ -5,7 +5,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps redis clickhouse chromium build run test test-containers lint fmt typecheck unit integration bench bench-compare bench-vault profile layout-figures screenshots cluster cluster-stop clean
+.PHONY: help deps redis clickhouse chromium build run test test-containers lint fmt typecheck unit integration bench bench-compare bench-vault bench-clickhouse profile layout-figures screenshots cluster cluster-stop clean
 
 help:
 	@echo "make run    start Redis and a keyward node; prints the base URL and a root key"
@@ -19,6 +19,8 @@ help:
 	@echo "                      round, with a control (this tree against itself); .run/bench/compare.md"
 	@echo "make bench-vault     what recoverable keys cost: createKey sealed vs plain, getKey decrypt"
 	@echo "                      vs plain, verifyKey recoverable vs plain; .run/bench/vault.md"
+	@echo "make bench-clickhouse  issue 24's figures: sink on vs off, rows/s, bytes per million"
+	@echo "                      verifications, a 30-day chart over 10M events; .run/bench/clickhouse.md"
 	@echo "make lint | fmt | build | bench | profile | clean"
 
 $(NPM_STAMP): package.json package-lock.json
@@ -93,6 +95,14 @@ bench-compare: deps redis build
 # (64, verifyKey), BENCH_TIMEOUT (300 s).
 bench-vault: deps redis build
 	@scripts/bench.sh vault
+
+# Issue 24: what analytics in ClickHouse cost and hold, one run each, on this tree and Debian's
+# clickhouse-server (started on free ports, its data under .run/clickhouse, removed at the end):
+# fast verification with the sink on vs off (with a control), rows/s one node's sink sustains,
+# bytes per million verifications, a 30-day per-day chart over 10 million events. Knobs in
+# bench/clickhouse.ts (BENCH_CH_*); BENCH_TIMEOUT (600 s). Report in .run/bench/clickhouse.md.
+bench-clickhouse: deps redis clickhouse build
+	@scripts/bench.sh clickhouse
 
 # Issue 22: how one workspace spreads over a cluster's masters, this tree against BENCH_BASE
 # (c62d6b0, the previous layout). Figures in .run/bench/layout.json, a table on stdout.

@@ -20,7 +20,10 @@
 # after BENCH_TIMEOUT seconds (600). `make bench-vault` with the argument `vault` (bench/vault.ts:
 # what sealing and opening recoverable keys cost, on one node of this tree; its report in
 # .run/bench/vault.md and vault.json, its logs and pids in .run/vault): no old build, killed after
-# BENCH_TIMEOUT seconds (300).
+# BENCH_TIMEOUT seconds (300). `make bench-clickhouse` with the argument `clickhouse`
+# (bench/clickhouse.ts: issue 24's figures with its own clickhouse-server; its report in
+# .run/bench/clickhouse.md and clickhouse.json, its logs, pids and ClickHouse's data in
+# .run/clickhouse): no old build, killed after BENCH_TIMEOUT seconds (600).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -31,7 +34,8 @@ case "$DRIVER_NAME" in
   layout) OUT="$ROOT/.run/layout" ;;
   compare) OUT="$ROOT/.run/compare" ;;
   vault) OUT="$ROOT/.run/vault" ;;
-  *) echo "bench: unknown driver $DRIVER_NAME (run, profile, layout, compare or vault)" >&2; exit 2 ;;
+  clickhouse) OUT="$ROOT/.run/clickhouse" ;;
+  *) echo "bench: unknown driver $DRIVER_NAME (run, profile, layout, compare, vault or clickhouse)" >&2; exit 2 ;;
 esac
 PIDS="$OUT/pids"
 mkdir -p "$OUT"
@@ -80,10 +84,12 @@ DEFAULT_BASE=HEAD~1
 DEFAULT_TIMEOUT=300
 if [ "$DRIVER_NAME" = layout ]; then DEFAULT_BASE=c62d6b0 DEFAULT_TIMEOUT=1200; fi
 if [ "$DRIVER_NAME" = compare ]; then DEFAULT_TIMEOUT=600; fi
+if [ "$DRIVER_NAME" = clickhouse ]; then DEFAULT_TIMEOUT=600; fi
 TIMEOUT="${BENCH_TIMEOUT:-$DEFAULT_TIMEOUT}"
 BASE_REF="${BENCH_BASE:-$DEFAULT_BASE}"
-# profile and vault measure this tree alone: no old build.
-if [ "$DRIVER_NAME" != profile ] && [ "$DRIVER_NAME" != vault ] && [ "$BASE_REF" != none ]; then
+# profile, vault and clickhouse measure this tree alone: no old build.
+if [ "$DRIVER_NAME" != profile ] && [ "$DRIVER_NAME" != vault ] && [ "$DRIVER_NAME" != clickhouse ] &&
+  [ "$BASE_REF" != none ]; then
   BASE_COMMIT="$(git rev-parse --verify --quiet "$BASE_REF^{commit}")" || {
     echo "bench: BENCH_BASE=$BASE_REF is not a commit here (BENCH_BASE=none to skip the old build)" >&2
     exit 2
