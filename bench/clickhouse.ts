@@ -787,6 +787,23 @@ WHERE database = '${DB.chart}' AND table = '${table}' AND active`,
         (await counts.verifications(ws, apiId, 'day', { start: now - 30 * DAY_MS, end: now, now }))
           .length,
     ],
+    [
+      'reader-v1-chart',
+      'the v1 reader for a chart by day (ClickHouseUsageCounts, day, summed over keys)',
+      'usageCounts.ts: SELECT toUInt32(time) AS t, … outcome, sum(count), sum(spent_credits) ' +
+        'FROM key_verifications_per_day_v1 WHERE … GROUP BY time, outcome',
+      async () =>
+        (
+          await counts.verifications(
+            ws,
+            apiId,
+            'day',
+            { start: now - 30 * DAY_MS, end: now, now },
+            undefined,
+            { key: false, identity: false, tags: false },
+          )
+        ).length,
+    ],
     ['raw', 'raw rows, straight to ClickHouse', rawSql, direct(rawSql)],
     ['raw-v2', 'raw rows, v2 SQL through a node', v2Raw, v2(v2Raw)],
   ];

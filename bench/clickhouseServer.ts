@@ -3,7 +3,7 @@
  * started through procs.ts so that it is stopped with the run: its HTTP and native ports free
  * ones of 127.0.0.1, its config, users and data in `dir` (emptied first, removed by `dispose`),
  * its logs (clickhouse-server.log, clickhouse-error.log) beside `logFile`. The config and users
- * are those of test/support/clickhouseServer.ts (which starts its server outside procs.ts):
+ * are test/support/clickhouseConfig.ts's, as the test suite's server (started outside procs.ts):
  * `keyward` (password `secret`, may write) and `readonly` (profile `readonly=2`, what
  * KEYWARD_CLICKHOUSE_READER_URL needs).
  */
@@ -14,8 +14,9 @@ import { ClickHouseClient } from '../src/analytics/clickhouse/client';
 import { parseClickHouseUrl } from '../src/analytics/clickhouse/url';
 import { freePorts, isRunning, start, stop, type Child } from './procs';
 import { HOST, sleep } from './setup';
+import { CLICKHOUSE_PASSWORD, serverConfig, USERS_CONFIG } from '../test/support/clickhouseConfig';
 
-export const CLICKHOUSE_PASSWORD = 'secret';
+export { CLICKHOUSE_PASSWORD };
 
 export interface BenchClickHouse {
   child: Child;
@@ -27,58 +28,6 @@ export interface BenchClickHouse {
   /** Stops the server and removes its folder. */
   dispose(): Promise<void>;
 }
-
-function config(dir: string, logDir: string, httpPort: number, tcpPort: number): string {
-  return `<?xml version="1.0"?>
-<yandex>
-  <logger><level>warning</level><log>${logDir}/clickhouse-server.log</log><errorlog>${logDir}/clickhouse-error.log</errorlog></logger>
-  <http_port>${httpPort}</http_port>
-  <tcp_port>${tcpPort}</tcp_port>
-  <listen_host>${HOST}</listen_host>
-  <path>${dir}/data/</path>
-  <tmp_path>${dir}/tmp/</tmp_path>
-  <user_files_path>${dir}/user_files/</user_files_path>
-  <format_schema_path>${dir}/format_schemas/</format_schema_path>
-  <users_config>users.xml</users_config>
-  <default_profile>default</default_profile>
-  <default_database>default</default_database>
-  <timezone>UTC</timezone>
-  <mark_cache_size>5368709120</mark_cache_size>
-  <mlock_executable>false</mlock_executable>
-  <max_concurrent_queries>50</max_concurrent_queries>
-</yandex>
-`;
-}
-
-const USERS = `<?xml version="1.0"?>
-<yandex>
-  <profiles>
-    <default><max_memory_usage>1000000000</max_memory_usage></default>
-    <readonly><readonly>2</readonly></readonly>
-  </profiles>
-  <users>
-    <keyward>
-      <password>${CLICKHOUSE_PASSWORD}</password>
-      <networks><ip>127.0.0.1</ip></networks>
-      <profile>default</profile>
-      <quota>default</quota>
-    </keyward>
-    <readonly>
-      <password>${CLICKHOUSE_PASSWORD}</password>
-      <networks><ip>127.0.0.1</ip></networks>
-      <profile>readonly</profile>
-      <quota>default</quota>
-    </readonly>
-    <default>
-      <password></password>
-      <networks><ip>127.0.0.1</ip></networks>
-      <profile>default</profile>
-      <quota>default</quota>
-    </default>
-  </users>
-  <quotas><default></default></quotas>
-</yandex>
-`;
 
 async function ping(port: number): Promise<boolean> {
   try {
@@ -112,8 +61,11 @@ export async function startClickHouse(dir: string, logFile: string): Promise<Ben
   }
   const [httpPort, tcpPort] = (await freePorts(2)) as [number, number];
   // The server's own logs beside `logFile`, not in `dir`: they outlive the data.
-  writeFileSync(join(dir, 'config.xml'), config(dir, dirname(logFile), httpPort, tcpPort));
-  writeFileSync(join(dir, 'users.xml'), USERS);
+  writeFileSync(
+    join(dir, 'config.xml'),
+    serverConfig({ dir, logDir: dirname(logFile), httpPort, tcpPort }),
+  );
+  writeFileSync(join(dir, 'users.xml'), USERS_CONFIG);
   const child = start('clickhouse-server', binary, [`--config-file=${join(dir, 'config.xml')}`], {
     cwd: dir,
     logFile,

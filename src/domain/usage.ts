@@ -170,6 +170,18 @@ export type CountRow = Counted<VerificationCounter>;
 export type LimitRow = Counted<{ identifier: string; passed: boolean }>;
 
 /**
+ * What of a counter a reader needs apart: a store may sum over what it leaves out and answer it
+ * empty (ClickHouse sums in the query; Redis's buckets answer every counter whatever is asked).
+ */
+export interface CountDetail {
+  key: boolean;
+  identity: boolean;
+  tags: boolean;
+}
+
+export const FULL_DETAIL: CountDetail = { key: true, identity: true, tags: true };
+
+/**
  * Where the readers of usage (analytics.getVerifications, keys.getVerifications,
  * ratelimits.getUsage, the dashboard, `keyward usage`) find the counts: Redis's buckets, or
  * ClickHouse's rollups when KEYWARD_CLICKHOUSE_URL is set. Both answer the same rows for the same
@@ -189,6 +201,7 @@ export interface UsageCounts {
     granularity: Granularity,
     range: ReadRange,
     keyIds?: ReadonlySet<string>,
+    detail?: CountDetail,
   ): Promise<CountRow[]>;
   /** Every standalone limit counter of a namespace; with `identifier`, its rows (and maybe others). */
   limits(

@@ -6,6 +6,7 @@ import { ClickHouseClient } from '../../src/analytics/clickhouse/client';
 import { parseClickHouseUrl } from '../../src/analytics/clickhouse/url';
 import { sleep } from './helpers';
 import { freePort, hasExited, stopProcess } from './redisServer';
+import { CLICKHOUSE_PASSWORD, serverConfig, USERS_CONFIG } from './clickhouseConfig';
 
 /**
  * One clickhouse-server the tests own (Debian's clickhouse-server package, 18.16): its HTTP and
@@ -27,7 +28,7 @@ export interface TestClickHouse {
   dispose(): Promise<void>;
 }
 
-export const CLICKHOUSE_PASSWORD = 'secret';
+export { CLICKHOUSE_PASSWORD };
 
 function binary(): string {
   try {
@@ -44,58 +45,6 @@ const processes = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of processes) child.kill('SIGKILL');
 });
-
-function config(dir: string, httpPort: number, tcpPort: number): string {
-  return `<?xml version="1.0"?>
-<yandex>
-  <logger><level>warning</level><log>${dir}/server.log</log><errorlog>${dir}/error.log</errorlog></logger>
-  <http_port>${httpPort}</http_port>
-  <tcp_port>${tcpPort}</tcp_port>
-  <listen_host>127.0.0.1</listen_host>
-  <path>${dir}/data/</path>
-  <tmp_path>${dir}/tmp/</tmp_path>
-  <user_files_path>${dir}/user_files/</user_files_path>
-  <format_schema_path>${dir}/format_schemas/</format_schema_path>
-  <users_config>users.xml</users_config>
-  <default_profile>default</default_profile>
-  <default_database>default</default_database>
-  <timezone>UTC</timezone>
-  <mark_cache_size>5368709120</mark_cache_size>
-  <mlock_executable>false</mlock_executable>
-  <max_concurrent_queries>50</max_concurrent_queries>
-</yandex>
-`;
-}
-
-const USERS = `<?xml version="1.0"?>
-<yandex>
-  <profiles>
-    <default><max_memory_usage>1000000000</max_memory_usage></default>
-    <readonly><readonly>2</readonly></readonly>
-  </profiles>
-  <users>
-    <keyward>
-      <password>${CLICKHOUSE_PASSWORD}</password>
-      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
-      <profile>default</profile>
-      <quota>default</quota>
-    </keyward>
-    <readonly>
-      <password>${CLICKHOUSE_PASSWORD}</password>
-      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
-      <profile>readonly</profile>
-      <quota>default</quota>
-    </readonly>
-    <default>
-      <password></password>
-      <networks><ip>127.0.0.1</ip></networks>
-      <profile>default</profile>
-      <quota>default</quota>
-    </default>
-  </users>
-  <quotas><default></default></quotas>
-</yandex>
-`;
 
 async function pingOnce(port: number): Promise<boolean> {
   try {
@@ -115,8 +64,8 @@ export async function startClickHouse(): Promise<TestClickHouse> {
   for (const sub of ['data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub));
   const httpPort = await freePort();
   const tcpPort = await freePort();
-  writeFileSync(join(dir, 'config.xml'), config(dir, httpPort, tcpPort));
-  writeFileSync(join(dir, 'users.xml'), USERS);
+  writeFileSync(join(dir, 'config.xml'), serverConfig({ dir, logDir: dir, httpPort, tcpPort }));
+  writeFileSync(join(dir, 'users.xml'), USERS_CONFIG);
   let child: ChildProcess | undefined;
   const clients: ClickHouseClient[] = [];
 

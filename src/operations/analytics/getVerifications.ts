@@ -118,7 +118,11 @@ export const getAnalyticsVerifications = defineOperation({
     const keyIds = input.keyId && input.keyId.length > 0 ? new Set(input.keyId) : undefined;
     const tags = input.tag ?? [];
     const rows = (
-      await deps.usageCounts.verifications(ws, input.apiId, granularity, range, keyIds)
+      await deps.usageCounts.verifications(ws, input.apiId, granularity, range, keyIds, {
+        key: groups.has('key'),
+        identity: groups.has('identity') || identityId !== undefined,
+        tags: groups.has('tags') || groups.has('tag') || tags.length > 0,
+      })
     ).filter(
       (row) =>
         (OUTCOME_NAMES[row.outcome] !== undefined || row.outcome === CREDITS) &&
