@@ -11,7 +11,8 @@ export interface VerifiedKey {
   /** Credits left after it, for a key that counts them. */
   remaining?: number;
   expires?: number;
-  identity?: { id: string; externalId: string };
+  /** With `remaining`: its credit pool's count after the verification, when it spent from it. */
+  identity?: { id: string; externalId: string; remaining?: number };
   /** The seed limit's standing. */
   ratelimit?: { limit: number; remaining: number; reset: number } | { evaluated: false };
   ratelimits?: readonly (
@@ -29,6 +30,9 @@ interface Observation {
   /** The fewest and the latest credits seen. */
   minCredits?: number;
   lastCredits?: number;
+  /** The same of its identity's pool. */
+  minPool?: number;
+  lastPool?: number;
   /** Limits that refused: name → how long their window lasts from `at`. */
   limited?: Map<string, { limit: number; windowMs: number }>;
   expires?: number;
@@ -80,12 +84,13 @@ export class WebhookEvents {
     const keyId = verdict.keyId;
     if (keyId === undefined) return;
     const credits = verdict.remaining;
+    const pool = verdict.identity?.remaining;
     const limited = verdict.code === 'RATE_LIMITED';
     const expiring =
       verdict.expires !== undefined &&
       verdict.expires > now &&
       verdict.expires - now <= EXPIRING_WITHIN_MS;
-    if (credits === undefined && !limited && !expiring) return;
+    if (credits === undefined && pool === undefined && !limited && !expiring) return;
     const known = this.hooks.get(workspaceId);
     if (known && known.hooks.length === 0) {
       // Read again by the next flush, never from here: a new webhook gets events once it is.
@@ -107,6 +112,10 @@ export class WebhookEvents {
     if (credits !== undefined) {
       seen.minCredits = Math.min(seen.minCredits ?? credits, credits);
       seen.lastCredits = credits;
+    }
+    if (pool !== undefined) {
+      seen.minPool = Math.min(seen.minPool ?? pool, pool);
+      seen.lastPool = pool;
     }
     if (expiring) seen.expires = verdict.expires;
     if (limited) {
@@ -197,41 +206,54 @@ export class WebhookEvents {
     const hooks = await this.hooksOf(seen.workspaceId);
     const clear: string[] = [];
     for (const hook of hooks) {
-      const once = (state: string) => names.webhookOnce(hook.id, seen.keyId, state);
+      // A marker per webhook, subject (the key, or its identity for its pool) and state.
+      const once = (state: string, subject = seen.keyId) =>
+        names.webhookOnce(hook.id, subject, state);
       const wants = (type: WebhookEventType) => hook.events.includes(type);
-      const emit = async (type: WebhookEventType, state: string, ttlMs: number, data: object) => {
-        if (await this.store.queueOnce(once(state), ttlMs, this.job(hook, seen, type, data))) {
+      const emit = async (type: WebhookEventType, marker: string, ttlMs: number, data: object) => {
+        if (await this.store.queueOnce(marker, ttlMs, this.job(hook, seen, type, data))) {
           this.options.queued?.(type);
         }
       };
-      if (seen.minCredits !== undefined && seen.lastCredits !== undefined) {
+      // The key's own credits, then its identity's pool: the same events, each once per subject,
+      // `creditsOf` saying whose (the pool's subject is the identity: one event for all its keys).
+      const pools: [number | undefined, number | undefined, 'key' | 'identity', string][] = [
+        [seen.minCredits, seen.lastCredits, 'key', seen.keyId],
+        [seen.minPool, seen.lastPool, 'identity', seen.identity?.id ?? ''],
+      ];
+      for (const [min, last, creditsOf, subject] of pools) {
+        if (min === undefined || last === undefined || subject === '') continue;
         const threshold = hook.creditsThreshold ?? 0;
         if (wants('key.credits.low')) {
-          if (seen.minCredits <= threshold) {
-            await emit('key.credits.low', 'low', CREDITS_MARKER_MS, {
-              remaining: seen.minCredits,
+          if (min <= threshold) {
+            await emit('key.credits.low', once('low', subject), CREDITS_MARKER_MS, {
+              creditsOf,
+              remaining: min,
               threshold,
             });
           }
-          if (seen.lastCredits > threshold) clear.push(once('low'));
+          if (last > threshold) clear.push(once('low', subject));
         }
         if (wants('key.credits.exhausted')) {
-          if (seen.minCredits <= 0) {
-            await emit('key.credits.exhausted', 'exhausted', CREDITS_MARKER_MS, { remaining: 0 });
+          if (min <= 0) {
+            await emit('key.credits.exhausted', once('exhausted', subject), CREDITS_MARKER_MS, {
+              creditsOf,
+              remaining: 0,
+            });
           }
-          if (seen.lastCredits > 0) clear.push(once('exhausted'));
+          if (last > 0) clear.push(once('exhausted', subject));
         }
       }
       if (seen.limited && wants('key.ratelimited')) {
         for (const [name, { limit, windowMs }] of seen.limited) {
-          await emit('key.ratelimited', `rl:${name}`, windowMs, {
+          await emit('key.ratelimited', once(`rl:${name}`), windowMs, {
             ratelimit: { name, limit, windowMs },
           });
         }
       }
       if (seen.expires !== undefined && wants('key.expiring')) {
         const ttl = Math.min(seen.expires - seen.at, DAY) + 3_600_000;
-        await emit('key.expiring', `exp:${seen.expires}`, ttl, { expires: seen.expires });
+        await emit('key.expiring', once(`exp:${seen.expires}`), ttl, { expires: seen.expires });
       }
     }
     await this.store.clearMarkers(clear);

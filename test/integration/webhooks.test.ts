@@ -185,6 +185,7 @@ describe('webhooks on one node', () => {
         workspaceId: ws.workspaceId,
         apiId: ws.apiId,
         keyId,
+        creditsOf: 'key',
         // The fewest credits the node saw in the flush that noticed it: here all six verifications
         // may fall in one flush interval.
         remaining: expect.any(Number),
@@ -216,6 +217,43 @@ describe('webhooks on one node', () => {
     for (const attempt of deliveries.body.deliveries) {
       expect(attempt).toMatchObject({ outcome: 'delivered', status: 200, attempt: 1 });
     }
+  });
+
+  test("an identity's pool running low and out fires once for all its keys", async () => {
+    const ws = await workspace(topology, url, receiver, '/pool', {
+      events: ['key.credits.low', 'key.credits.exhausted'],
+      creditsThreshold: 1,
+    });
+    const created = await ws.api.post<{ identityId: string }>('identities.createIdentity', {
+      externalId: 'pooled',
+      remaining: 3,
+    });
+    const keys = [
+      await createKey(ws.api, ws.apiId, { externalId: 'pooled' }),
+      await createKey(ws.api, ws.apiId, { externalId: 'pooled' }),
+    ];
+    const pools: (number | undefined)[] = [];
+    for (let i = 0; i < 4; i++) {
+      const verdict = await ws.api.post<{ identity?: { remaining?: number } }>('keys.verifyKey', {
+        key: keys[i % 2]!.key,
+      });
+      pools.push(verdict.body.identity?.remaining);
+    }
+    expect(pools).toEqual([2, 1, 0, 0]);
+    const hooked = () => receiver.on('/pool');
+    await eventually(() => ofType(hooked(), 'key.credits.exhausted').length > 0, {
+      what: "the pool's key.credits.exhausted",
+    });
+    await sleep(SETTLE_MS);
+    // Once each, whichever of its keys the nodes saw spend it.
+    expect(ofType(hooked(), 'key.credits.low')).toHaveLength(1);
+    expect(ofType(hooked(), 'key.credits.exhausted')).toHaveLength(1);
+    expect(ofType(hooked(), 'key.credits.exhausted')[0]!.event.data).toMatchObject({
+      creditsOf: 'identity',
+      remaining: 0,
+      identity: { id: created.body.identityId, externalId: 'pooled' },
+    });
+    expectSigned(hooked(), ws.secret);
   });
 
   test('key.ratelimited fires at most once per key and limit in a window', async () => {

@@ -66,6 +66,7 @@ test('observe never calls the store; the flush queues each state once', async ()
     workspaceId: 'ws_1',
     apiId: 'api_1',
     keyId: 'key_1',
+    creditsOf: 'key',
     remaining: 0,
     threshold: 2,
   });
