@@ -32,8 +32,10 @@ export default tseslint.config(
     ignores: ['src/http/dashboard/**'],
     languageOptions: {
       sourceType: 'commonjs',
-      globals: { module: 'writable', require: 'readonly' },
+      globals: { module: 'writable', require: 'readonly', __dirname: 'readonly' },
     },
+    // CommonJS files (jest's config and sequencer) load their modules with require().
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     rules: {

@@ -12,4 +12,6 @@ module.exports = {
   moduleNameMapper: { '^ajv$': '<rootDir>/test/support/ajvOnce.ts' },
   testTimeout: 30000,
   maxWorkers: 2,
+  // Slowest suites first on a fresh clone, which has no timings (test/slowFirstSequencer.js).
+  testSequencer: '<rootDir>/test/slowFirstSequencer.js',
 };
