@@ -343,6 +343,32 @@ export function targets(report: BenchReport): Target[] {
     target.met &&= noAnalytics.checksPassed && errorsOf(noAnalytics) === 0;
     list.push(target);
   }
+  // Issue 26: an identity's pool and a webhook, each against the same build without it.
+  const pool = find(report, 'fast-pool');
+  if (pool && fast) {
+    list.push(
+      comparison(
+        "fast verify spending an identity's credit pool vs a key without one",
+        '≥ 0.95 × the fast case req/s, in the same run (issue 26)',
+        pool,
+        fast,
+        (r) => r >= 0.95,
+      ),
+    );
+  }
+  const credits = find(report, 'fast-credits');
+  const hooked = find(report, 'fast-credits-webhooks');
+  if (credits && hooked) {
+    list.push(
+      comparison(
+        'fast verify with credits in a workspace with a webhook vs one without',
+        '≥ 0.95 × the same key shape in a workspace without webhooks, in the same run (issue 26)',
+        hooked,
+        credits,
+        (r) => r >= 0.95,
+      ),
+    );
+  }
   const flushRate = fast?.redisCommandsPerSecond?.['redis-analytics'];
   if (fast && flushRate !== undefined) {
     list.push({
@@ -891,6 +917,9 @@ function shortLabel(c: CaseResult): string {
     'floor-consistent': 'floor: node:http + consistent EVALSHA',
     'fast-base': 'keyward old build: fast rate limit',
     'fast-no-analytics': 'keyward: key, fast rate limit, analytics off',
+    'fast-pool': "keyward: fast rate limit, identity's credit pool",
+    'fast-credits': 'keyward: fast rate limit, own credits',
+    'fast-credits-webhooks': 'keyward: fast rate limit, own credits, workspace with a webhook',
     'no-ratelimit': 'keyward: key, no rate limit',
     fast: 'keyward: key, fast rate limit',
     'access-model': 'keyward: access model (roles, query, identity + named limits)',

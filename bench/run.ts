@@ -302,12 +302,66 @@ async function createAccessModelKey(
   });
 }
 
+/**
+ * Issue 26's keys: a fast-limited key of an identity with a credit pool; one with credits of its
+ * own; and the same in a second workspace that has a webhook (events of credits and limits; its
+ * target accepts nothing, and none of these verifications brings an event about).
+ */
+async function createIssue26Keys(
+  app: string,
+  primary: RedisInstance,
+  url: string,
+  rootKey: string,
+  apiId: string,
+): Promise<{
+  pooled: { key: string };
+  credited: { key: string };
+  hooked: { key: string; rootKey: string };
+}> {
+  const lots = 1_000_000_000;
+  const fastLimit = { type: 'fast', ...HUGE };
+  await rpc(url, rootKey, 'identities.createIdentity', {
+    externalId: 'bench_pool',
+    remaining: lots,
+  });
+  const pooled = await rpc<{ key: string }>(url, rootKey, 'keys.createKey', {
+    apiId,
+    prefix: 'bench',
+    externalId: 'bench_pool',
+    ratelimit: fastLimit,
+  });
+  const credited = await rpc<{ key: string }>(url, rootKey, 'keys.createKey', {
+    apiId,
+    prefix: 'bench',
+    ratelimit: fastLimit,
+    remaining: lots,
+  });
+  const hooksRoot = createRootKey(app, primary, 'bench-webhooks');
+  const hooksApi = await rpc<{ apiId: string }>(url, hooksRoot.key, 'apis.createApi', {
+    name: 'bench-webhooks',
+  });
+  await rpc(url, hooksRoot.key, 'webhooks.createWebhook', {
+    url: 'http://127.0.0.1:9/keyward',
+    events: ['key.credits.low', 'key.ratelimited'],
+    creditsThreshold: 0,
+  });
+  const hooked = await rpc<{ key: string }>(url, hooksRoot.key, 'keys.createKey', {
+    apiId: hooksApi.apiId,
+    prefix: 'bench',
+    ratelimit: fastLimit,
+    remaining: lots,
+  });
+  return { pooled, credited, hooked: { key: hooked.key, rootKey: hooksRoot.key } };
+}
+
 interface VerifyBody {
   valid?: boolean;
   code?: string;
   ratelimit?: { limit: number; remaining: number; reset: number };
   ratelimits?: { name: string; remaining?: number }[];
   permissions?: string[];
+  remaining?: number;
+  identity?: { remaining?: number };
 }
 
 type Check = (body: VerifyBody) => boolean;
@@ -678,14 +732,12 @@ async function main(): Promise<void> {
     const koa = await startCompareServer('koa');
 
     const root = createRootKey(APP, primary, 'bench');
-    const node = await startKeyward(
-      'warn',
-      primary,
-      local,
-      LOCAL_TRANSPORT,
-      undefined,
-      withAnalytics,
-    );
+    // A vault and loopback targets: the webhooks case's workspace has a webhook (issue 26).
+    const node = await startKeyward('warn', primary, local, LOCAL_TRANSPORT, undefined, {
+      ...withAnalytics,
+      KEYWARD_VAULT_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+      KEYWARD_WEBHOOK_ALLOW_PRIVATE: '1',
+    });
     const infoNode =
       INFO_CASES.length > 0
         ? await startKeyward('info', primary, local, LOCAL_TRANSPORT, undefined, withAnalytics)
@@ -748,6 +800,13 @@ async function main(): Promise<void> {
     // An issued key with its last character changed: the shape of a key, the checksum wrong.
     const badChecksumKey = `${plain.key.slice(0, -1)}${plain.key.endsWith('2') ? '3' : '2'}`;
     const accessModel = await createAccessModelKey(node.url, root.key, apiId);
+    const { pooled, credited, hooked } = await createIssue26Keys(
+      APP,
+      primary,
+      node.url,
+      root.key,
+      apiId,
+    );
 
     // The exact script calls keyward makes for the fast and the consistent key. The floor servers,
     // the latency step's bare server and the Redis ceiling repeat them without keyward.
@@ -906,6 +965,38 @@ async function main(): Promise<void> {
         rootKey: root.key,
         check: limited,
         besideOf: 'fast',
+      },
+      // Issue 26: an identity's pool, and a workspace with a webhook, each beside what they add to.
+      {
+        id: 'fast-pool',
+        label: "keyward verify, fast rate limit, its identity's credit pool (1e12)",
+        group: 'keyward' as const,
+        server: node,
+        key: pooled.key,
+        rootKey: root.key,
+        check: (b: VerifyBody) => limited(b) && (b.identity?.remaining ?? 0) > 0,
+        besideOf: 'fast',
+      },
+      {
+        id: 'fast-credits',
+        label: 'keyward verify, fast rate limit and credits of its own (1e12)',
+        group: 'keyward' as const,
+        server: node,
+        key: credited.key,
+        rootKey: root.key,
+        check: (b: VerifyBody) => limited(b) && (b.remaining ?? 0) > 0,
+      },
+      {
+        id: 'fast-credits-webhooks',
+        label:
+          'keyward verify, fast rate limit and credits of its own, in a workspace with a webhook ' +
+          '(key.credits.low, key.ratelimited)',
+        group: 'keyward' as const,
+        server: node,
+        key: hooked.key,
+        rootKey: hooked.rootKey,
+        check: (b: VerifyBody) => limited(b) && (b.remaining ?? 0) > 0,
+        besideOf: 'fast-credits',
       },
       ...(baseNode && base
         ? [
