@@ -487,6 +487,18 @@ test('creates an identity with a named limit and edits its meta and limits; a ta
     ['bursts', 'fast (per node)', '10', '1 s', 'no, when named'],
   ]);
   await sees(identityCard().locator('pre'), '"seats": 5');
+  await sees(identityCard(), 'no pool: its keys spend only their own');
+  // A credit pool, given through the API, is on the card once the page is read again.
+  await api.post('identities.updateIdentity', {
+    identityId,
+    remaining: 250,
+    refill: { interval: 'daily', amount: 300 },
+  });
+  await page.reload();
+  await sees(identityCard(), '250, back to 300 daily');
+  await api.post('identities.updateIdentity', { identityId, remaining: null });
+  await page.reload();
+  await sees(identityCard(), 'no pool: its keys spend only their own');
   await screenshot('identity');
   expect((await api.get('identities.getIdentity', { identityId })).body).toEqual({
     id: identityId,

@@ -319,6 +319,16 @@ export function table(headings, body, { title, pager: pagerElement } = {}) {
 export const emptyRow = (columns, message) =>
   h('tr', {}, h('td.empty', { colSpan: columns }, message));
 
+/**
+ * Usage credits as a key or an identity's pool holds them (`remaining`, `refill`): the count and
+ * its refill, or `none` when there are none.
+ */
+export function creditsText(holder, none = 'unlimited') {
+  if (holder.remaining === undefined) return none;
+  const refill = holder.refill ? `, back to ${holder.refill.amount} ${holder.refill.interval}` : '';
+  return `${holder.remaining}${refill}`;
+}
+
 export function definitions(pairs) {
   return h(
     'dl',

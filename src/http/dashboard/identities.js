@@ -8,8 +8,8 @@
  */
 import {
   ApiError,
-  PAGE_SIZE,
   app,
+  creditsText,
   definitions,
   deleteButton,
   emptyRow,
@@ -19,6 +19,7 @@ import {
   h,
   identityHref,
   navigate,
+  PAGE_SIZE,
   pager,
   post,
   related,
@@ -193,6 +194,8 @@ function showIdentity(content, identity) {
       definitions([
         ['External id', externalId],
         ['Id', h('code', {}, id)],
+        // A pool every key of the identity spends from with its own credits (README).
+        ['Credits', creditsText(identity, 'no pool: its keys spend only their own')],
       ]),
       h('h2', {}, 'Meta'),
       metaView(identity.meta),

@@ -6,9 +6,9 @@
  * held the same way, and gone on Hide, Refresh or leaving the page.
  */
 import {
-  PAGE_SIZE,
   apiHref,
   app,
+  creditsText,
   dateTime,
   definitions,
   deleteButton,
@@ -22,6 +22,7 @@ import {
   keyHref,
   navigate,
   orDash,
+  PAGE_SIZE,
   pager,
   post,
   related,
@@ -140,12 +141,6 @@ function limitsText(key) {
   );
   if (named.length === 0) return rateLimitText(key.ratelimit);
   return [...(key.ratelimit ? [rateLimitText(key.ratelimit)] : []), ...named].join('; ');
-}
-
-function creditsText(key) {
-  if (key.remaining === undefined) return 'unlimited';
-  const refill = key.refill ? `, back to ${key.refill.amount} ${key.refill.interval}` : '';
-  return `${key.remaining}${refill}`;
 }
 
 /** Disable or enable, and delete after a confirmation; `changed`/`deleted` run on success. */
