@@ -14,6 +14,7 @@ import { clickhouseCommands } from './commands/clickhouse';
 import { vaultCommands } from './commands/vault';
 import { auditCommands } from './commands/audit';
 import { webhookCommands } from './commands/webhooks';
+import { identityCommands } from './commands/identities';
 import { usageCommands } from './commands/usage';
 import { inspectCommands } from './commands/inspect';
 import { keyCommands } from './commands/keys';
@@ -32,6 +33,7 @@ const COMMANDS: readonly CommandSpec[] = [
   ...inspectCommands,
   ...auditCommands,
   ...webhookCommands,
+  ...identityCommands,
   ...usageCommands,
   ...doctorCommands,
   ...migrateCommands,

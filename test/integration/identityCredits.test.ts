@@ -6,6 +6,7 @@
  */
 import Redis from 'ioredis';
 import { names } from '../../src/store/names';
+import { runCommand, runCommandJson } from '../support/cliProcess';
 import { createKey, hour } from '../support/helpers';
 import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
@@ -222,4 +223,28 @@ test('deleting an identity deletes its pool', async () => {
   } finally {
     admin.disconnect();
   }
+});
+
+test('keyward identities credits shows the pool and changes it as identities.updateCredits does', async () => {
+  await nodeA.post('identities.createIdentity', { externalId: 'cli-pool' });
+  const env = { KEYWARD_REDIS_URL: topology.primary.url, LOG_LEVEL: 'silent' };
+  const args = ['identities', 'credits', '--workspace', topology.workspaceId];
+  const none = await runCommand([...args, 'cli-pool'], env);
+  expect([none.code, none.stdout.trim()]).toEqual([0, 'cli-pool: no credit pool']);
+  // Take before there is a pool: the operation's 412, as the API answers it.
+  const early = await runCommand([...args, '--take', '1', 'cli-pool'], env);
+  expect(early.code).not.toBe(0);
+  expect(early.stderr).toContain('has no credit pool');
+  expect(await runCommandJson([...args, '--set', '40', 'cli-pool'], env)).toMatchObject({
+    externalId: 'cli-pool',
+    remaining: 40,
+  });
+  await runCommand([...args, '--add', '5', 'cli-pool'], env);
+  const taken = await runCommand([...args, '--take', '3', 'cli-pool'], env);
+  expect(taken.stdout.trim()).toBe('cli-pool: 42 credits');
+  const both = await runCommand([...args, '--add', '1', '--take', '1', 'cli-pool'], env);
+  expect(both.code).not.toBe(0);
+  // Verifications see what the CLI wrote.
+  const key = await createKey(nodeA, apiId, { externalId: 'cli-pool' });
+  expect((await verify(nodeB, key.key)).identity?.remaining).toBe(41);
 });
