@@ -2,7 +2,7 @@ import type { IdentityChanges } from '../../domain/identity';
 import { invalidField, PreconditionFailedError } from '../../errors';
 import { auditEntry } from '../audit';
 import { creditSpend } from '../keys/credits';
-import type { RemainingAnswer } from '../keys/updateRemaining';
+import { remainingAnswer, type RemainingAnswer } from '../keys/updateRemaining';
 import { defineOperation } from '../operation';
 import { LIMIT_MAX, object } from '../schemas';
 import { poolChanges } from './credits';
@@ -83,10 +83,6 @@ export const updateCredits = defineOperation({
       spend.reset,
       audit,
     );
-    if (result === 'would_go_negative') {
-      throw invalidField(['value'], 'decrementing by this much would make remaining negative');
-    }
-    const refill = identity.credits?.refill;
-    return refill ? { remaining: result, refill } : { remaining: result };
+    return remainingAnswer(result, identity.credits?.refill);
   },
 });

@@ -5,7 +5,7 @@ import { id, LIMIT_MAX, object } from '../schemas';
 import { creditSpend } from './credits';
 import { loadKey } from './loadKey';
 import { auditEntry } from '../audit';
-import type { CreditsOp } from '../../store/keyStore';
+import type { CreditsOp, CreditsUpdate } from '../../store/keyStore';
 
 export interface RemainingAnswer {
   /** null: unlimited usage (only a `set` to null answers it). */
@@ -86,10 +86,20 @@ export const updateRemaining = defineOperation({
       spend.reset,
       audit,
     );
-    if (result === 'would_go_negative') {
-      throw invalidField(['value'], 'decrementing by this much would make remaining negative');
-    }
-    const refill = key.credits?.refill;
-    return refill ? { remaining: result, refill } : { remaining: result };
+    return remainingAnswer(result, key.credits?.refill);
   },
 });
+
+/**
+ * What a change of credits answers (a key's, or an identity's pool): the new count beside the
+ * refill, or the 400 of a decrement below zero, which changed nothing.
+ */
+export function remainingAnswer(
+  result: CreditsUpdate,
+  refill: RefillConfig | undefined,
+): RemainingAnswer {
+  if (result === 'would_go_negative') {
+    throw invalidField(['value'], 'decrementing by this much would make remaining negative');
+  }
+  return refill ? { remaining: result, refill } : { remaining: result };
+}
