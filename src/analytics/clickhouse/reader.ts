@@ -5,6 +5,7 @@ import {
   type QueryLimit,
 } from '../../errors';
 import { ClickHouseError, ClickHouseUnreachable, type ClickHouseClient } from './client';
+import { clickhouseUnavailable } from './ownReads';
 import { QueryRefused, rewriteQuery, type QueryScope } from './sqlQuery';
 
 /** What one analytics query may use (KEYWARD_CLICKHOUSE_QUERY_*, docs/limits.md). */
@@ -76,11 +77,7 @@ export class AnalyticsReader {
         },
       });
     } catch (error) {
-      if (error instanceof ClickHouseUnreachable) {
-        throw new ServiceUnavailableError(
-          'the analytics store (ClickHouse) did not answer; retry later',
-        );
-      }
+      if (error instanceof ClickHouseUnreachable) throw clickhouseUnavailable();
       if (!(error instanceof ClickHouseError)) throw error;
       const limit = LIMITS.get(error.code);
       if (limit) {

@@ -1,4 +1,3 @@
-import { ServiceUnavailableError } from '../../errors';
 import {
   BUCKET_MS,
   bucketStart,
@@ -12,7 +11,8 @@ import {
   type ReadRange,
   type UsageCounts,
 } from '../../domain/usage';
-import { ClickHouseUnreachable, literal, type ClickHouseClient } from './client';
+import { literal, type ClickHouseClient } from './client';
+import { ownRows } from './ownReads';
 import { ROLLUP_OF, ROLLUP_RETENTION } from './schema';
 
 interface VerificationSums {
@@ -66,7 +66,8 @@ export class ClickHouseUsageCounts implements UsageCounts {
     if (detail.key || keyIds) grouped.push('key_id');
     if (detail.identity) grouped.push('identity_id');
     if (detail.tags) grouped.push('tags');
-    const sums = await this.rows<VerificationSums>(
+    const sums = await ownRows<VerificationSums>(
+      this.client,
       `SELECT ${BUCKET_NUMBER} AS t, ${kept.join(', ')}, outcome,
   sum(count) AS count, sum(spent_credits) AS credits
 FROM key_verifications_${ROLLUP_OF[granularity]}_v1
@@ -99,7 +100,8 @@ GROUP BY ${grouped.join(', ')}`,
     const window = this.window(granularity, range);
     if (!window) return [];
     const one = identifier === undefined ? '' : ` AND identifier = ${literal(identifier)}`;
-    const sums = await this.rows<LimitSums>(
+    const sums = await ownRows<LimitSums>(
+      this.client,
       `SELECT ${BUCKET_NUMBER} AS t, identifier, sum(passed) AS passed, sum(total) AS total
 FROM ratelimits_${ROLLUP_OF[granularity]}_v1
 WHERE workspace_id = ${literal(ws)} AND namespace_id = ${literal(namespaceId)}
@@ -131,19 +133,6 @@ GROUP BY time, identifier`,
     const last = bucketStart(granularity, Math.min(range.end, range.now));
     if (last < first) return undefined;
     return `time >= ${timeLiteral(granularity, first)} AND time <= ${timeLiteral(granularity, last)}`;
-  }
-
-  private async rows<T>(sql: string): Promise<T[]> {
-    try {
-      return await this.client.rows<T>(sql);
-    } catch (error) {
-      if (error instanceof ClickHouseUnreachable) {
-        throw new ServiceUnavailableError(
-          'the analytics store (ClickHouse) did not answer; retry later',
-        );
-      }
-      throw error;
-    }
   }
 }
 

@@ -1,6 +1,6 @@
-import { ServiceUnavailableError } from '../../errors';
 import type { RecentVerification } from '../../observability/recentVerifications';
-import { ClickHouseUnreachable, literal, type ClickHouseClient } from './client';
+import { literal, type ClickHouseClient } from './client';
+import { ownRows } from './ownReads';
 
 interface LoggedRow {
   time: number | string;
@@ -35,7 +35,8 @@ export class ClickHouseVerificationLog {
     const now = this.now();
     let rows: LoggedRow[] = [];
     for (const window of [HOUR_MS, DAY_MS, this.rawRetentionDays * DAY_MS]) {
-      rows = await this.read(
+      rows = await ownRows<LoggedRow>(
+        this.client,
         `SELECT time, outcome, region, tags, client_ip FROM key_verifications_v1
 WHERE workspace_id = ${literal(ws)} AND time >= ${Math.floor(now - window)}
   AND key_space_id = ${literal(apiId)} AND key_id = ${literal(keyId)}
@@ -50,18 +51,5 @@ ORDER BY time DESC LIMIT ${limit}`,
       tags: row.tags,
       ...(row.client_ip === '' ? {} : { ip: row.client_ip }),
     }));
-  }
-
-  private async read(sql: string): Promise<LoggedRow[]> {
-    try {
-      return await this.client.rows<LoggedRow>(sql);
-    } catch (error) {
-      if (error instanceof ClickHouseUnreachable) {
-        throw new ServiceUnavailableError(
-          'the analytics store (ClickHouse) did not answer; retry later',
-        );
-      }
-      throw error;
-    }
   }
 }
