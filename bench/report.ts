@@ -1,4 +1,5 @@
 /** Turns one benchmark run into bench/results.md and a bar chart, bench/results.svg. */
+import type { LeaseFigures } from './leases';
 import type { LoadResult, SequentialResult } from './load';
 
 export interface CaseResult {
@@ -131,6 +132,8 @@ export interface BenchReport {
     p50DifferenceUs: number;
     p99DifferenceUs: number;
   };
+  /** Issue 27: consistent verification through leases (bench/leases.ts). */
+  leases?: LeaseFigures;
   totalSeconds: number;
 }
 
@@ -788,6 +791,7 @@ export function renderMarkdown(report: BenchReport): string {
       lines.push('');
     }
   }
+  if (report.leases) lines.push(...leaseSection(report.leases));
   lines.push('## Memory: 1,000,000 cached key records');
   lines.push('');
   const mem = report.memory;
@@ -943,4 +947,54 @@ interface RoundTrip {
 
 function transportName(transport: 'unix' | 'tcp'): string {
   return transport === 'unix' ? 'a unix socket' : 'TCP on 127.0.0.1';
+}
+
+/** Issue 27's section: leases on and off in a far region, and their under-admission. */
+function leaseSection(leases: LeaseFigures): string[] {
+  const ms = (us: number) => (us / 1000).toFixed(2);
+  const lines = ['## Consistent limits through leases (issue 27)', ''];
+  lines.push(
+    `A far region ${leases.roundTripMs} ms (one round trip) from the primary: two nodes on one ` +
+      'region Redis reach the primary through a relay that holds every chunk half that long each ' +
+      'way. The same `consistent` key, verified one request at a time in alternating blocks, by a ' +
+      `node with \`KEYWARD_CONSISTENT_LEASES=on\` (leases of ${leases.ttlMs / 1000} s, at most ` +
+      `${leases.maxPercent} % of the limit) and by one without:`,
+  );
+  lines.push('');
+  lines.push('| far node | requests | p50 ms | p90 ms | p99 ms | mean ms | failed |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|');
+  for (const r of leases.latency) {
+    lines.push(
+      `| ${r.name} | ${fmtInt(r.requests)} | ${ms(r.p50us)} | ${ms(r.p90us)} | ${ms(r.p99us)} | ` +
+        `${ms(r.meanUs)} | ${r.failures} |`,
+    );
+  }
+  lines.push('');
+  lines.push(
+    `Script calls on the primary per 1,000 far verifications: **${leases.primaryCallsPer1000.on.toFixed(1)}** ` +
+      `with leases, ${leases.primaryCallsPer1000.off.toFixed(0)} without.`,
+  );
+  lines.push('');
+  lines.push(
+    "Under-admission, on the scripts' virtual clock against real Redis (the same arrivals sent " +
+      'through the leases and to one plain bucket of the same shape; "wrongly refused" is what the ' +
+      'plain bucket admitted beyond the leases, per request):',
+  );
+  lines.push('');
+  lines.push(
+    '| load | requests | admitted, leases | admitted, one bucket | wrongly refused | served from a lease |',
+  );
+  lines.push('|---|---:|---:|---:|---:|---:|');
+  for (const [name, r] of [
+    ['steady 80 %', leases.steady],
+    ['worst case', leases.worst],
+  ] as const) {
+    lines.push(
+      `| ${name}: ${r.description} | ${fmtInt(r.requests)} | ${fmtInt(r.admittedWithLeases)} | ` +
+        `${fmtInt(r.admittedByOneBucket)} | ${r.wronglyRefusedPercent.toFixed(2)} % | ` +
+        `${r.servedFromLeasesPercent.toFixed(1)} % |`,
+    );
+  }
+  lines.push('');
+  return lines;
 }

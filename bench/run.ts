@@ -32,7 +32,15 @@ import {
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
-import { Measurement, percentile, sequential, warmUp, type LoadTarget } from './load';
+import { measureLeases } from './leases';
+import {
+  Measurement,
+  percentile,
+  sequential,
+  warmUp,
+  type LoadTarget,
+  type SequentialResult,
+} from './load';
 import {
   cpuSeconds,
   freePorts,
@@ -1112,6 +1120,23 @@ async function main(): Promise<void> {
       );
     }
 
+    // Issue 27: consistent verification in a far region with leases on and off.
+    let leases: BenchReport['leases'];
+    if (measured('leases')) {
+      leases = await measureLeases({
+        outDir: OUT,
+        app: APP,
+        cwd: ROOT,
+        ports: (await freePorts(4)) as [number, number, number, number],
+        log,
+      });
+      const [on, off] = leases.latency as [SequentialResult, SequentialResult];
+      log(
+        `leases: far p50 on ${(on.p50us / 1000).toFixed(2)} ms, off ${(off.p50us / 1000).toFixed(1)} ms; ` +
+          `wrongly refused at 80 % ${leases.steady.wronglyRefusedPercent.toFixed(2)} %`,
+      );
+    }
+
     // Added latency of a fast check: one connection, one request at a time. A second node that
     // reaches the same local Redis over the other transport shows what the transport is worth; a
     // bare node:http server making the same script call (ioredis, same transport: the fast floor
@@ -1227,6 +1252,7 @@ async function main(): Promise<void> {
       memory,
       infoLog,
       durability,
+      ...(leases ? { leases } : {}),
       totalSeconds: (Date.now() - STARTED) / 1000,
     };
     writeFileSync(join(RESULTS, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);

@@ -44,10 +44,12 @@ for i = 1, count do
   local refillRate = tonumber(ARGV[at + 1])
   local refillInterval = tonumber(ARGV[at + 2])
   local cost = tonumber(ARGV[at + 3])
-  local tokens, last = readBucket(KEYS[1 + i], limit, refillRate, refillInterval, now)
+  local tokens, last, leased, leasesUntil = readBucket(KEYS[1 + i], limit, refillRate,
+    refillInterval, now)
   local exceeded = cost > tokens
   if exceeded then refused = true end
-  states[i] = { limit, refillRate, refillInterval, cost, tokens, last, exceeded }
+  states[i] = { limit, refillRate, refillInterval, cost, tokens, last, exceeded, leased,
+    leasesUntil }
 end
 
 local function reply(status, credits, spent)
@@ -56,7 +58,8 @@ local function reply(status, credits, spent)
     local s = states[i]
     local remaining, reset = s[5], s[6] + s[3]
     if spent and s[4] ~= 0 then
-      remaining, reset = spendBucket(KEYS[1 + i], s[5], s[6], s[4], s[1], s[2], s[3], now)
+      remaining, reset = spendBucket(KEYS[1 + i], s[5], s[6], s[4], s[1], s[2], s[3], now, s[8],
+        s[9])
     end
     out[#out + 1] = remaining
     out[#out + 1] = reset

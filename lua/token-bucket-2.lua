@@ -50,9 +50,9 @@ local creditCost = tonumber(ARGV[7])
 local now = bucketClock(ARGV[5])
 
 -- 1. The bucket as it stands now.
-local tokens, last = 0, now
+local tokens, last, leased, leasesUntil = 0, now, 0, 0
 if hasBucket then
-  tokens, last = readBucket(bucketKey, limit, refillRate, refillInterval, now)
+  tokens, last, leased, leasesUntil = readBucket(bucketKey, limit, refillRate, refillInterval, now)
   if cost > tokens then
     return { 0, tokens, last + refillInterval, now, -1 }
   end
@@ -77,5 +77,6 @@ end
 if not hasBucket or cost == 0 then
   return { 1, tokens, reset, now, credits }
 end
-tokens, reset = spendBucket(bucketKey, tokens, last, cost, limit, refillRate, refillInterval, now)
+tokens, reset = spendBucket(bucketKey, tokens, last, cost, limit, refillRate, refillInterval, now,
+  leased, leasesUntil)
 return { 1, tokens, reset, now, credits }

@@ -76,6 +76,8 @@ command -v redis-benchmark >/dev/null || { echo "bench: redis-benchmark is missi
 
 rm -rf .run/bench-build
 npx tsc -p bench/tsconfig.json
+# Code of src/ compiled with the driver finds its Lua scripts beside it, as dist/ does.
+ln -s ../../lua .run/bench-build/lua
 
 BASE_ENV=()
 # The layout figures compare with the last release of the previous layout (docs/redis.md,

@@ -34,6 +34,11 @@ export interface Config {
   redisCommandTimeoutMs: number;
   /** What a verification answers when the Redis holding its bucket cannot be reached in time. */
   limiterFailure: 'closed' | 'open';
+  /**
+   * KEYWARD_CONSISTENT_LEASES=on: consistent buckets are spent through leases the node's region
+   * takes from the primary (docs/guarantees.md, "Leases"). Off by default.
+   */
+  leases?: { ttlMs: number; maxShare: number };
   redisConnectTimeoutMs: number;
   cache: {
     maxEntries: number;
@@ -220,6 +225,24 @@ function limiterFailure(env: Env): 'closed' | 'open' {
   return value;
 }
 
+function leases(env: Env): Config['leases'] {
+  const mode = env.KEYWARD_CONSISTENT_LEASES || 'off';
+  if (mode !== 'on' && mode !== 'off') {
+    throw new ConfigError('KEYWARD_CONSISTENT_LEASES: must be on or off');
+  }
+  if (mode === 'off') return undefined;
+  if (!env.KEYWARD_LOCAL_REDIS_URL || env.KEYWARD_LOCAL_REDIS_URL === env.KEYWARD_REDIS_URL) {
+    // Leases are spent on the region's own Redis; on the primary they would save nothing.
+    throw new ConfigError(
+      'KEYWARD_CONSISTENT_LEASES=on: needs KEYWARD_LOCAL_REDIS_URL, the Redis the region spends leases on',
+    );
+  }
+  return {
+    ttlMs: integer(env, 'KEYWARD_LEASE_TTL_MS', 5000, 1000, 10_000),
+    maxShare: integer(env, 'KEYWARD_LEASE_MAX_PERCENT', 25, 1, 50) / 100,
+  };
+}
+
 function clientIpMode(env: Env): ClientIpMode {
   const mode = (env.KEYWARD_LOG_CLIENT_IP || 'off') as ClientIpMode;
   if (!CLIENT_IP_MODES.includes(mode)) {
@@ -381,7 +404,9 @@ export function loadConfig(env: Env = process.env): Config {
   const redisCommandTimeoutMs = integer(env, 'KEYWARD_REDIS_COMMAND_TIMEOUT_MS', 100, 1, 60000);
   const vault = vaultKeys(env);
   const clickhouseConfig = clickhouse(env);
+  const leaseConfig = leases(env);
   return {
+    ...(leaseConfig ? { leases: leaseConfig } : {}),
     ...(clickhouseConfig ? { clickhouse: clickhouseConfig } : {}),
     ...(vault ? { vaultKeys: vault } : {}),
     ...(clusterNodes ? { redisClusterNodes: clusterNodes } : {}),

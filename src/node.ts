@@ -134,6 +134,7 @@ export async function startNode(
       config,
       primary,
       local,
+      ...(config.leases && !localIsPrimary ? { leaseLocal: local } : {}),
       now: clock.now,
       ...(analytics ? { analytics } : {}),
       nodeId: `${config.region}:${randomUUID()}`,

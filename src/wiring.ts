@@ -7,6 +7,7 @@ import { ClickHouseVerificationLog } from './analytics/clickhouse/verificationLo
 import { Directory } from './cache/directory';
 import type { Config } from './config';
 import { Limiter, type LimiterObserver } from './limiter/limiter';
+import type { LeaseLocalRedis } from './limiter/leases';
 import { ManagementLimiter } from './limiter/managementLimiter';
 import type { BucketRedis } from './limiter/tokenBucket';
 import { Metrics } from './observability/metrics';
@@ -38,6 +39,8 @@ export function assembleServices(parts: {
   config: Config;
   primary: RedisClient;
   local: BucketRedis;
+  /** The node-local Redis, as leases spend on it: only with KEYWARD_CONSISTENT_LEASES=on. */
+  leaseLocal?: LeaseLocalRedis;
   now: () => number;
   /** Cache bound; a one-shot command, whose caches are never trusted, passes a tiny one. */
   maxCacheEntries?: number;
@@ -90,6 +93,14 @@ export function assembleServices(parts: {
   const limiter = new Limiter(
     { local: parts.local, primary, primaryIsCluster: 'isCluster' in primary && primary.isCluster },
     parts.observeLimiter?.(metrics),
+    config.leases && parts.leaseLocal
+      ? {
+          local: parts.leaseLocal,
+          primary,
+          settings: { holder: config.region, ...config.leases },
+          events: metrics.leaseEvents(),
+        }
+      : undefined,
   );
   const webhooks = new WebhookStore(primary, config.auditMaxEntries);
   const usageStore = new UsageStore(parts.analytics ?? primary, config.analytics.retention);

@@ -9,6 +9,13 @@ import {
   type ManyDecision,
 } from './tokenBucket';
 import { names } from '../store/names';
+import {
+  ConsistentLeases,
+  type LeaseEvents,
+  type LeaseLocalRedis,
+  type LeasePrimaryRedis,
+  type LeaseSettings,
+} from './leases';
 
 /** Told about every script run: which Redis, how long, and whether it answered. */
 export type LimiterObserver = (
@@ -81,14 +88,34 @@ export class Limiter {
   private readonly primary: BucketRedis;
   /** A Redis Cluster primary: one script call may only name keys of one slot. */
   private readonly primaryIsCluster: boolean;
+  /** KEYWARD_CONSISTENT_LEASES=on: a lone consistent bucket is spent through leases. */
+  private readonly leases: ConsistentLeases | undefined;
 
   constructor(
-    redis: { local: BucketRedis; primary: BucketRedis; primaryIsCluster?: boolean },
+    redis: {
+      local: BucketRedis;
+      primary: BucketRedis;
+      primaryIsCluster?: boolean;
+    },
     observe?: LimiterObserver,
+    leases?: {
+      local: LeaseLocalRedis;
+      primary: LeasePrimaryRedis;
+      settings: LeaseSettings;
+      events?: LeaseEvents;
+    },
   ) {
     this.local = observe ? observed(redis.local, 'local', observe) : redis.local;
     this.primary = observe ? observed(redis.primary, 'primary', observe) : redis.primary;
     this.primaryIsCluster = redis.primaryIsCluster ?? false;
+    this.leases = leases
+      ? new ConsistentLeases(
+          observe ? observedLeaseLocal(leases.local, observe) : leases.local,
+          observe ? observedLeasePrimary(leases.primary, observe) : leases.primary,
+          leases.settings,
+          leases.events,
+        )
+      : undefined;
   }
 
   private redisFor(config: RatelimitConfig): BucketRedis {
@@ -98,6 +125,7 @@ export class Limiter {
   /** A bucket alone (standalone rate limits, the management limit). */
   take(bucketId: string, config: RatelimitConfig, cost: number): Promise<BucketDecision> {
     const key = names.bucket(bucketId);
+    if (this.leases && config.type === 'consistent') return this.leases.take(key, config, cost);
     return decide(this.redisFor(config), { bucket: key, credits: key }, config, cost);
   }
 
@@ -116,6 +144,9 @@ export class Limiter {
   ): Promise<BucketDecision> {
     if (!credits && !pool) {
       const key = names.bucket(keyId);
+      if (this.leases && ratelimit?.type === 'consistent') {
+        return this.leases.take(key, ratelimit, cost);
+      }
       return decide(this.redisFor(ratelimit!), { bucket: key, credits: key }, ratelimit, cost);
     }
     const charges: LimitCharge[] = ratelimit
@@ -310,12 +341,9 @@ function pick(charges: readonly LimitCharge[], indexes: readonly number[]): Limi
   return indexes.map((index) => charges[index]!);
 }
 
-function observed(
-  redis: BucketRedis,
-  role: 'local' | 'primary',
-  observe: LimiterObserver,
-): BucketRedis {
-  const timed = async (run: () => Promise<number[]>): Promise<number[]> => {
+/** Times a script call and tells `observe`, answered or not. */
+function timer(role: 'local' | 'primary', observe: LimiterObserver) {
+  return async <T>(run: () => Promise<T>): Promise<T> => {
     const started = process.hrtime.bigint();
     let answered = false;
     try {
@@ -326,10 +354,38 @@ function observed(
       observe(role, Number(process.hrtime.bigint() - started) / 1e9, answered);
     }
   };
+}
+
+function observed(
+  redis: BucketRedis,
+  role: 'local' | 'primary',
+  observe: LimiterObserver,
+): BucketRedis {
+  const timed = timer(role, observe);
   return {
     tokenBucketV1Buffer: (bucketKey, ...args) =>
       timed(() => redis.tokenBucketV1Buffer(bucketKey, ...args)),
     multiBucketV1Buffer: (numberOfKeys, ...args) =>
       timed(() => redis.multiBucketV1Buffer(numberOfKeys, ...args)),
+  };
+}
+
+function observedLeaseLocal(redis: LeaseLocalRedis, observe: LimiterObserver): LeaseLocalRedis {
+  const timed = timer('local', observe);
+  return {
+    leaseSpendV1Buffer: (leaseKey, ...args) =>
+      timed(() => redis.leaseSpendV1Buffer(leaseKey, ...args)),
+    leaseInstallV1: (leaseKey, ...args) => timed(() => redis.leaseInstallV1(leaseKey, ...args)),
+  };
+}
+
+function observedLeasePrimary(
+  redis: LeasePrimaryRedis,
+  observe: LimiterObserver,
+): LeasePrimaryRedis {
+  const timed = timer('primary', observe);
+  return {
+    leaseGrantV1Buffer: (bucketKey, ...args) =>
+      timed(() => redis.leaseGrantV1Buffer(bucketKey, ...args)),
   };
 }

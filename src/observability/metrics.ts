@@ -1,3 +1,4 @@
+import type { LeaseEvents } from '../limiter/leases';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { HotCounter, HotHistogram } from './hotMetrics';
 
@@ -24,6 +25,8 @@ export class Metrics {
   private readonly verifications: HotCounter;
   private readonly redisSeconds: HotHistogram;
   private readonly limiterFailures: Counter<'role'>;
+  private readonly leaseTokens: Counter<'event'>;
+  private readonly leaseDecisions: Counter<'where'>;
   private readonly analyticsDropped: Counter<'kind'>;
   private readonly analyticsFlushes: Counter<'result'>;
   private readonly decryptions: Counter;
@@ -71,6 +74,18 @@ export class Metrics {
       name: 'keyward_limiter_failures_total',
       help: 'Bucket decisions that could not be made because a Redis was unreachable or slow',
       labelNames: ['role'],
+      registers,
+    });
+    this.leaseTokens = new Counter({
+      name: 'keyward_lease_tokens_total',
+      help: "Tokens of consistent buckets by what happened to this region's leases: granted (taken from the primary), returned (given back unspent), expired (unspent when the lease ended, lost to the region)",
+      labelNames: ['event'],
+      registers,
+    });
+    this.leaseDecisions = new Counter({
+      name: 'keyward_lease_decisions_total',
+      help: "Consistent verifications under KEYWARD_CONSISTENT_LEASES=on, by where they were decided: lease (the region's Redis) or primary",
+      labelNames: ['where'],
       registers,
     });
     this.analyticsDropped = new Counter({
@@ -216,5 +231,15 @@ export class Metrics {
 
   limiterFailure(role: RedisRole): void {
     this.limiterFailures.inc({ role });
+  }
+
+  /** What the node's leases did (src/limiter/leases.ts, LeaseEvents). */
+  leaseEvents(): LeaseEvents {
+    return {
+      granted: (tokens) => this.leaseTokens.inc({ event: 'granted' }, tokens),
+      returned: (tokens) => this.leaseTokens.inc({ event: 'returned' }, tokens),
+      expired: (tokens) => this.leaseTokens.inc({ event: 'expired' }, tokens),
+      served: (where) => this.leaseDecisions.inc({ where }),
+    };
   }
 }

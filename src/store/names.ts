@@ -185,6 +185,11 @@ export const names = {
   rootKey: (hash: string) => `${PREFIX}:rootkey:{${hash}}`,
   bucket: (bucketId: string) => `${PREFIX}:bucket:{${bucketId}}`,
   /**
+   * A region's lease on a consistent bucket, on the node-local Redis its nodes share
+   * (lua/lease-spend-1.lua): `keyward:lease:` and the bucket's name, whose hash tag it keeps.
+   */
+  localLease: (bucketKey: string) => `${PREFIX}:lease:${bucketKey}`,
+  /**
    * A named limit's bucket, tagged by its owner (a key, whose credits share the tag, or an
    * identity): `keyward:bucket:{key_…}:tokens`. A key's `default` limit is names.bucket(keyId).
    */

@@ -89,6 +89,53 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
     expect([outOfCredits[2], outOfCredits[3], outOfCredits[6]]).toEqual([1, 4, 2]);
     return [admitted[0]!, refused[0]!, outOfCredits[0]!];
   },
+  leaseGrant: async (t) => {
+    const bucket = `${t}:bucket`;
+    const grant = (cost: number, want: number, returnId = '', unused = 0) =>
+      redis.leaseGrantV1(
+        bucket,
+        10,
+        1,
+        1000,
+        cost,
+        5000,
+        'eu',
+        'l1',
+        want,
+        4,
+        3000,
+        returnId,
+        unused,
+      );
+    // Of a full bucket of 10: 1 for the verification, then a lease of at most 4.
+    const admitted = await grant(1, 8);
+    expect(admitted).toEqual([1, 5, 6000, 5000, 4, 8000]);
+    const refused = await grant(6, 0);
+    expect(refused.slice(0, 2)).toEqual([0, 5]);
+    return [admitted[0]!, refused[0]!];
+  },
+  leaseSpend: async (t) => {
+    const lease = `${t}:lease`;
+    const spend = (cost: number, now: number) => redis.leaseSpendV1(lease, cost, now, 500);
+    const none = await spend(1, 1000);
+    await redis.leaseInstallV1(lease, 7, 3, 2000, 100, 60000, 1000);
+    const spent = await spend(1, 1000);
+    expect(spent.slice(0, 2)).toEqual([1, 2]);
+    // Within 500 ms of its end: closed, with its 2 unspent to give back.
+    const closed = await spend(1, 2600);
+    expect(closed).toEqual([2, 2, 1100, 2600, 7, 3, 1000]);
+    await redis.leaseInstallV1(lease, 8, 3, 2000, 100, 60000, 3000);
+    const expired = await spend(1, 5000);
+    return [spent[0]!, closed[0]!, none[0]!, expired[0]!];
+  },
+  leaseInstall: async (t) => {
+    const lease = `${t}:lease`;
+    const installed = await redis.leaseInstallV1(lease, 1, 5, 2000, 0, 60000, 1000);
+    const occupied = await redis.leaseInstallV1(lease, 2, 5, 2000, 0, 60000, 1500);
+    // Once the first has ended, a new one replaces it.
+    expect(await redis.leaseInstallV1(lease, 3, 5, 2000, 0, 60000, 3000)).toBe(1);
+    return [installed, occupied];
+  },
   updateCredits: async (t) => {
     const [credits, outbox] = [`${t}:credits`, `${t}:outbox`];
     const update = (op: string, value: number, entry = OUTBOX) =>

@@ -1,5 +1,5 @@
 import { connect, createServer, type Socket } from 'node:net';
-import { freePort } from './redisServer';
+import { freePort } from './freePort';
 
 /**
  * A TCP proxy that holds every chunk for `delayMs` in each direction: a Redis reached through it

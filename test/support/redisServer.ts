@@ -1,10 +1,13 @@
 import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './freePort';
 import { sleep } from './helpers';
+
+export { freePort };
 
 /** One Redis the tests own: started on a free port, stopped (and restartable) by the test. */
 export interface TestRedis {
@@ -22,18 +25,6 @@ export interface TestRedis {
   restart(): Promise<void>;
   /** Stop for good and remove the data directory. */
   dispose(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function redisServerBinary(): string {

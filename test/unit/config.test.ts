@@ -61,6 +61,24 @@ describe('loadConfig', () => {
     });
   });
 
+  test('leases: off unless switched on; on, 5 s and a quarter of the limit unless set', () => {
+    expect(loadConfig({}).leases).toBeUndefined();
+    const region = { KEYWARD_LOCAL_REDIS_URL: 'redis://127.0.0.1:6380' };
+    expect(loadConfig({ ...region, KEYWARD_CONSISTENT_LEASES: 'off' }).leases).toBeUndefined();
+    expect(loadConfig({ ...region, KEYWARD_CONSISTENT_LEASES: 'on' }).leases).toEqual({
+      ttlMs: 5000,
+      maxShare: 0.25,
+    });
+    expect(
+      loadConfig({
+        ...region,
+        KEYWARD_CONSISTENT_LEASES: 'on',
+        KEYWARD_LEASE_TTL_MS: '2000',
+        KEYWARD_LEASE_MAX_PERCENT: '10',
+      }).leases,
+    ).toEqual({ ttlMs: 2000, maxShare: 0.1 });
+  });
+
   test('empty strings count as unset', () => {
     expect(
       loadConfig({
@@ -248,6 +266,34 @@ describe('loadConfig', () => {
       'a bad local URL',
       { KEYWARD_LOCAL_REDIS_URL: 'localhost' },
       /^KEYWARD_LOCAL_REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL, or unix:\/\/\/absolute\/path\/to\/redis.sock$/,
+    ],
+    [
+      'leases switched on with a word of their own',
+      { KEYWARD_CONSISTENT_LEASES: 'yes' },
+      /^KEYWARD_CONSISTENT_LEASES: must be on or off$/,
+    ],
+    [
+      'leases without a Redis of the region to spend them on',
+      { KEYWARD_CONSISTENT_LEASES: 'on' },
+      /^KEYWARD_CONSISTENT_LEASES=on: needs KEYWARD_LOCAL_REDIS_URL/,
+    ],
+    [
+      'leases longer than 10 s',
+      {
+        KEYWARD_CONSISTENT_LEASES: 'on',
+        KEYWARD_LOCAL_REDIS_URL: 'redis://127.0.0.1:6380',
+        KEYWARD_LEASE_TTL_MS: '10001',
+      },
+      /^KEYWARD_LEASE_TTL_MS: must be between 1000 and 10000$/,
+    ],
+    [
+      'a lease of more than half the limit',
+      {
+        KEYWARD_CONSISTENT_LEASES: 'on',
+        KEYWARD_LOCAL_REDIS_URL: 'redis://127.0.0.1:6380',
+        KEYWARD_LEASE_MAX_PERCENT: '51',
+      },
+      /^KEYWARD_LEASE_MAX_PERCENT: must be between 1 and 50$/,
     ],
     [
       'an unknown limiter failure policy',

@@ -16,8 +16,11 @@ import {
  * still read correctly. Change a pin only together with the script change it stands for.
  */
 const PINNED_SHA1: Record<ScriptName, string> = {
-  tokenBucket: '0814f85c5ee14a4a228c0042118a3afee9a96476',
-  multiBucket: '44a2c96f80400187b1696270d666a5757a40af30',
+  tokenBucket: '21bec1ae024db13ed75e95a7a967a8a9f253c017',
+  multiBucket: 'f189bbf0e2eb2b4bb853fb897a109a1050e47df2',
+  leaseGrant: 'f8f66c0008770e38ceef68da02e4b30956fc485f',
+  leaseSpend: '4e4595ecc06c051aaaf151d59c76e68b3330520e',
+  leaseInstall: 'bc4b815821995f53f2c4f029dfa6a2207fe6b13c',
   updateCredits: 'd46e64737fdd03ee2cea17721205e59c618fadca',
   putKey: 'bd492ae34ea59724e47c75ea4c6d065ff2086039',
   commitKey: '4e2029188cce337277fbe98a3ad6264e572af06d',
@@ -107,6 +110,9 @@ describe('the script table', () => {
       { command: 'dropLegacyNamespaceV1', numberOfKeys: 4 },
       { command: 'ensureNamespaceV2', numberOfKeys: 1 },
       { command: 'forgetAuditOutboxV1', numberOfKeys: 1 },
+      { command: 'leaseGrantV1', numberOfKeys: 1 },
+      { command: 'leaseInstallV1', numberOfKeys: 1 },
+      { command: 'leaseSpendV1', numberOfKeys: 1 },
       { command: 'multiBucketV1', numberOfKeys: undefined },
       { command: 'nextKeySeqV2', numberOfKeys: 1 },
       { command: 'putKeyV1', numberOfKeys: 3 },

@@ -1,0 +1,270 @@
+import { resultDecoder } from '../redis/scriptTable';
+import { names } from '../store/names';
+import type { BucketDecision, BucketShape } from './tokenBucket';
+
+/** The lease scripts a node-local Redis runs (lua/lease-spend-1.lua, lua/lease-install-1.lua). */
+export interface LeaseLocalRedis {
+  leaseSpendV1Buffer(leaseKey: string, ...args: (string | number)[]): Promise<number[]>;
+  leaseInstallV1(leaseKey: string, ...args: (string | number)[]): Promise<number>;
+}
+
+/** The script the primary runs to grant and take back leases (lua/lease-grant-1.lua). */
+export interface LeasePrimaryRedis {
+  leaseGrantV1Buffer(bucketKey: string, ...args: (string | number)[]): Promise<number[]>;
+}
+
+/** `KEYWARD_CONSISTENT_LEASES=on` and its settings (docs/guarantees.md, "Leases"). */
+export interface LeaseSettings {
+  /** Who holds a lease: the node's region. A region holds at most one per bucket. */
+  holder: string;
+  /** How long a lease lives on the primary. */
+  ttlMs: number;
+  /** The most one lease may hold, as a share of the limit. */
+  maxShare: number;
+}
+
+/** What the node counts (src/observability/metrics.ts). */
+export interface LeaseEvents {
+  /** A lease granted with `tokens`. */
+  granted(tokens: number): void;
+  /** A lease closed on the region's Redis and `tokens` unspent given back. */
+  returned(tokens: number): void;
+  /** A lease found expired on the region's Redis, `tokens` unspent and lost to the region. */
+  expired(tokens: number): void;
+  /** Where a verification was decided. */
+  served(where: 'lease' | 'primary'): void;
+}
+
+const spendOutcome = resultDecoder('leaseSpend');
+const grantOutcome = resultDecoder('leaseGrant');
+
+/**
+ * The bounds of a lease's life on the region's side, relative to the primary's: the region stops
+ * spending a lease this long before the primary takes it back, whatever the grant's round trip
+ * (which is subtracted too) and whatever the two clocks do meanwhile.
+ */
+function clockMargin(ttlMs: number): number {
+  return Math.max(50, Math.ceil(ttlMs / 20));
+}
+
+/** A lease this close to its end is closed and renewed by the next verification. */
+function renewWithin(ttlMs: number): number {
+  return Math.ceil(ttlMs / 5);
+}
+
+/** Grants asked for per node without lease history: first visits, counted per horizon. */
+interface Visits {
+  since: number;
+  count: number;
+}
+
+/** How many buckets' first visits a node remembers before it starts over. */
+const MAX_VISITS = 10_000;
+
+/**
+ * A consistent bucket spent through leases (issue 27; docs/guarantees.md, "Leases"): a region
+ * takes a slice of the primary's bucket in one atomic step and its nodes spend it on their
+ * node-local Redis, so a warm verification never waits for the primary. A token is spent in
+ * exactly one place, so the limit still holds; what a lease costs is tokens sitting unused in it.
+ */
+export class ConsistentLeases {
+  private readonly visits = new Map<string, Visits>();
+  private readonly margin: number;
+  private readonly renewWithinMs: number;
+  /** A lease should last about this long at the rate its region spends. */
+  private readonly horizonMs: number;
+
+  constructor(
+    private readonly local: LeaseLocalRedis,
+    private readonly primary: LeasePrimaryRedis,
+    private readonly settings: LeaseSettings,
+    private readonly events?: LeaseEvents,
+    /** TEST ONLY: a virtual clock for every script and every elapsed time. */
+    private readonly virtualClock?: () => number,
+  ) {
+    this.margin = clockMargin(settings.ttlMs);
+    this.renewWithinMs = renewWithin(settings.ttlMs);
+    this.horizonMs = Math.max(1, Math.floor(settings.ttlMs / 2));
+  }
+
+  /**
+   * Takes `cost` tokens of a consistent bucket: from the region's lease when it can pay, else
+   * from the primary, returning what a closed lease left and asking for a new one in that same
+   * call. The region's Redis unreachable: the primary decides, as without leases.
+   */
+  async take(bucketKey: string, shape: BucketShape, cost: number): Promise<BucketDecision> {
+    const leaseKey = names.localLease(bucketKey);
+    let spent: number[];
+    try {
+      spent = await this.local.leaseSpendV1Buffer(
+        leaseKey,
+        cost,
+        this.scriptNow(),
+        this.renewWithinMs,
+      );
+    } catch {
+      return this.fromPrimary(bucketKey, shape, cost, 0);
+    }
+    const [, tokens, reset, now, leaseId, granted, grantedAt] = spent as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    const outcome = spendOutcome(spent[0]!);
+    if (outcome === 'spent') {
+      this.events?.served('lease');
+      return {
+        allowed: true,
+        usageExceeded: false,
+        limit: shape.limit,
+        remaining: tokens,
+        reset: Math.max(reset, now),
+        now,
+      };
+    }
+    if (outcome === 'closed') {
+      const spentOfLease = granted - tokens;
+      const rate = spentOfLease / Math.max(1, now - grantedAt);
+      const want = Math.ceil(rate * this.horizonMs);
+      return this.fromPrimary(bucketKey, shape, cost, want, { leaseId, unused: tokens });
+    }
+    if (outcome === 'expired') this.events?.expired(tokens);
+    return this.fromPrimary(bucketKey, shape, cost, this.wantWithoutHistory(bucketKey, cost));
+  }
+
+  /**
+   * The primary decides: the verification's tokens, the return of the lease the region closed,
+   * and a new lease of about `want` tokens.
+   */
+  private async fromPrimary(
+    bucketKey: string,
+    shape: BucketShape,
+    cost: number,
+    want: number,
+    closed?: { leaseId: number; unused: number },
+  ): Promise<BucketDecision> {
+    const leaseId = newLeaseId();
+    const maxLease = Math.floor(shape.limit * this.settings.maxShare);
+    const sentAt = this.elapsedClock();
+    const reply = await this.primary.leaseGrantV1Buffer(
+      bucketKey,
+      shape.limit,
+      shape.refillRate,
+      shape.refillInterval,
+      cost,
+      this.scriptNow(),
+      this.settings.holder,
+      leaseId,
+      maxLease >= 1 ? Math.min(want, maxLease) : 0,
+      maxLease,
+      this.settings.ttlMs,
+      closed ? closed.leaseId : '',
+      closed ? closed.unused : 0,
+    );
+    const [, remaining, reset, now, granted] = reply as [number, number, number, number, number];
+    this.events?.served('primary');
+    if (closed) this.events?.returned(closed.unused);
+    if (granted > 0) {
+      this.events?.granted(granted);
+      const lifetime = Math.floor(
+        this.settings.ttlMs - (this.elapsedClock() - sentAt) - this.margin,
+      );
+      await this.install(bucketKey, shape, leaseId, granted, lifetime, reset - now);
+    }
+    return {
+      allowed: grantOutcome(reply[0]!) === 'admitted',
+      usageExceeded: false,
+      limit: shape.limit,
+      remaining,
+      reset,
+      now,
+    };
+  }
+
+  /**
+   * Puts a granted lease on the region's Redis. One that cannot be spent there (too little of its
+   * life left, another in place, that Redis unreachable) goes straight back.
+   */
+  private async install(
+    bucketKey: string,
+    shape: BucketShape,
+    leaseId: number,
+    granted: number,
+    lifetimeMs: number,
+    resetInMs: number,
+  ): Promise<void> {
+    let installed = false;
+    if (lifetimeMs > this.renewWithinMs) {
+      installed = await this.local
+        .leaseInstallV1(
+          names.localLease(bucketKey),
+          leaseId,
+          granted,
+          lifetimeMs,
+          Math.max(0, resetInMs),
+          // A virtual clock runs apart from Redis's: the hash must outlive any such run.
+          this.virtualClock ? 3_600_000 : this.settings.ttlMs,
+          this.scriptNow(),
+        )
+        .then((answer) => answer === 1)
+        .catch(() => false);
+    }
+    if (installed) return;
+    // Nothing was spent from it: all of it goes back. Lost if this fails: under-admission only.
+    await this.primary
+      .leaseGrantV1Buffer(
+        bucketKey,
+        shape.limit,
+        shape.refillRate,
+        shape.refillInterval,
+        0,
+        this.scriptNow(),
+        this.settings.holder,
+        newLeaseId(),
+        0,
+        0,
+        this.settings.ttlMs,
+        leaseId,
+        granted,
+      )
+      .then(() => this.events?.returned(granted))
+      .catch(() => undefined);
+  }
+
+  /**
+   * With no closed lease to measure the region's rate by, the node's own visits to the primary
+   * for this bucket within one horizon do: a bucket seen once asks for nothing (a key verified
+   * now and then never strands tokens in a lease), a busy one for what it took at that rate.
+   */
+  private wantWithoutHistory(bucketKey: string, cost: number): number {
+    const now = this.elapsedClock();
+    let visits = this.visits.get(bucketKey);
+    if (!visits || now - visits.since > this.horizonMs) {
+      if (this.visits.size >= MAX_VISITS) this.visits.clear();
+      visits = { since: now, count: 0 };
+      this.visits.set(bucketKey, visits);
+    }
+    visits.count += 1;
+    if (visits.count < 2) return 0;
+    const rate = ((visits.count - 1) * cost) / Math.max(1, now - visits.since);
+    return Math.ceil(rate * this.horizonMs);
+  }
+
+  private scriptNow(): number | '' {
+    return this.virtualClock ? this.virtualClock() : '';
+  }
+
+  /** Milliseconds for elapsed times: monotonic, or the virtual clock. */
+  private elapsedClock(): number {
+    return this.virtualClock ? this.virtualClock() : performance.now();
+  }
+}
+
+/** A lease's id: the holder's previous lease is told apart from its next by it. */
+function newLeaseId(): number {
+  return Math.floor(Math.random() * 2 ** 48);
+}
