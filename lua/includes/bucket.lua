@@ -13,7 +13,8 @@
   tokens out on lease to regions: the hash then also holds
     leased         the tokens granted by the leases still recorded
     leasesUntil    unix ms when the last of them expires
-    lease:<holder> "<leaseId> <granted> <expiresAt>", one per holder (a region)
+    lease:<holder> "<leaseId> <granted> <expiresAt> <version>", one per holder (a region);
+                   a top-up (lua/lease-grant-1.lua) raises the version
   The bucket then refills only up to `limit - leased`, so what the primary holds plus what is out
   on lease never passes the limit. Refill points that pass while the bucket sits at that cap are
   forfeit: when the cap rises (a lease returned or expired) the bucket goes on from where it
@@ -47,8 +48,8 @@ local function refillBucket(state, limit, refillRate, refillInterval, now)
 end
 
 local function leaseParts(value)
-  local id, granted, expiresAt = string.match(value, '^(%S+) (%d+) (%d+)$')
-  return id, tonumber(granted), tonumber(expiresAt)
+  local id, granted, expiresAt, version = string.match(value, '^(%S+) (%d+) (%d+) (%d+)$')
+  return id, tonumber(granted), tonumber(expiresAt), tonumber(version)
 end
 
 --[[

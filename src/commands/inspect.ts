@@ -24,6 +24,16 @@ function bucketLines(bucket: BucketState, key: KeyView): string[] {
       `    stored tokens ${bucket.stored.tokens} at ${isoTime(bucket.stored.last)}, PTTL ${bucket.pttlMs ?? '-'} ms (full ${bucket.pttlMs === null ? '?' : relative(bucket.now + bucket.pttlMs, bucket.now)})`,
     );
   }
+  for (const lease of bucket.leases) {
+    lines.push(
+      `    out on lease to ${lease.holder}: ${lease.granted} tokens until ${isoTime(lease.expiresAt)} (${relative(lease.expiresAt, bucket.now)})`,
+    );
+  }
+  if (bucket.regionLease) {
+    lines.push(
+      `    this region's lease: ${bucket.regionLease.tokens} tokens left until ${isoTime(bucket.regionLease.expiresAt)} (${relative(bucket.regionLease.expiresAt, bucket.now)})`,
+    );
+  }
   return lines;
 }
 

@@ -2,6 +2,7 @@ import type { RatelimitConfig, RatelimitType } from '../domain/ratelimit';
 import type { RedisClient } from '../redis/clients';
 import { redisTimeMs } from '../redis/clock';
 import { execResults } from '../redis/results';
+import { names } from '../store/names';
 import { decide } from './tokenBucket';
 
 /** A Redis that can hold buckets: the primary, or a node-local Redis (for fast buckets). */
@@ -42,6 +43,13 @@ export interface BucketReading {
   tokens: number | null;
   /** When the bucket next gains tokens; null when it is full or the key has no limit. */
   nextRefillAt: number | null;
+  /**
+   * Leases of regions on this bucket that the primary still counts (docs/guarantees.md,
+   * "Leases"): tokens moved out of it, spent or not, until each is returned or ends.
+   */
+  leases: { holder: string; granted: number; expiresAt: number }[];
+  /** The lease this Redis holds for its region's nodes to spend, when it holds one. */
+  regionLease: { tokens: number; expiresAt: number } | null;
 }
 
 /**
@@ -58,12 +66,26 @@ export async function probeBucket(
   const decision = ratelimit
     ? await decide(redis, { bucket: bucketKey, credits: bucketKey }, ratelimit, 0)
     : undefined;
-  const [fields, pttl, time] = execResults(
-    await redis.multi().hmget(bucketKey, 'tokens', 'last').pttl(bucketKey).time().exec(),
-  ) as [(string | null)[], number, [string, string]];
-  const [tokens, last] = fields;
-  const exists = tokens !== null && tokens !== undefined && last !== null && last !== undefined;
+  const [fields, pttl, time, lease] = execResults(
+    await redis
+      .multi()
+      .hgetall(bucketKey)
+      .pttl(bucketKey)
+      .time()
+      .hmget(names.localLease(bucketKey), 'tokens', 'expiresAt')
+      .exec(),
+  ) as [Record<string, string>, number, [string, string], (string | null)[]];
+  const { tokens, last } = fields;
+  const exists = tokens !== undefined && last !== undefined;
   const now = decision?.now ?? redisTimeMs(time);
+  const leases = Object.entries(fields)
+    .filter(([field]) => field.startsWith('lease:'))
+    .map(([field, value]) => {
+      const [, granted, expiresAt] = value.split(' ').map(Number) as [number, number, number];
+      return { holder: field.slice('lease:'.length), granted, expiresAt };
+    })
+    .filter((held) => held.expiresAt > now);
+  const [leaseTokens, leaseEnd] = lease;
   const full =
     decision !== undefined && ratelimit !== undefined && decision.remaining >= ratelimit.limit;
   return {
@@ -73,5 +95,10 @@ export async function probeBucket(
     now,
     tokens: decision ? decision.remaining : null,
     nextRefillAt: decision && !full ? decision.reset : null,
+    leases,
+    regionLease:
+      leaseTokens && leaseEnd && Number(leaseEnd) > now
+        ? { tokens: Number(leaseTokens), expiresAt: Number(leaseEnd) }
+        : null,
   };
 }

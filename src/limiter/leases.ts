@@ -69,6 +69,8 @@ const MAX_VISITS = 10_000;
  */
 export class ConsistentLeases {
   private readonly visits = new Map<string, Visits>();
+  /** Top-ups under way, by bucket. */
+  private readonly toppingUp = new Map<string, Promise<void>>();
   private readonly margin: number;
   private readonly renewWithinMs: number;
   /** A lease should last about this long at the rate its region spends. */
@@ -105,7 +107,9 @@ export class ConsistentLeases {
     } catch {
       return this.fromPrimary(bucketKey, shape, cost, 0);
     }
-    const [, tokens, reset, now, leaseId, granted, grantedAt] = spent as [
+    const [, tokens, reset, now, leaseId, granted, grantedAt, version, expiresAt] = spent as [
+      number,
+      number,
       number,
       number,
       number,
@@ -115,8 +119,14 @@ export class ConsistentLeases {
       number,
     ];
     const outcome = spendOutcome(spent[0]!);
+    const want = Math.ceil(((granted - tokens) / Math.max(1, now - grantedAt)) * this.horizonMs);
     if (outcome === 'spent') {
       this.events?.served('lease');
+      // Half spent, or half its life gone: topped up in the background, so that a busy region
+      // never waits for the primary while it keeps spending.
+      if (tokens * 2 <= granted || (expiresAt - now) * 2 < this.settings.ttlMs) {
+        this.topUpSoon(bucketKey, shape, { leaseId, version, unused: tokens, want });
+      }
       return {
         allowed: true,
         usageExceeded: false,
@@ -127,9 +137,6 @@ export class ConsistentLeases {
       };
     }
     if (outcome === 'closed') {
-      const spentOfLease = granted - tokens;
-      const rate = spentOfLease / Math.max(1, now - grantedAt);
-      const want = Math.ceil(rate * this.horizonMs);
       return this.fromPrimary(bucketKey, shape, cost, want, { leaseId, unused: tokens });
     }
     if (outcome === 'expired') this.events?.expired(tokens);
@@ -164,8 +171,18 @@ export class ConsistentLeases {
       this.settings.ttlMs,
       closed ? closed.leaseId : '',
       closed ? closed.unused : 0,
+      '0',
+      '',
     );
-    const [, remaining, reset, now, granted] = reply as [number, number, number, number, number];
+    const [, remaining, reset, now, granted, , version] = reply as number[] as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     this.events?.served('primary');
     if (closed) this.events?.returned(closed.unused);
     if (granted > 0) {
@@ -173,7 +190,7 @@ export class ConsistentLeases {
       const lifetime = Math.floor(
         this.settings.ttlMs - (this.elapsedClock() - sentAt) - this.margin,
       );
-      await this.install(bucketKey, shape, leaseId, granted, lifetime, reset - now);
+      await this.install(bucketKey, shape, { leaseId, version }, granted, lifetime, reset - now);
     }
     return {
       allowed: grantOutcome(reply[0]!) === 'admitted',
@@ -192,11 +209,12 @@ export class ConsistentLeases {
   private async install(
     bucketKey: string,
     shape: BucketShape,
-    leaseId: number,
+    lease: { leaseId: number; version: number },
     granted: number,
     lifetimeMs: number,
     resetInMs: number,
   ): Promise<void> {
+    const { leaseId } = lease;
     let installed = false;
     if (lifetimeMs > this.renewWithinMs) {
       installed = await this.local
@@ -206,9 +224,10 @@ export class ConsistentLeases {
           granted,
           lifetimeMs,
           Math.max(0, resetInMs),
-          // A virtual clock runs apart from Redis's: the hash must outlive any such run.
-          this.virtualClock ? 3_600_000 : this.settings.ttlMs,
+          this.keepMs(),
           this.scriptNow(),
+          '',
+          lease.version,
         )
         .then((answer) => answer === 1)
         .catch(() => false);
@@ -230,9 +249,82 @@ export class ConsistentLeases {
         this.settings.ttlMs,
         leaseId,
         granted,
+        '0',
+        '',
       )
       .then(() => this.events?.returned(granted))
       .catch(() => undefined);
+  }
+
+  /**
+   * Tops the region's lease up in the background: what was spent of it is released on the
+   * primary, up to `want` more added, and its life starts again. One at a time per bucket and
+   * node; a top-up of a lease another node already topped up (or closed) is refused by the
+   * primary and changes nothing.
+   */
+  private topUpSoon(
+    bucketKey: string,
+    shape: BucketShape,
+    lease: { leaseId: number; version: number; unused: number; want: number },
+  ): void {
+    if (this.toppingUp.has(bucketKey)) return;
+    const work = this.topUp(bucketKey, shape, lease)
+      .catch(() => undefined)
+      .finally(() => this.toppingUp.delete(bucketKey));
+    this.toppingUp.set(bucketKey, work);
+  }
+
+  private async topUp(
+    bucketKey: string,
+    shape: BucketShape,
+    lease: { leaseId: number; version: number; unused: number; want: number },
+  ): Promise<void> {
+    const maxLease = Math.floor(shape.limit * this.settings.maxShare);
+    const sentAt = this.elapsedClock();
+    const reply = await this.primary.leaseGrantV1Buffer(
+      bucketKey,
+      shape.limit,
+      shape.refillRate,
+      shape.refillInterval,
+      0,
+      this.scriptNow(),
+      this.settings.holder,
+      newLeaseId(),
+      Math.max(0, Math.min(lease.want, maxLease) - lease.unused),
+      maxLease,
+      this.settings.ttlMs,
+      lease.leaseId,
+      lease.unused,
+      '1',
+      lease.version,
+    );
+    if (grantOutcome(reply[0]!) === 'top_up_refused') return;
+    const [, , reset, now, extra] = reply as [number, number, number, number, number];
+    if (extra > 0) this.events?.granted(extra);
+    const lifetime = Math.floor(this.settings.ttlMs - (this.elapsedClock() - sentAt) - this.margin);
+    // Not installed (the lease closed meanwhile, or its life is too short): the extra tokens
+    // stay counted on the primary until the lease ends there. Under-admission, never more.
+    await this.local.leaseInstallV1(
+      names.localLease(bucketKey),
+      lease.leaseId,
+      extra,
+      Math.max(1, lifetime),
+      Math.max(0, reset - now),
+      this.keepMs(),
+      this.scriptNow(),
+      lease.version,
+      '',
+    );
+  }
+
+  /** Background top-ups still running: tests on the virtual clock wait for them. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.toppingUp.values()]);
+  }
+
+  /** How long a lease hash outlives its life: a virtual clock runs apart from Redis's. */
+  private keepMs(): number {
+    return this.virtualClock ? 3_600_000 : this.settings.ttlMs;
   }
 
   /**

@@ -125,7 +125,10 @@ export class Limiter {
   /** A bucket alone (standalone rate limits, the management limit). */
   take(bucketId: string, config: RatelimitConfig, cost: number): Promise<BucketDecision> {
     const key = names.bucket(bucketId);
-    if (this.leases && config.type === 'consistent') return this.leases.take(key, config, cost);
+    // A read (cost 0) asks the primary: the bucket itself, not what one region holds of it.
+    if (this.leases && config.type === 'consistent' && cost > 0) {
+      return this.leases.take(key, config, cost);
+    }
     return decide(this.redisFor(config), { bucket: key, credits: key }, config, cost);
   }
 
@@ -144,7 +147,7 @@ export class Limiter {
   ): Promise<BucketDecision> {
     if (!credits && !pool) {
       const key = names.bucket(keyId);
-      if (this.leases && ratelimit?.type === 'consistent') {
+      if (this.leases && ratelimit?.type === 'consistent' && cost > 0) {
         return this.leases.take(key, ratelimit, cost);
       }
       return decide(this.redisFor(ratelimit!), { bucket: key, credits: key }, ratelimit, cost);

@@ -94,11 +94,13 @@ export const SCRIPTS = {
       'want',
       'maxLease',
       'ttlMs',
-      'returnId',
-      'returnUnused',
+      'heldId',
+      'unused',
+      'topUp',
+      'version',
     ],
-    reply: 'integers', // { status, remaining, reset, now, granted, expiresAt }
-    codes: { 0: 'refused', 1: 'admitted' },
+    reply: 'integers', // { status, remaining, reset, now, granted, expiresAt, version }
+    codes: { 0: 'refused', 1: 'admitted', 2: 'top_up_refused' },
     buffer: true,
   },
   leaseSpend: {
@@ -106,7 +108,8 @@ export const SCRIPTS = {
     command: 'leaseSpendV1',
     keys: ['lease'],
     argv: ['cost', 'now', 'renewWithinMs'],
-    reply: 'integers', // { status, tokens, reset, now, leaseId, granted, grantedAt }
+    // { status, tokens, reset, now, leaseId, granted, grantedAt, version, expiresAt }
+    reply: 'integers',
     codes: { 1: 'spent', 2: 'closed', 3: 'none', 4: 'expired' },
     buffer: true,
   },
@@ -114,9 +117,9 @@ export const SCRIPTS = {
     file: 'lease-install-1.lua',
     command: 'leaseInstallV1',
     keys: ['lease'],
-    argv: ['leaseId', 'granted', 'lifetimeMs', 'resetInMs', 'keepMs', 'now'],
+    argv: ['leaseId', 'granted', 'lifetimeMs', 'resetInMs', 'keepMs', 'now', 'fromVersion', 'version'],
     reply: 'integer',
-    codes: { 1: 'installed', 0: 'occupied' },
+    codes: { 1: 'installed', 0: 'not_installed' },
   },
   updateCredits: {
     file: 'update-credits-2.lua',

@@ -1,6 +1,7 @@
 import { startDelayProxy, type DelayProxy } from '../support/delayProxy';
 import type { KeywardProcess } from '../support/keywardProcess';
 import { redisCli, startRedis, type TestRedis } from '../support/redisServer';
+import { runCommand, runCommandJson } from '../support/cliProcess';
 import { client, type Client } from '../support/rpc';
 import { hour, sleep } from '../support/helpers';
 import { startProcessTopology, type ProcessTopology } from '../support/topology';
@@ -102,6 +103,54 @@ test('a warm consistent verification in the far region is decided on its own Red
   expect((await decided(farA, 'lease')) - before).toBeGreaterThanOrEqual(26);
   // A structural bound, not a speed target: most verifications cost less than a round trip.
   expect(median(samples)).toBeLessThan(ROUND_TRIP_MS);
+});
+
+test('keys.getBucket answers the primary’s bucket; keyward inspect key shows what is out on lease', async () => {
+  const { key, keyId } = (
+    await near.post<{ key: string; keyId: string }>('keys.createKey', {
+      apiId,
+      ratelimit: { type: 'consistent', limit: 100, refillRate: 1, refillInterval: hour },
+    })
+  ).body;
+  const far = client(farA.url, topology.rootKey);
+  expect(await drain(far, key, 3)).toBe(3);
+  type Bucket = { ratelimit: { remaining: number } };
+  // A read asks the primary, in either region, and takes no lease of its own.
+  const [fromFar, fromNear] = await Promise.all([
+    far.get<Bucket>('keys.getBucket', { keyId }),
+    near.get<Bucket>('keys.getBucket', { keyId }),
+  ]);
+  expect(fromFar.body.ratelimit.remaining).toBe(fromNear.body.ratelimit.remaining);
+  const env = {
+    KEYWARD_REDIS_URL: topology.primary.url,
+    KEYWARD_LOCAL_REDIS_URL: regionRedis.url,
+    LOG_LEVEL: 'silent',
+  };
+  type Reading = {
+    redis: string;
+    tokens: number;
+    leases: { holder: string; granted: number }[];
+    regionLease: { tokens: number } | null;
+  };
+  const inspection = await runCommandJson<{ buckets: Reading[] }>(
+    ['inspect', 'key', '--workspace', topology.workspaceId, keyId],
+    env,
+  );
+  const [primary, region] = inspection.buckets as [Reading, Reading];
+  expect(primary.leases).toEqual([
+    { holder: 'eu-west-1', granted: expect.any(Number), expiresAt: expect.any(Number) },
+  ]);
+  // The region can spend no more than the primary counts out to it; what the primary holds,
+  // what the region holds and the 3 spent are the limit, every token in exactly one place.
+  expect(region.regionLease!.tokens).toBeLessThanOrEqual(primary.leases[0]!.granted);
+  expect(primary.tokens + region.regionLease!.tokens + 3).toBe(100);
+  expect(fromNear.body.ratelimit.remaining).toBe(primary.tokens);
+  const human = await runCommand(
+    ['inspect', 'key', '--workspace', topology.workspaceId, keyId],
+    env,
+  );
+  expect(human.stdout).toMatch(/out on lease to eu-west-1: \d+ tokens until /);
+  expect(human.stdout).toMatch(/this region's lease: \d+ tokens left until /);
 });
 
 test('never exceeded: both regions at once admit no more than the limit', async () => {

@@ -59,6 +59,8 @@ async function grant(
     ttlMs?: number;
     returnId?: string;
     unused?: number;
+    /** A top-up of lease `returnId`, read at this version. */
+    topUpAt?: number;
   },
   shape: BucketShape = TEN,
 ) {
@@ -79,12 +81,14 @@ async function grant(
         call.ttlMs ?? 3000,
         call.returnId ?? '',
         call.unused ?? 0,
+        call.topUpAt === undefined ? '0' : '1',
+        call.topUpAt ?? '',
       )
       .persist(bucket)
       .exec(),
   );
-  const [status, remaining, reset, now, granted, expiresAt] = reply as number[];
-  return { status, remaining, reset: reset! - T0, now: now! - T0, granted, expiresAt };
+  const [status, remaining, reset, now, granted, expiresAt, version] = reply as number[];
+  return { status, remaining, reset: reset! - T0, now: now! - T0, granted, expiresAt, version };
 }
 
 /** What token-bucket-2.lua (a verification without leases) reads at T0 + `at`, cost 0. */
@@ -105,6 +109,26 @@ async function read(bucket: string, at: number, shape: BucketShape = TEN): Promi
       .exec(),
   );
   return (reply as number[])[1]!;
+}
+
+/** One verification by token-bucket-2.lua at T0 + `at`: its status (1 admitted). */
+async function takeAt(bucket: string, at: number, shape: BucketShape): Promise<number> {
+  const [reply] = execResults(
+    await primary
+      .multi()
+      .tokenBucketV1(
+        bucket,
+        bucket,
+        shape.limit,
+        shape.refillRate,
+        shape.refillInterval,
+        1,
+        T0 + at,
+      )
+      .persist(bucket)
+      .exec(),
+  );
+  return (reply as number[])[0]!;
 }
 
 describe('lease-grant-1.lua and the lease-aware bucket', () => {
@@ -160,6 +184,37 @@ describe('lease-grant-1.lua and the lease-aware bucket', () => {
     expect(await read(bucket, 6000)).toBe(9);
     // Its holder returning it late gets nothing back: the bucket may have refilled into its room.
     expect((await grant(bucket, 6000, { returnId: 'l1', unused: 4 })).remaining).toBe(9);
+  });
+
+  test('a top-up releases what was spent, adds up to what is asked, and starts the lease anew', async () => {
+    const bucket = freshKey('top-up');
+    expect((await grant(bucket, 0, { want: 4, ttlMs: 3000 })).granted).toBe(4);
+    // At 1 s the region has 1 of its 4 left: the 3 spent are released (the cap rises to
+    // 10 − 1), 2 more go into the lease (10 − 3), which now lives until 4 s.
+    expect(
+      await grant(bucket, 1000, { want: 2, ttlMs: 3000, returnId: 'l1', unused: 1, topUpAt: 1 }),
+    ).toMatchObject({ status: 1, remaining: 4, granted: 2, expiresAt: T0 + 4000, version: 2 });
+    expect(await read(bucket, 2000)).toBe(5);
+    // Past the first life: still held down by the topped-up lease.
+    expect(await read(bucket, 3500)).toBe(6);
+    // It ended at 4 s: 7 then (its cap), 8 at 5 s.
+    expect(await read(bucket, 5000)).toBe(8);
+  });
+
+  test('a top-up of another version, or of a lease that ended, changes nothing', async () => {
+    const bucket = freshKey('stale-top-up');
+    await grant(bucket, 0, { want: 4, ttlMs: 3000 });
+    await grant(bucket, 500, { want: 2, returnId: 'l1', unused: 3, topUpAt: 1 });
+    const before = await primary.hgetall(bucket);
+    // A second node read the lease at version 1 too: refused.
+    expect(
+      await grant(bucket, 600, { want: 2, returnId: 'l1', unused: 3, topUpAt: 1 }),
+    ).toMatchObject({ status: 2, granted: 0, version: 2 });
+    expect(await primary.hgetall(bucket)).toEqual(before);
+    // After it ended: refused as well.
+    expect(
+      (await grant(bucket, 9000, { want: 2, returnId: 'l1', unused: 3, topUpAt: 2 })).status,
+    ).toBe(2);
   });
 
   test('one lease per holder; leases shrink to nothing as the bucket empties', async () => {
@@ -224,7 +279,23 @@ describe('lease-grant-1.lua and the lease-aware bucket', () => {
 
   test('the hash outlives its last lease on the real clock', async () => {
     const bucket = freshKey('ttl');
-    await primary.leaseGrantV1(bucket, 10, 1, 1000, 0, '', 'eu', 'l1', 4, 10, 30_000, '', 0);
+    await primary.leaseGrantV1(
+      bucket,
+      10,
+      1,
+      1000,
+      0,
+      '',
+      'eu',
+      'l1',
+      4,
+      10,
+      30_000,
+      '',
+      0,
+      '0',
+      '',
+    );
     // Full again 4 s after the lease ends (4 refills), plus an interval.
     expect(await primary.pttl(bucket)).toBeGreaterThan(34_000);
   });
@@ -274,26 +345,17 @@ describe('ConsistentLeases', () => {
   test('a lease spent just before it ends, then the bucket drained just after: no more than one bucket admits', async () => {
     // The worst case of refills held down by a lease: were they caught up on when it ends, the
     // primary would hand out a burst on top of what the region just spent.
-    const rig = leaseRig(primary, { a: regionA }, { ttlMs: 3000, maxShare: 1 });
     const bucket = freshKey('burst');
     const shape: BucketShape = { limit: 40, refillRate: 5, refillInterval: 1000 };
-    const drain = async (take: () => Promise<{ allowed: boolean }>, most: number) => {
-      let admitted = 0;
-      while (admitted < most && (await take()).allowed) admitted += 1;
-      return admitted;
-    };
-    await rig.region('a').take(bucket, shape, 1);
-    await rig.region('a').take(bucket, shape, 1);
-    const leased = await rig.leaseTokens('a', bucket);
-    expect(leased).toBe(19);
-    rig.now += 2200;
-    const start = rig.now;
-    expect(await drain(() => rig.region('a').take(bucket, shape, 1), leased)).toBe(leased);
-    // The lease has ended on the primary: the bucket held at 40 − 19 until then.
-    rig.now += 800;
-    const fromPrimary = await drain(() => rig.direct(bucket, shape, 1), 100);
+    // 1 verification, then a lease of half of the 39 left: 19, for 3 s.
+    const { granted } = await grant(bucket, 0, { cost: 1, want: 100, ttlMs: 3000 }, shape);
+    expect(granted).toBe(19);
+    // The region spends all 19 at 2.2 s (on its own Redis: the primary sees nothing of it).
+    // At 3 s the lease has ended; the bucket held at 40 − 19 until then.
+    let fromPrimary = 0;
+    while ((await takeAt(bucket, 3000, shape)) === 1) fromPrimary += 1;
     expect(fromPrimary).toBe(21);
-    expect(leased + fromPrimary).toBeLessThanOrEqual(envelope(shape, rig.now - start));
+    expect(granted! + fromPrimary).toBeLessThanOrEqual(envelope(shape, 3000 - 2200));
   });
 
   test('two regions at a steady 80 % of the limit between them: at most 2 % wrongly refused', async () => {
@@ -310,7 +372,9 @@ describe('ConsistentLeases', () => {
 
   /** One step of a random interleaving. */
   type Step =
-    | { kind: 'verify'; region: 'a' | 'b'; cost: number; times: number }
+    | { kind: 'verify'; region: 'a' | 'b'; node: 1 | 2; cost: number; times: number }
+    /** Both nodes of region a at once, their top-ups racing. */
+    | { kind: 'race'; times: number }
     | { kind: 'direct'; cost: number; times: number }
     /** Verifications one after another until one is refused: a client taking all it can. */
     | { kind: 'drain'; region: 'a' | 'b' | 'direct' }
@@ -325,8 +389,16 @@ describe('ConsistentLeases', () => {
       arbitrary: fc.record({
         kind: fc.constant('verify' as const),
         region: fc.constantFrom('a' as const, 'b' as const),
+        node: fc.constantFrom(1 as const, 2 as const),
         cost: fc.integer({ min: 1, max: 3 }),
         times: fc.integer({ min: 1, max: 6 }),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('race' as const),
+        times: fc.integer({ min: 1, max: 8 }),
       }),
     },
     {
@@ -394,7 +466,19 @@ describe('ConsistentLeases', () => {
           for (const s of steps) {
             if (s.kind === 'wait') rig.now += s.ms;
             else if (s.kind === 'lose') await rig.loseRegion(s.region);
-            else if (s.kind === 'spendLease') {
+            else if (s.kind === 'race') {
+              const [one, two] = [rig.region('a', 1), rig.region('a', 2)];
+              for (let i = 0; i < s.times; i++) {
+                const decisions = await Promise.all([
+                  one.takeUnsettled(bucket, shape, 1),
+                  two.takeUnsettled(bucket, shape, 1),
+                ]);
+                for (const decision of decisions) {
+                  if (decision.allowed) admitted.push({ at: rig.now, cost: 1 });
+                }
+              }
+              await Promise.all([one.settled(), two.settled()]);
+            } else if (s.kind === 'spendLease') {
               while ((await rig.leaseTokens(s.region, bucket)) > 0) {
                 const decision = await rig.region(s.region).take(bucket, shape, 1);
                 if (decision.allowed) admitted.push({ at: rig.now, cost: 1 });
@@ -413,7 +497,7 @@ describe('ConsistentLeases', () => {
                 const decision =
                   s.kind === 'direct'
                     ? await rig.direct(bucket, shape, s.cost)
-                    : await rig.region(s.region).take(bucket, shape, s.cost);
+                    : await rig.region(s.region, s.node).take(bucket, shape, s.cost);
                 if (decision.allowed) admitted.push({ at: rig.now, cost: s.cost });
               }
             }
@@ -423,6 +507,12 @@ describe('ConsistentLeases', () => {
               (await rig.leaseTokens('a', bucket)) +
               (await rig.leaseTokens('b', bucket));
             expect(supply).toBeLessThanOrEqual(shape.limit);
+            // And what a region can spend is never more than the primary counts as out to it.
+            for (const region of ['a', 'b']) {
+              expect(await rig.leaseTokens(region, bucket)).toBeLessThanOrEqual(
+                await rig.primaryLease(region, bucket),
+              );
+            }
           }
           // In every window, no more than one bucket of this shape could admit.
           for (let i = 0; i < admitted.length; i++) {

@@ -91,7 +91,7 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
   },
   leaseGrant: async (t) => {
     const bucket = `${t}:bucket`;
-    const grant = (cost: number, want: number, returnId = '', unused = 0) =>
+    const grant = (cost: number, want: number, held = '', unused = 0, topUpAt = '') =>
       redis.leaseGrantV1(
         bucket,
         10,
@@ -104,36 +104,46 @@ const reach: Record<ScriptName, (t: string) => Promise<(number | string)[]>> = {
         want,
         4,
         3000,
-        returnId,
+        held,
         unused,
+        topUpAt === '' ? '0' : '1',
+        topUpAt,
       );
     // Of a full bucket of 10: 1 for the verification, then a lease of at most 4.
     const admitted = await grant(1, 8);
-    expect(admitted).toEqual([1, 5, 6000, 5000, 4, 8000]);
+    expect(admitted).toEqual([1, 5, 6000, 5000, 4, 8000, 1]);
     const refused = await grant(6, 0);
     expect(refused.slice(0, 2)).toEqual([0, 5]);
-    return [admitted[0]!, refused[0]!];
+    // A top-up at a version the lease is not at: refused, nothing changes.
+    const stale = await grant(0, 2, 'l1', 4, '7');
+    expect(stale).toEqual([2, 5, 6000, 5000, 0, 0, 1]);
+    return [admitted[0]!, refused[0]!, stale[0]!];
   },
   leaseSpend: async (t) => {
     const lease = `${t}:lease`;
     const spend = (cost: number, now: number) => redis.leaseSpendV1(lease, cost, now, 500);
     const none = await spend(1, 1000);
-    await redis.leaseInstallV1(lease, 7, 3, 2000, 100, 60000, 1000);
+    await redis.leaseInstallV1(lease, 7, 3, 2000, 100, 60000, 1000, '', 1);
     const spent = await spend(1, 1000);
-    expect(spent.slice(0, 2)).toEqual([1, 2]);
+    expect(spent).toEqual([1, 2, 1100, 1000, 7, 3, 1000, 1, 3000]);
     // Within 500 ms of its end: closed, with its 2 unspent to give back.
     const closed = await spend(1, 2600);
-    expect(closed).toEqual([2, 2, 1100, 2600, 7, 3, 1000]);
-    await redis.leaseInstallV1(lease, 8, 3, 2000, 100, 60000, 3000);
+    expect(closed).toEqual([2, 2, 1100, 2600, 7, 3, 1000, 1, 3000]);
+    await redis.leaseInstallV1(lease, 8, 3, 2000, 100, 60000, 3000, '', 1);
     const expired = await spend(1, 5000);
     return [spent[0]!, closed[0]!, none[0]!, expired[0]!];
   },
   leaseInstall: async (t) => {
     const lease = `${t}:lease`;
-    const installed = await redis.leaseInstallV1(lease, 1, 5, 2000, 0, 60000, 1000);
-    const occupied = await redis.leaseInstallV1(lease, 2, 5, 2000, 0, 60000, 1500);
-    // Once the first has ended, a new one replaces it.
-    expect(await redis.leaseInstallV1(lease, 3, 5, 2000, 0, 60000, 3000)).toBe(1);
+    const installed = await redis.leaseInstallV1(lease, 1, 5, 2000, 0, 60000, 1000, '', 1);
+    const occupied = await redis.leaseInstallV1(lease, 2, 5, 2000, 0, 60000, 1500, '', 1);
+    // A top-up of lease 1 at version 1: 3 more tokens, version 2, a new life from 1500.
+    expect(await redis.leaseInstallV1(lease, 1, 3, 2000, 0, 60000, 1500, 1, '')).toBe(1);
+    expect(await redis.hmget(lease, 'tokens', 'version', 'expiresAt')).toEqual(['8', '2', '3500']);
+    // Another top-up asked at version 1: not applied.
+    expect(await redis.leaseInstallV1(lease, 1, 3, 2000, 0, 60000, 1500, 1, '')).toBe(0);
+    // Once the lease has ended, a new one replaces it.
+    expect(await redis.leaseInstallV1(lease, 3, 5, 2000, 0, 60000, 4000, '', 1)).toBe(1);
     return [installed, occupied];
   },
   updateCredits: async (t) => {

@@ -8,27 +8,42 @@ import { decide, type BucketShape } from '../../src/limiter/tokenBucket';
 import { execResults } from '../../src/redis/results';
 import { names } from '../../src/store/names';
 
-/**
- * Consistent buckets with leases on a virtual clock: a primary and any number of regions, each
- * region a Redis database of its own, all driven by the scripts' test-only clock. Every script
- * call runs in a MULTI with a PERSIST of what it wrote: the scripts set expiries in virtual
- * milliseconds, which Redis would count in real ones.
- */
 /** A script's arguments after its one key. */
 type After<F> = F extends (key: string, ...rest: infer R) => unknown ? R : never;
 
+/** A node of a region: what it does with a consistent bucket. */
+export interface LeaseNode {
+  /** A verification, and then the node's background top-up, if it started one. */
+  take: ConsistentLeases['take'];
+  /** A verification whose background top-up is left running (for races between nodes). */
+  takeUnsettled: ConsistentLeases['take'];
+  settled(): Promise<void>;
+}
+
+/**
+ * Consistent buckets with leases on a virtual clock: a primary and any number of regions, each
+ * region a Redis database of its own shared by its nodes, all driven by the scripts' test-only
+ * clock. Every script call runs in a MULTI with a PERSIST of what it wrote: the scripts set
+ * expiries in virtual milliseconds, which Redis would count in real ones.
+ */
 export interface LeaseRig {
   /** The virtual clock, unix ms. */
   now: number;
   /** Where the regions' verifications were decided, and what their leases did. */
   counts: { lease: number; primary: number; granted: number; returned: number; expired: number };
-  region(name: string): ConsistentLeases;
+  /** Node `node` (default 1) of region `name`. */
+  region(name: string, node?: number): LeaseNode;
   /** A verification by a node without leases: straight to the primary's bucket. */
   direct(bucketKey: string, shape: BucketShape, cost: number): ReturnType<typeof decide>;
   /** What the primary's bucket holds now (a cost-0 read). */
   primaryTokens(bucketKey: string, shape: BucketShape): Promise<number>;
   /** The tokens of a region's lease on a bucket that it could still spend now. */
   leaseTokens(region: string, bucketKey: string): Promise<number>;
+  /**
+   * What the primary counts as out on a region's lease of a bucket (0: none live): never less
+   * than the lease's tokens on the region's Redis.
+   */
+  primaryLease(region: string, bucketKey: string): Promise<number>;
   /** A region's Redis lost: everything on it gone. */
   loseRegion(region: string): Promise<void>;
 }
@@ -84,14 +99,14 @@ export function leaseRig(
       return reply as number;
     },
   });
-  const holders = new Map<string, ConsistentLeases>();
+  const holders = new Map<string, LeaseNode>();
   const rig: LeaseRig = {
     now: 1_000_000,
     counts: { lease: 0, primary: 0, granted: 0, returned: 0, expired: 0 },
-    region(name) {
-      let holder = holders.get(name);
+    region(name, node = 1) {
+      let holder = holders.get(`${name}:${node}`);
       if (!holder) {
-        holder = new ConsistentLeases(
+        const leases = new ConsistentLeases(
           frozenLocal(regions[name]!),
           frozenPrimary,
           { holder: name, ...settings },
@@ -103,7 +118,16 @@ export function leaseRig(
           },
           () => rig.now,
         );
-        holders.set(name, holder);
+        holder = {
+          take: async (...args) => {
+            const decision = await leases.take(...args);
+            await leases.settled();
+            return decision;
+          },
+          takeUnsettled: (...args) => leases.take(...args),
+          settled: () => leases.settled(),
+        };
+        holders.set(`${name}:${node}`, holder);
       }
       return holder;
     },
@@ -127,6 +151,12 @@ export function leaseRig(
       );
       if (lease[0] === null || Number(lease[1]) <= rig.now) return 0;
       return Number(lease[0]);
+    },
+    async primaryLease(region, bucketKey) {
+      const lease = await primary.hget(bucketKey, `lease:${region}`);
+      if (lease === null) return 0;
+      const [, granted, expiresAt] = lease.split(' ').map(Number) as [number, number, number];
+      return expiresAt > rig.now ? granted : 0;
     },
     async loseRegion(region) {
       await regions[region]!.flushdb();

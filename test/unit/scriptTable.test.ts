@@ -16,11 +16,11 @@ import {
  * still read correctly. Change a pin only together with the script change it stands for.
  */
 const PINNED_SHA1: Record<ScriptName, string> = {
-  tokenBucket: '21bec1ae024db13ed75e95a7a967a8a9f253c017',
-  multiBucket: 'f189bbf0e2eb2b4bb853fb897a109a1050e47df2',
-  leaseGrant: 'f8f66c0008770e38ceef68da02e4b30956fc485f',
-  leaseSpend: '4e4595ecc06c051aaaf151d59c76e68b3330520e',
-  leaseInstall: 'bc4b815821995f53f2c4f029dfa6a2207fe6b13c',
+  tokenBucket: 'bef36fb498317527b9e5fd2ca976a88cfe769b5e',
+  multiBucket: '97d065bbe119b494b2634aedf427d8ead67cad20',
+  leaseGrant: '34a31295ec55137c52e1a8a2f630c730a1b561d2',
+  leaseSpend: '1bcab469931e057f6178b1c5b8aaed72982e3c3c',
+  leaseInstall: 'd5e0bbb9a3289b0991807391f1894053beb8c6b1',
   updateCredits: 'd46e64737fdd03ee2cea17721205e59c618fadca',
   putKey: 'bd492ae34ea59724e47c75ea4c6d065ff2086039',
   commitKey: '4e2029188cce337277fbe98a3ad6264e572af06d',

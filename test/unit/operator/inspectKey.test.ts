@@ -47,6 +47,8 @@ const READING: BucketReading = {
   now: NOW,
   tokens: 3,
   nextRefillAt: NOW + 500,
+  leases: [],
+  regionLease: null,
 };
 const EMPTY: BucketReading = {
   exists: false,
@@ -55,6 +57,8 @@ const EMPTY: BucketReading = {
   now: NOW,
   tokens: null,
   nextRefillAt: null,
+  leases: [],
+  regionLease: null,
 };
 
 interface Fakes {
@@ -144,6 +148,8 @@ describe('inspectKey', () => {
       'now',
       'tokens',
       'nextRefillAt',
+      'leases',
+      'regionLease',
     ]);
     // The probe is handed the view's rate limit, as the command always did.
     const shown = { ...FAST, async: true, duration: 1000 };
