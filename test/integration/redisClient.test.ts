@@ -51,8 +51,9 @@ test('commands issued while others await replies leave together, in order', asyn
 
 test('a command that times out in the cork still fails by its deadline, not later', async () => {
   const slow = createRedis(server.url, { commandTimeoutMs: 50, connectTimeoutMs: 2000 }) as Redis;
-  await connectRedis(slow);
   try {
+    // Inside the try: a client that failed to connect goes on reconnecting until disconnected.
+    await connectRedis(slow);
     // Blocks the server for 300 ms; the commands behind it are corked, then wait on the server.
     const blocker = slow.eval(
       "local t = redis.call('TIME'); while true do local n = redis.call('TIME'); if (n[1] - t[1]) * 1e6 + (n[2] - t[2]) > 1000000 then break end end return 1",
@@ -72,11 +73,11 @@ test('a command that times out in the cork still fails by its deadline, not late
 
 test('commands behind a stalled one each fail at their own deadline; answered ones stay answered', async () => {
   const slow = createRedis(server.url, { commandTimeoutMs: 80, connectTimeoutMs: 2000 }) as Redis;
-  await connectRedis(slow);
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
   process.on('unhandledRejection', onUnhandled);
   try {
+    await connectRedis(slow);
     expect(await slow.ping()).toBe('PONG'); // answered: must not be failed at its deadline
     const started = performance.now();
     const stall = slow.eval(

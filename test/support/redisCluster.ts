@@ -29,6 +29,8 @@ export interface TestCluster {
   killMasterOf(
     slot: number,
   ): Promise<{ oldMaster: number; newMaster: number; killedAt: number; forced: boolean }>;
+  /** The port of the live master that serves `slot`. */
+  masterOf(slot: number): Promise<number>;
   cli(port: number, ...args: string[]): Promise<string>;
   stop(): Promise<void>;
 }
@@ -148,6 +150,7 @@ export async function startRedisCluster(masters = 3, replicas = 1): Promise<Test
   return {
     nodes: ports.map((port) => ({ host: '127.0.0.1', port })),
     seeds: ports.map((port) => `127.0.0.1:${port}`).join(','),
+    masterOf,
     cli,
     stop,
     cutReplicationOf: async (slot) => {
