@@ -99,8 +99,8 @@ const key: CommandSpec = {
   },
   args: [{ name: 'keyId', description: 'the key id (key_…)' }],
   notes:
-    'Counts reach Redis within KEYWARD_ANALYTICS_FLUSH_MS of a verification. They are read where the nodes write them: KEYWARD_ANALYTICS_REDIS_URL, or the primary.',
-  example: 'keyward usage key --workspace ws_… --start 6h --granularity minute key_…',
+    "Counts reach Redis within KEYWARD_ANALYTICS_FLUSH_MS of a verification. They are read where the nodes write them: KEYWARD_ANALYTICS_REDIS_URL, or the primary. Redis keeps a key's hours and days; a key's minutes need ClickHouse (KEYWARD_CLICKHOUSE_URL), and --granularity minute is refused without it.",
+  example: 'keyward usage key --workspace ws_… --start 6h --granularity hour key_…',
   async run(invocation, runtime) {
     const keyId = invocation.args[0] ?? '';
     const granularity = invocation.string('granularity') ?? 'hour';

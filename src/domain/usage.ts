@@ -53,6 +53,97 @@ export function bucketStarts(
 }
 
 /**
+ * A key's counters are kept in small hashes that each hold a span of buckets, the bucket's offset
+ * in the span written in the field ("time in the field"): hours in a hash per day, days in a hash
+ * per month, and an API's minutes (summed over its keys) in a hash per hour. Redis keeps a hash of
+ * at most 128 short fields as a listpack, a few bytes a counter, where a field per key in a hash
+ * per bucket cost 88 (docs/redis.md, "Memory").
+ */
+export type Span = 'hour' | 'day' | 'month';
+
+/** The span that holds each granularity's buckets. */
+export const SPAN_OF: Readonly<Record<Granularity, Span>> = {
+  minute: 'hour',
+  hour: 'day',
+  day: 'month',
+};
+
+/** The start of the span holding `at` (UTC; a month is a calendar month). */
+export function spanStart(span: Span, at: number): number {
+  if (span !== 'month') return bucketStart(span, at);
+  const date = new Date(at);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+}
+
+/** The end of the span that starts at `start` (Unix ms, exclusive). */
+export function spanEnd(span: Span, start: number): number {
+  if (span !== 'month') return start + BUCKET_MS[span];
+  const date = new Date(start);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+}
+
+/**
+ * The Unix second a span's hash expires at: the end of its last bucket plus the retention of its
+ * granularity. Its first buckets are so kept longer than retention asks; the readers never ask
+ * for them (bucketStarts).
+ */
+export function spanExpiresAt(granularity: Granularity, start: number, retention: Retention) {
+  return Math.ceil((spanEnd(SPAN_OF[granularity], start) + retention[granularity]) / 1000);
+}
+
+/**
+ * A counter's field in its span's hash: the bucket's offset in the span (0 for its first
+ * bucket), then, unless the outcome is VALID without tags, `:` and the outcome, then, with tags,
+ * `:` and the tags as a JSON array. `7` is seven VALID in the span's eighth bucket; `7:CREDITS`,
+ * `7:VALID:["path=/a"]`. The common field is a small integer, which a listpack stores in a byte.
+ */
+export function spanField(offset: number, outcome: string, tags: readonly string[]): string {
+  if (tags.length > 0) return `${offset}:${outcome}:${JSON.stringify(tags)}`;
+  return outcome === 'VALID' ? String(offset) : `${offset}:${outcome}`;
+}
+
+export function parseSpanField(
+  field: string,
+): { offset: number; outcome: string; tags: string[] } | undefined {
+  const colon = field.indexOf(':');
+  const digits = colon < 0 ? field : field.slice(0, colon);
+  if (!/^\d{1,4}$/.test(digits)) return undefined;
+  const offset = Number(digits);
+  if (colon < 0) return { offset, outcome: 'VALID', tags: [] };
+  const rest = field.slice(colon + 1);
+  const second = rest.indexOf(':');
+  if (second < 0) return rest ? { offset, outcome: rest, tags: [] } : undefined;
+  let tags: unknown;
+  try {
+    tags = JSON.parse(rest.slice(second + 1));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string')) return undefined;
+  return { offset, outcome: rest.slice(0, second), tags: tags as string[] };
+}
+
+/** The bucket an offset of a span stands for. */
+export function bucketOfSpan(granularity: Granularity, spanStartMs: number, offset: number) {
+  return spanStartMs + offset * BUCKET_MS[granularity];
+}
+
+/**
+ * Whose counters a key's span hash holds: its key id and identity id, joined by `:` (neither
+ * can spell one: ids are `[A-Za-z0-9_]`), `:` for an unknown key without identity.
+ */
+export function spanSubject(keyId: string, identityId: string): string {
+  return `${keyId}:${identityId}`;
+}
+
+export function parseSpanSubject(subject: string): { keyId: string; identityId: string } {
+  const colon = subject.indexOf(':');
+  return colon < 0
+    ? { keyId: subject, identityId: '' }
+    : { keyId: subject.slice(0, colon), identityId: subject.slice(colon + 1) };
+}
+
+/**
  * Every verification outcome keyward answers, and `CREDITS`: not an outcome but the credits the
  * verifications spent, counted beside them under the same key, identity and tags.
  */
@@ -190,6 +281,12 @@ export const FULL_DETAIL: CountDetail = { key: true, identity: true, tags: true 
 export interface UsageCounts {
   readonly store: 'redis' | 'clickhouse';
   readonly retention: Retention;
+  /**
+   * What a minute's rows tell apart. Redis keeps an API's minutes summed over its keys and
+   * identities (by outcome and tags), so a reader that needs a key's or an identity's minutes
+   * asks for hours there, or ClickHouse (docs/decisions.md, "Per-key minutes").
+   */
+  readonly minuteDetail: CountDetail;
   /**
    * Every verification counter of an API (or NO_API) from `start` to `end`, bucket by bucket,
    * within retention. With `keyIds`, rows of those keys (a store may answer others too: the

@@ -207,6 +207,26 @@ export const names = {
     `${PREFIX}:usage:{${usageTag(ws, 'v', apiId, shard)}}:${g}:${start}`,
   usageLimits: (ws: string, namespaceId: string, shard: number, g: string, start: number) =>
     `${PREFIX}:usage:{${usageTag(ws, 'rl', namespaceId, shard)}}:${g}:${start}`,
+  /**
+   * An API's verification counts since the spans (src/domain/usage.ts, SPAN_OF), under the same
+   * shard tags: a key's hours of a day (`h`) and days of a month (`d`), per key and identity
+   * (`subject`: spanSubject), an API's minutes of an hour summed over the shard's keys (`m`),
+   * and per shard the subjects counted in a day's hours (`hk`) and in a month's days (`dk`), so
+   * a reader of a whole API finds the keys' hashes without a SCAN. `start`: the span's Unix ms.
+   */
+  usageKeySpan: (
+    ws: string,
+    apiId: string,
+    shard: number,
+    span: 'day' | 'month',
+    start: number,
+    subject: string,
+  ) =>
+    `${PREFIX}:usage:{${usageTag(ws, 'v', apiId, shard)}}:${span === 'day' ? 'h' : 'd'}:${start}:${subject}`,
+  usageSubjects: (ws: string, apiId: string, shard: number, span: 'day' | 'month', start: number) =>
+    `${PREFIX}:usage:{${usageTag(ws, 'v', apiId, shard)}}:${span === 'day' ? 'hk' : 'dk'}:${start}`,
+  usageApiMinutes: (ws: string, apiId: string, shard: number, hourStart: number) =>
+    `${PREFIX}:usage:{${usageTag(ws, 'v', apiId, shard)}}:m:${hourStart}`,
   /** The sequence number of a node's last flush that landed in this shard (`tag`: usageTag). */
   usageFlushed: (tag: string, nodeId: string) => `${PREFIX}:usage:{${tag}}:flushed:${nodeId}`,
   /**

@@ -1,8 +1,8 @@
 import {
   bucketStarts,
   parseLimitField,
-  parseVerificationField,
   usageShard,
+  type CountDetail,
   type Counted,
   type CountRow,
   type Granularity,
@@ -13,9 +13,10 @@ import {
 import { ALL_SHARDS, type UsageStore } from './usageStore';
 
 /**
- * The readers' counts out of Redis's buckets: one HGETALL per bucket and shard, pipelined per
- * shard (UsageStore.read). Given keys or an identifier, only their shards are read, as no other
- * holds their counters; rows of other subjects in those shards are answered too.
+ * The readers' counts out of Redis: an API's verifications from its keys' span hashes (and its
+ * minutes' hashes), a namespace's limits from one hash per bucket and shard, pipelined per shard
+ * (UsageStore). Given keys or an identifier, only their shards are read, as no other holds their
+ * counters; rows of other subjects in those shards may be answered too.
  */
 export class RedisUsageCounts implements UsageCounts {
   readonly store = 'redis';
@@ -26,6 +27,9 @@ export class RedisUsageCounts implements UsageCounts {
     return this.usage.retention;
   }
 
+  /** An API's minutes are kept summed over its keys and identities, by outcome and tags. */
+  readonly minuteDetail: CountDetail = { key: false, identity: false, tags: true };
+
   verifications(
     ws: string,
     apiId: string,
@@ -33,7 +37,9 @@ export class RedisUsageCounts implements UsageCounts {
     range: ReadRange,
     keyIds?: ReadonlySet<string>,
   ): Promise<CountRow[]> {
-    return this.read(ws, 'v', apiId, granularity, range, keyIds, parseVerificationField);
+    const starts = bucketStarts(granularity, range.start, range.end, range.now, this.retention);
+    const shards = keyIds ? [...new Set([...keyIds].map(usageShard))] : ALL_SHARDS;
+    return this.usage.readVerifications(ws, apiId, granularity, starts, shards, keyIds);
   }
 
   limits(

@@ -600,23 +600,13 @@ describe('usage', () => {
       { what: 'both nodes to flush' },
     );
 
-    const [keyJson, keyMinutes, keyTable, deletedKey] = await Promise.all([
+    const [keyJson, apiMinutes, keyTable, deletedKey] = await Promise.all([
       runCommandJson<{ apiId: string; granularity: string; usage: Row[] }>(
         ['usage', 'key', '--workspace', ws, busy.keyId],
         usageEnv,
       ),
       runCommandJson<{ usage: Row[] }>(
-        [
-          'usage',
-          'key',
-          '--workspace',
-          ws,
-          '--start',
-          '10m',
-          '--granularity',
-          'minute',
-          busy.keyId,
-        ],
+        ['usage', 'api', '--workspace', ws, '--start', '10m', '--group-by', 'minute', apiId],
         usageEnv,
       ),
       runCommand(['usage', 'key', '--workspace', ws, busy.keyId], usageEnv),
@@ -633,9 +623,10 @@ describe('usage', () => {
     expect(keyJson).toMatchObject({ apiId, granularity: 'hour' });
     expect(keyJson.usage).toHaveLength(25);
     expect([sumOf(keyJson.usage, 'valid'), sumOf(keyJson.usage, 'rateLimited')]).toEqual([2, 1]);
-    const minutes = keyMinutes.usage.map((row) => row.time!);
+    // Redis keeps an API's minutes, summed over its keys (docs/decisions.md, "Per-key minutes").
+    const minutes = apiMinutes.usage.map((row) => row.time!);
     for (let i = 1; i < minutes.length; i++) expect(minutes[i]! - minutes[i - 1]!).toBe(60_000);
-    expect(sumOf(keyMinutes.usage, 'total')).toBe(3);
+    expect(sumOf(apiMinutes.usage, 'total')).toBe(4);
     expect(keyTable.stdout).toMatch(/^TIME\s+VALID\s+RATE_LIMITED\s+TOTAL$/m);
     expect(keyTable.stdout).toMatch(/^\d{4}-\d\d-\d\dT\d\d:00:00\.000Z\s+2\s+1\s+3$/m);
     // A deleted key's counts remain, read through its API.
@@ -686,19 +677,31 @@ describe('usage', () => {
     // The primary holds no counts: without KEYWARD_ANALYTICS_REDIS_URL there are none to read.
     expect(fromPrimary.usage).toEqual([]);
 
-    const [noNamespace, noKey, badStart, badGranularity, limitAlone, badGroup, backwards] =
-      await Promise.all([
-        runCommand([...ratelimit, 'never.used'], usageEnv),
-        runCommand(['usage', 'key', '--workspace', ws, 'key_1ChFjUG4o6VLuzbLGABNDC'], usageEnv),
-        runCommand([...ratelimit, '--start', 'yesterday', 'cli.ns'], usageEnv),
-        runCommand([...ratelimit, '--granularity', 'week', 'cli.ns'], usageEnv),
-        runCommand([...ratelimit, '--limit', '5', 'cli.ns'], usageEnv),
-        runCommand(['usage', 'api', '--workspace', ws, '--group-by', 'key,week', apiId], usageEnv),
-        runCommand(
-          ['usage', 'key', '--workspace', ws, '--start', '1h', '--end', '2h', busy.keyId],
-          usageEnv,
-        ),
-      ]);
+    const [
+      noNamespace,
+      noKey,
+      badStart,
+      badGranularity,
+      limitAlone,
+      badGroup,
+      backwards,
+      keyMinutes,
+    ] = await Promise.all([
+      runCommand([...ratelimit, 'never.used'], usageEnv),
+      runCommand(['usage', 'key', '--workspace', ws, 'key_1ChFjUG4o6VLuzbLGABNDC'], usageEnv),
+      runCommand([...ratelimit, '--start', 'yesterday', 'cli.ns'], usageEnv),
+      runCommand([...ratelimit, '--granularity', 'week', 'cli.ns'], usageEnv),
+      runCommand([...ratelimit, '--limit', '5', 'cli.ns'], usageEnv),
+      runCommand(['usage', 'api', '--workspace', ws, '--group-by', 'key,week', apiId], usageEnv),
+      runCommand(
+        ['usage', 'key', '--workspace', ws, '--start', '1h', '--end', '2h', busy.keyId],
+        usageEnv,
+      ),
+      runCommand(
+        ['usage', 'key', '--workspace', ws, '--granularity', 'minute', busy.keyId],
+        usageEnv,
+      ),
+    ]);
     expectOperationalError(noNamespace, /namespace never\.used not found/);
     expectOperationalError(noKey, /key key_1ChFjUG4o6VLuzbLGABNDC not found/);
     expectUsageError(badStart, /--start: must be unix ms, an ISO 8601 date/);
@@ -706,6 +709,8 @@ describe('usage', () => {
     expectUsageError(limitAlone, /--limit: only with --by-identifier/);
     expectUsageError(badGroup, /--group-by: must be one of key, identity/);
     expectUsageError(backwards, /--start: must be before --end/);
+    // A key's minutes are ClickHouse's: on Redis the command says so and what to ask instead.
+    expectUsageError(keyMinutes, /minutes of a key are kept only in ClickHouse.*group by hour/);
   });
 
   test('keys verify is counted, and written before it exits; an analytics Redis away spends nothing', async () => {

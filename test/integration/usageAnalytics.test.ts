@@ -9,9 +9,14 @@ import {
   GRANULARITIES,
   bucketStart,
   bucketStarts,
-  expiresAt,
+  parseSpanField,
+  spanExpiresAt,
+  spanStart,
   usageShard,
   verificationField,
+  limitField,
+  type CountRow,
+  type Granularity,
 } from '../../src/domain/usage';
 import { closeRedis, connectRedis, createRedis } from '../../src/redis/clients';
 import { names } from '../../src/store/names';
@@ -39,17 +44,27 @@ type Daily = {
   spentCredits: number;
 };
 
-/** Every counter of an API's buckets of one granularity, summed by field over its shards. */
+/** The letter of each granularity's span hashes (docs/redis.md, "Usage analytics"). */
+const SPAN_LETTER = { minute: 'm', hour: 'h', day: 'd' } as const;
+
+/**
+ * Every counter of an API's spans of one granularity, straight from the names, summed over its
+ * shards and spans by counter (a verificationField). An API's minutes have no key or identity.
+ */
 async function counters(
   redis: Redis,
   ws: string,
   apiId: string,
-  g: string,
+  g: Granularity,
 ): Promise<Record<string, number>> {
   const sums: Record<string, number> = {};
-  for (const key of await redis.keys(`keyward:usage:{${ws}:v:${apiId}:*}:${g}:*`)) {
+  for (const key of await redis.keys(`keyward:usage:{${ws}:v:${apiId}:*}:${SPAN_LETTER[g]}:*`)) {
+    // `…:h:<start>:<keyId>:<identityId>`; `…:m:<start>` for the minutes.
+    const [keyId = '', identityId = ''] = g === 'minute' ? [] : key.split(':').slice(-2);
     for (const [field, value] of Object.entries(await redis.hgetall(key))) {
-      sums[field] = (sums[field] ?? 0) + Number(value);
+      const { outcome, tags } = parseSpanField(field)!;
+      const counter = verificationField({ keyId, identityId, outcome, tags });
+      sums[counter] = (sums[counter] ?? 0) + Number(value);
     }
   }
   return sums;
@@ -119,7 +134,7 @@ describe('counts across two nodes', () => {
         what: 'both nodes to flush',
       },
     );
-    for (const g of GRANULARITIES) {
+    for (const g of ['hour', 'day'] as const) {
       expect(await counters(admin, topology.workspaceId, apiId, g)).toEqual({
         [`["${credited.keyId}","","VALID","path=/a"]`]: 2,
         [`["${credited.keyId}","","VALID","path=/b"]`]: 1,
@@ -132,6 +147,18 @@ describe('counts across two nodes', () => {
         ['["","","NOT_FOUND"]']: 1,
       });
     }
+    // Minutes are the API's, summed over its keys (docs/decisions.md, "Per-key minutes").
+    expect(await counters(admin, topology.workspaceId, apiId, 'minute')).toEqual({
+      ['["","","VALID","path=/a"]']: 2,
+      ['["","","VALID","path=/b"]']: 1,
+      ['["","","CREDITS","path=/a"]']: 2,
+      ['["","","CREDITS","path=/b"]']: 1,
+      ['["","","USAGE_EXCEEDED"]']: 1,
+      ['["","","VALID"]']: 1,
+      ['["","","RATE_LIMITED"]']: 2,
+      ['["","","DISABLED"]']: 1,
+      ['["","","NOT_FOUND"]']: 1,
+    });
 
     // keys.getVerifications: Unkey v1's daily view, from both nodes' counts.
     const today = bucketStart('day', Date.now());
@@ -335,6 +362,33 @@ describe('analytics.getVerifications', () => {
     expect(months.reduce((sum, row) => sum + row.total, 0)).toBe(5);
   });
 
+  test("by minute: the API's minutes by outcome and tags; a key's or an identity's minutes are a 400 on Redis", async () => {
+    const byTag = await read({ groupBy: ['minute', 'tag'] });
+    expect(byTag.reduce((sum, row) => sum + row.total, 0)).toBe(5 + 2);
+    expect(await read({ groupBy: 'minute', tag: 'b' })).toEqual(
+      expect.arrayContaining([expect.objectContaining({ total: 2, disabled: 2 })]),
+    );
+    // Redis keeps a key's hours, not its minutes (docs/decisions.md, "Per-key minutes").
+    for (const query of [
+      { groupBy: ['minute', 'key'] },
+      { groupBy: ['minute'], keyId: [acme.keyId] },
+      { groupBy: ['minute', 'identity'] },
+      { groupBy: ['minute'], externalId: 'acme' },
+    ]) {
+      const { error } = await unkey.analytics.getVerifications({
+        apiId,
+        start,
+        ...query,
+      } as Parameters<typeof unkey.analytics.getVerifications>[0]);
+      expect({ query, code: error?.code }).toEqual({ query, code: 'BAD_REQUEST' });
+      expect(error?.message).toMatch(
+        /only in ClickHouse \(KEYWARD_CLICKHOUSE_URL\).*group by hour/,
+      );
+    }
+    // The same questions by hour are answered.
+    expect((await read({ groupBy: ['hour', 'key'] })).length).toBeGreaterThan(0);
+  });
+
   test('a start after its end, or tag with tags, is a 400', async () => {
     const answer = await unkey.analytics.getVerifications({ apiId, start: 2, end: 1 });
     expect(answer.error?.code).toBe('BAD_REQUEST');
@@ -357,20 +411,62 @@ describe('buckets and retention in Redis', () => {
     await redis.dispose();
   });
 
-  test('a flush writes minute, hour and day at once, each expiring its retention after it ends', async () => {
+  test("a flush writes the API's minute, the key's hour and day at once, in names redis-cli reads", async () => {
     const store = new UsageStore(admin, RETENTION);
-    // 23:59 of a day, counted at an injected time: the three buckets start at different times.
-    const minute = bucketStart('day', Date.now()) - 60_000;
-    const field = '["key_1","","VALID"]';
+    // 23:59 of yesterday, counted at an injected time: the minute's, hour's and day's spans
+    // start apart (and the month's too on the first of a month).
+    const minute = spanStart('day', Date.now()) - 60_000;
+    const hourStart = spanStart('hour', minute);
+    const dayStart = spanStart('day', minute);
+    const monthStart = spanStart('month', minute);
+    const dayOfMonth = (dayStart - monthStart) / DAY;
+    const counter = { keyId: 'key_1', identityId: 'id_1', tags: [] };
     const part = usagePart('ws_t', 'v', 'api_t', 'key_1');
-    await store.write(part, [{ minute, field, count: 4 }], 'n', 1);
+    await store.write(
+      part,
+      [
+        { minute, field: verificationField({ ...counter, outcome: 'VALID' }), count: 4 },
+        {
+          minute,
+          field: verificationField({ ...counter, outcome: 'CREDITS', tags: ['path=/a'] }),
+          count: 2,
+        },
+      ],
+      'n',
+      1,
+    );
     // key_1 is in shard 14, whose tag ends in edb (src/store/names.ts).
     expect(part.shard).toBe(14);
+    const tag = 'keyward:usage:{ws_t:v:api_t:edb}';
+    const hashes = {
+      // The API's minutes of the hour: no key, no identity.
+      [`${tag}:m:${hourStart}`]: { '59': '4', '59:CREDITS:["path=/a"]': '2' },
+      // The key's (and identity's) hours of the day, and days of the month.
+      [`${tag}:h:${dayStart}:key_1:id_1`]: { '23': '4', '23:CREDITS:["path=/a"]': '2' },
+      [`${tag}:d:${monthStart}:key_1:id_1`]: {
+        [String(dayOfMonth)]: '4',
+        [`${dayOfMonth}:CREDITS:["path=/a"]`]: '2',
+      },
+      // Which subjects have hours that day, and days that month.
+      [`${tag}:hk:${dayStart}`]: { 'key_1:id_1': '1' },
+      [`${tag}:dk:${monthStart}`]: { 'key_1:id_1': '1' },
+    };
+    for (const [name, fields] of Object.entries(hashes)) {
+      expect({ name, fields: await admin.hgetall(name) }).toEqual({ name, fields });
+    }
+    const expiries = [
+      [`${tag}:m:${hourStart}`, spanExpiresAt('minute', hourStart, RETENTION)],
+      [`${tag}:h:${dayStart}:key_1:id_1`, spanExpiresAt('hour', dayStart, RETENTION)],
+      [`${tag}:hk:${dayStart}`, spanExpiresAt('hour', dayStart, RETENTION)],
+      [`${tag}:d:${monthStart}:key_1:id_1`, spanExpiresAt('day', monthStart, RETENTION)],
+      [`${tag}:dk:${monthStart}`, spanExpiresAt('day', monthStart, RETENTION)],
+    ] as const;
+    for (const [name, at] of expiries) {
+      expect({ name, at: await admin.call('EXPIRETIME', name) }).toEqual({ name, at });
+    }
+    // Nothing in the previous release's per-bucket hashes.
     for (const g of GRANULARITIES) {
-      const start = bucketStart(g, minute);
-      const key = `keyward:usage:{ws_t:v:api_t:edb}:${g}:${start}`;
-      expect(await admin.hget(key, field)).toBe('4');
-      expect(await admin.call('EXPIRETIME', key)).toBe(expiresAt(g, start, RETENTION));
+      expect(await admin.exists(`${tag}:${g}:${bucketStart(g, minute)}`)).toBe(0);
     }
     expect(await store.landed(part, 'n', 1)).toBe(true);
     expect(await store.landed(part, 'n', 2)).toBe(false);
@@ -378,21 +474,97 @@ describe('buckets and retention in Redis', () => {
     expect(await store.landed(usagePart('ws_t', 'v', 'api_t', 'key_3'), 'n', 1)).toBe(false);
   });
 
-  test('a bucket already past its retention is not kept', async () => {
+  test("a busy key's span hashes stay listpacks: a day of every minute, four outcomes and tags", async () => {
+    const store = new UsageStore(admin, RETENTION);
+    const day = spanStart('day', Date.now());
+    const part = usagePart('ws_l', 'v', 'api_l', 'key_busy');
+    const field = (outcome: string, tags: string[] = []) =>
+      verificationField({ keyId: 'key_busy', identityId: 'id_busy', outcome, tags });
+    for (let minute = day; minute < day + DAY; minute += 60_000) {
+      await store.write(
+        part,
+        [
+          { minute, field: field('VALID'), count: 3 },
+          { minute, field: field('RATE_LIMITED'), count: 1 },
+          { minute, field: field('VALID', ['path=/a']), count: 1 },
+          { minute, field: field('CREDITS', ['path=/a']), count: 1 },
+        ],
+        'n',
+        minute,
+      );
+    }
+    const tag = `keyward:usage:{${names.usageTag('ws_l', 'v', 'api_l', part.shard)}}`;
+    const hours = `${tag}:h:${day}:key_busy:id_busy`;
+    expect(await admin.hlen(hours)).toBe(24 * 4);
+    expect(await admin.hget(hours, '5')).toBe(String(3 * 60));
+    expect(await admin.object('ENCODING', hours)).toBe('listpack');
+    const days = `${tag}:d:${spanStart('month', day)}:key_busy:id_busy`;
+    expect(await admin.object('ENCODING', days)).toBe('listpack');
+    // The API's minutes of an hour: 60 × 4 counters, within the 512 of hash-max-listpack-entries.
+    expect(await admin.object('ENCODING', `${tag}:m:${day + 5 * hour}`)).toBe('listpack');
+    // A key's day of hours, with four counters an hour, in well under 2 KB.
+    expect(Number(await admin.memory('USAGE', hours))).toBeLessThan(2048);
+    const rows = await store.readVerifications('ws_l', 'api_l', 'hour', [day + 5 * hour]);
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          keyId: 'key_busy',
+          identityId: 'id_busy',
+          outcome: 'VALID',
+          tags: [],
+          count: 180,
+        }),
+        expect.objectContaining({ outcome: 'RATE_LIMITED', count: 60 }),
+        expect.objectContaining({ outcome: 'VALID', tags: ['path=/a'], count: 60 }),
+        expect.objectContaining({ outcome: 'CREDITS', tags: ['path=/a'], count: 60 }),
+      ]),
+    );
+    expect(rows).toHaveLength(4);
+  });
+
+  test('one flush of many keys of a shard lists every one of them, and each is read back', async () => {
+    const store = new UsageStore(admin, RETENTION);
+    const minute = bucketStart('minute', Date.now());
+    const keyIds = Array.from({ length: 64 }, (_, i) => `key_many${i}`);
+    const parts = new Map<number, string[]>();
+    for (const keyId of keyIds)
+      parts.set(usageShard(keyId), [...(parts.get(usageShard(keyId)) ?? []), keyId]);
+    for (const [, ids] of parts) {
+      await store.write(
+        usagePart('ws_m', 'v', 'api_m', ids[0]!),
+        ids.map((keyId) => ({
+          minute,
+          field: verificationField({ keyId, identityId: '', outcome: 'VALID', tags: [] }),
+          count: 1,
+        })),
+        'n',
+        1,
+      );
+    }
+    for (const g of ['hour', 'day'] as const) {
+      const rows = await store.readVerifications('ws_m', 'api_m', g, [bucketStart(g, minute)]);
+      expect(rows.map((row) => row.keyId).sort()).toEqual([...keyIds].sort());
+    }
+  });
+
+  test('a span already past its retention is not kept', async () => {
     const store = new UsageStore(admin, RETENTION);
     const minute = bucketStart('minute', Date.now() - 3 * DAY);
     const part = usagePart('ws_r', 'v', 'api_r', 'k');
     await store.write(part, [{ minute, field: '["k","","VALID"]', count: 1 }], 'n', 1);
     expect(
-      await admin.exists(names.usageVerifications('ws_r', 'api_r', part.shard, 'minute', minute)),
+      await admin.exists(
+        names.usageApiMinutes('ws_r', 'api_r', part.shard, spanStart('hour', minute)),
+      ),
     ).toBe(0);
-    const hourStart = bucketStart('hour', minute);
     expect(
-      await admin.exists(names.usageVerifications('ws_r', 'api_r', part.shard, 'hour', hourStart)),
+      await admin.exists(
+        names.usageKeySpan('ws_r', 'api_r', part.shard, 'day', spanStart('day', minute), 'k:'),
+      ),
     ).toBe(1);
   });
 
-  test('a read sums the shards and the previous release’s hash; a key’s read, its shard alone', async () => {
+  test('a read sums the spans, the previous layouts’ buckets and hash; a key’s read, its shard alone', async () => {
     const store = new UsageStore(admin, RETENTION);
     const day = bucketStart('day', Date.now());
     const fieldOf = (keyId: string) =>
@@ -407,42 +579,62 @@ describe('buckets and retention in Redis', () => {
         1,
       );
     }
-    // Written by the previous release: one hash of the workspace's tag.
+    // Counted by the release before, in its shard's bucket of the day.
+    await admin.hset(
+      names.usageVerifications('ws_s', 'api_s', usageShard('key_a'), 'day', day),
+      fieldOf('key_a'),
+      '3',
+    );
+    // Counted by the release before that: one hash of the workspace's tag.
     const legacy = `keyward:{ws_s}:usage:v:api_s:day:${day}`;
     await admin.hset(legacy, fieldOf('key_a'), '5', fieldOf('key_old'), '1');
-    const [all] = await store.read('ws_s', 'v', 'api_s', 'day', [day]);
-    expect(Object.fromEntries(all!)).toEqual({
-      [fieldOf('key_a')]: 7,
+    const byCounter = (rows: CountRow[]) =>
+      Object.fromEntries(rows.map((row) => [verificationField(row), row.count]));
+    expect(byCounter(await store.readVerifications('ws_s', 'api_s', 'day', [day]))).toEqual({
+      [fieldOf('key_a')]: 10,
       [fieldOf('key_b')]: 2,
       [fieldOf('key_c')]: 2,
       [fieldOf('key_d')]: 2,
       [fieldOf('key_old')]: 1,
     });
-    const [one] = await store.read('ws_s', 'v', 'api_s', 'day', [day], [usageShard('key_b')]);
-    // key_b's shard (0), and the old hash, which holds every key: key_a's 2 are in shard 10.
-    expect(Object.fromEntries(one!)).toEqual({
+    // The first hour of the day, and its first minute: the API's, summed over its keys.
+    expect(byCounter(await store.readVerifications('ws_s', 'api_s', 'hour', [day]))).toEqual(
+      Object.fromEntries(keys.map((keyId) => [fieldOf(keyId), 2])),
+    );
+    expect(byCounter(await store.readVerifications('ws_s', 'api_s', 'minute', [day]))).toEqual({
+      [fieldOf('')]: 8,
+    });
+    const one = await store.readVerifications(
+      'ws_s',
+      'api_s',
+      'day',
+      [day],
+      [usageShard('key_b')],
+      new Set(['key_b']),
+    );
+    // key_b's own hash; the old hash holds every key, and comes along (the caller keeps its own).
+    expect(byCounter(one)).toEqual({
       [fieldOf('key_a')]: 5,
       [fieldOf('key_b')]: 2,
       [fieldOf('key_old')]: 1,
     });
   });
 
-  test('a read of minutes reads only the hours something was counted in', async () => {
+  test('a read of a namespace’s minutes reads only the hours something was counted in', async () => {
     const store = new UsageStore(admin, RETENTION);
     const now = Date.now();
     const minute = bucketStart('minute', now);
-    for (const keyId of ['key_b', 'key_c']) {
-      const field = verificationField({ keyId, identityId: '', outcome: 'VALID', tags: [] });
+    for (const identifier of ['ursula', 'victor']) {
       await store.write(
-        usagePart('ws_p', 'v', 'api_p', keyId),
-        [{ minute, field, count: 1 }],
+        usagePart('ws_p', 'rl', 'rlns_p', identifier),
+        [{ minute, field: limitField(identifier, true), count: 1 }],
         'n',
         1,
       );
     }
     const starts = bucketStarts('minute', now - 48 * hour, now, now, RETENTION);
     await admin.config('RESETSTAT');
-    const sums = await store.read('ws_p', 'v', 'api_p', 'minute', starts);
+    const sums = await store.read('ws_p', 'rl', 'rlns_p', 'minute', starts);
     expect(sums[starts.indexOf(minute)]!.size).toBe(2);
     expect(sums.reduce((n, sum) => n + sum.size, 0)).toBe(2);
     const calls = (command: string) =>

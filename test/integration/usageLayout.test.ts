@@ -25,7 +25,7 @@ import {
 import { scanKeys } from '../../src/store/migration/step';
 import { usageCounts } from '../../src/store/migration/usageCounts';
 import { names } from '../../src/store/names';
-import { UsageStore, usagePart } from '../../src/store/usageStore';
+import { UsageStore } from '../../src/store/usageStore';
 import { createKey, eventually, hour } from '../support/helpers';
 import { startRedisCluster, type TestCluster } from '../support/redisCluster';
 import { startRedis, type TestRedis } from '../support/redisServer';
@@ -93,14 +93,15 @@ async function migrationScenario(target: Target) {
       }
       await redis.expireat(rl, expiresAt(g, start, RETENTION));
     }
-    // What a node of this release already counted, with a shorter retention than the old hashes.
+    // What a node of the release after it counted into its shard's buckets (this release reads
+    // them until they expire), with a shorter retention than the old hashes.
     const short = { minute: hour, hour: DAY, day: 2 * DAY };
-    await new UsageStore(redis, short).write(
-      usagePart(ws, 'v', apiId, 'key_m0'),
-      [{ minute, field: valid('key_m0'), count: 10 }],
-      'n',
-      1,
-    );
+    for (const g of GRANULARITIES) {
+      const start = bucketStart(g, minute);
+      const shardBucket = names.usageVerifications(ws, apiId, usageShard('key_m0'), g, start);
+      await redis.hincrby(shardBucket, valid('key_m0'), 10);
+      await redis.expireat(shardBucket, expiresAt(g, start, short));
+    }
     // A namespace whose name spells an old usage hash: no usage count, left alone.
     const hostile = names.namespace(ws, `x}:usage:v:${apiId}:day:${bucketStart('day', minute)}`);
     await redis.hset(hostile, 'id', 'rlns_hostile');
@@ -297,7 +298,8 @@ describe('on a Redis Cluster of three masters', () => {
       { what: 'the node to flush its verification and limit counts' },
     );
 
-    // Every master holds some of the API's counters, none holds them all.
+    // Every master holds some of the API's counters, none holds them all: each key's days of
+    // the month are a hash of one counter.
     const perMaster: number[] = [];
     for (const master of admin.nodes('master')) {
       let counters = 0;
@@ -306,7 +308,7 @@ describe('on a Redis Cluster of three masters', () => {
         const [next, found] = await master.scan(
           cursor,
           'MATCH',
-          `keyward:usage:{${workspaceId}:v:${apiId}:*}:day:*`,
+          `keyward:usage:{${workspaceId}:v:${apiId}:*}:d:*`,
           'COUNT',
           1000,
         );

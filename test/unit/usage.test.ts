@@ -5,7 +5,14 @@ import {
   limitField,
   normalTags,
   parseLimitField,
+  parseSpanField,
+  parseSpanSubject,
   parseVerificationField,
+  spanEnd,
+  spanExpiresAt,
+  spanField,
+  spanStart,
+  spanSubject,
   verificationField,
 } from '../../src/domain/usage';
 import { UsageRecorder } from '../../src/observability/usage';
@@ -158,6 +165,52 @@ const verification = (code: string, keyId = 'key_1', tags?: string[]) => ({
   code,
   tags,
   credits: 0,
+});
+
+describe('spans (time in the field)', () => {
+  test('an hour holds its minutes, a day its hours, a calendar month its days, in UTC', () => {
+    const at = Date.UTC(2030, 1, 14, 13, 27, 5);
+    expect(spanStart('hour', at)).toBe(Date.UTC(2030, 1, 14, 13));
+    expect(spanStart('day', at)).toBe(Date.UTC(2030, 1, 14));
+    expect(spanStart('month', at)).toBe(Date.UTC(2030, 1, 1));
+    // February 2030 has 28 days; December ends the year.
+    expect(spanEnd('month', Date.UTC(2030, 1, 1))).toBe(Date.UTC(2030, 2, 1));
+    expect(spanEnd('month', Date.UTC(2030, 11, 1))).toBe(Date.UTC(2031, 0, 1));
+    expect(spanEnd('day', T0)).toBe(T0 + DAY);
+  });
+
+  test("a span's hash expires with its last bucket's retention", () => {
+    expect(spanExpiresAt('minute', T0, RETENTION)).toBe((T0 + HOUR + 48 * HOUR) / 1000);
+    expect(spanExpiresAt('hour', T0, RETENTION)).toBe((T0 + DAY + 90 * DAY) / 1000);
+    // January: 31 days, then 730 days of retention.
+    expect(spanExpiresAt('day', T0, RETENTION)).toBe((T0 + 31 * DAY + 730 * DAY) / 1000);
+  });
+
+  test.each([
+    [7, 'VALID', [], '7'],
+    [0, 'VALID', [], '0'],
+    [7, 'CREDITS', [], '7:CREDITS'],
+    [59, 'RATE_LIMITED', [], '59:RATE_LIMITED'],
+    [3, 'VALID', ['path=/a'], '3:VALID:["path=/a"]'],
+    [3, 'NOT_FOUND', ['a:b', 'x"y'], '3:NOT_FOUND:["a:b","x\\"y"]'],
+  ] as const)('offset %d, %s, %j is the field %s and back', (offset, outcome, tags, field) => {
+    expect(spanField(offset, outcome, tags)).toBe(field);
+    expect(parseSpanField(field)).toEqual({ offset, outcome, tags });
+  });
+
+  test.each(['', 'x', '-1', '1.5', '3:', '3:VALID:nope', '3:VALID:[1]', '3:VALID:"a"'])(
+    'the field %j is not a counter',
+    (field) => {
+      expect(parseSpanField(field)).toBeUndefined();
+    },
+  );
+
+  test("a subject is a key's id and its identity's", () => {
+    expect(spanSubject('key_1', 'id_2')).toBe('key_1:id_2');
+    expect(parseSpanSubject('key_1:id_2')).toEqual({ keyId: 'key_1', identityId: 'id_2' });
+    expect(parseSpanSubject(spanSubject('', ''))).toEqual({ keyId: '', identityId: '' });
+    expect(parseSpanSubject(spanSubject('key_1', ''))).toEqual({ keyId: 'key_1', identityId: '' });
+  });
 });
 
 describe('UsageRecorder', () => {

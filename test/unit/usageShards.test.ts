@@ -30,6 +30,22 @@ test('the names of a usage shard', () => {
   expect(names.usageFlushed(names.usageTag('ws_1', 'v', '-', 0), 'node')).toBe(
     'keyward:usage:{ws_1:v:-:0aa}:flushed:node',
   );
+  // The spans of a shard: the same tag, so one flush of the shard is one MULTI in one slot.
+  expect(names.usageKeySpan('ws_1', 'api_1', 3, 'day', 0, 'key_1:id_1')).toBe(
+    'keyward:usage:{ws_1:v:api_1:3ba}:h:0:key_1:id_1',
+  );
+  expect(names.usageKeySpan('ws_1', 'api_1', 3, 'month', 0, 'key_1:')).toBe(
+    'keyward:usage:{ws_1:v:api_1:3ba}:d:0:key_1:',
+  );
+  expect(names.usageSubjects('ws_1', 'api_1', 3, 'day', 0)).toBe(
+    'keyward:usage:{ws_1:v:api_1:3ba}:hk:0',
+  );
+  expect(names.usageSubjects('ws_1', 'api_1', 3, 'month', 0)).toBe(
+    'keyward:usage:{ws_1:v:api_1:3ba}:dk:0',
+  );
+  expect(names.usageApiMinutes('ws_1', 'api_1', 3, 3_600_000)).toBe(
+    'keyward:usage:{ws_1:v:api_1:3ba}:m:3600000',
+  );
 });
 
 test('the shard of a subject never changes (counts already written are found by it)', () => {

@@ -41,6 +41,7 @@ interface LimitSums {
 export class ClickHouseUsageCounts implements UsageCounts {
   readonly store = 'clickhouse';
   readonly retention = ROLLUP_RETENTION;
+  readonly minuteDetail = FULL_DETAIL;
 
   constructor(private readonly client: ClickHouseClient) {}
 

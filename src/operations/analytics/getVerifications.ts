@@ -110,12 +110,24 @@ export const getAnalyticsVerifications = defineOperation({
       : groups.has('month') || groups.has('day')
         ? 'day'
         : 'hour';
+    const keyIds = input.keyId && input.keyId.length > 0 ? new Set(input.keyId) : undefined;
+    if (granularity === 'minute') {
+      const detail = deps.usageCounts.minuteDetail;
+      const perKey = keyIds !== undefined || groups.has('key');
+      const perIdentity = identityId !== undefined || groups.has('identity');
+      // Redis keeps an API's minutes, not each key's (docs/decisions.md, "Per-key minutes"):
+      // hours are the finest a key's counts are there, ClickHouse keeps every detail.
+      if ((perKey && !detail.key) || (perIdentity && !detail.identity)) {
+        throw new BadRequestError(
+          `minutes of ${perKey ? 'a key' : 'an identity'} are kept only in ClickHouse (KEYWARD_CLICKHOUSE_URL); this store keeps an API's minutes: group by hour, or drop the ${perKey ? 'keyId filter and key group' : 'externalId filter and identity group'}`,
+        );
+      }
+    }
     const timed =
       groups.has('minute') || groups.has('hour') || groups.has('day') || groups.has('month');
     const now = deps.now();
     const range = { start: input.start, end: input.end ?? now, now };
     const filled = timeSlots(deps.usageCounts, granularity, range, 'group by a coarser time');
-    const keyIds = input.keyId && input.keyId.length > 0 ? new Set(input.keyId) : undefined;
     const tags = input.tag ?? [];
     const rows = (
       await deps.usageCounts.verifications(ws, input.apiId, granularity, range, keyIds, {
