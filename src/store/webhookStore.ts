@@ -74,6 +74,11 @@ export class WebhookStore {
         ? { creditsThreshold: String(record.creditsThreshold) }
         : {}),
     };
+    if (record.events.includes('key.expiring')) {
+      // Before the MULTI, in another slot: a creation that fails after it leaves a workspace
+      // the sweep reads for nothing, never a webhook the sweep does not know of.
+      await this.redis.sadd(names.webhookExpiringWorkspaces, ws);
+    }
     execResults(
       await this.redis
         .multi()
@@ -148,6 +153,17 @@ export class WebhookStore {
       JSON.stringify(job),
     );
     return queued(reply) === 'queued';
+  }
+
+  /** Every workspace that may have a webhook wanting key.expiring (a superset). */
+  async expiringWorkspaces(): Promise<string[]> {
+    return (await this.redis.smembers(names.webhookExpiringWorkspaces)).sort();
+  }
+
+  /** Takes the sweep's lock for `ms` unless another node holds it; true when taken. */
+  async takeSweepLock(owner: string, ms: number): Promise<boolean> {
+    const reply = await this.redis.set(names.webhookExpiringLock, owner, 'PX', ms, 'NX');
+    return reply === 'OK';
   }
 
   /** Lets a state fire again (credits rose above the threshold). */
