@@ -253,6 +253,11 @@ export const names = {
    * (another slot), never removed: a superset costs the sweep one read of a workspace's webhooks.
    */
   webhookExpiringWorkspaces: `${PREFIX}:{webhooks}:expiring:workspaces`,
+  /**
+   * Set (to the Unix ms) once the workspaces whose webhooks were created before that set existed
+   * were added to it (a SCAN for `webhooks(ws)`): the first sweep of a deployment does it.
+   */
+  webhookExpiringBackfilled: `${PREFIX}:{webhooks}:expiring:backfilled`,
   /** Held (SET NX PX, the node's id) by the one node that sweeps for key.expiring this period. */
   webhookExpiringLock: `${PREFIX}:{webhooks}:expiring:lock`,
   legacyUsageMoving: (

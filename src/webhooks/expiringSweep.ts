@@ -76,6 +76,8 @@ export class ExpiringSweep {
       return outcome;
     }
     outcome.swept = true;
+    // Once per deployment: webhooks created before the set of their workspaces existed.
+    await this.webhooks.backfillExpiringWorkspaces(this.now());
     for (const ws of await this.webhooks.expiringWorkspaces()) {
       const hooks = (await this.webhooks.list(ws)).filter((hook) =>
         hook.events.includes('key.expiring'),

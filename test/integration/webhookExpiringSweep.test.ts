@@ -204,3 +204,24 @@ test('one node a period sweeps: the others find the lock taken', async () => {
   // Nine tenths of the period: the holder's own next tick finds it free.
   expect(await admin.pttl(names.webhookExpiringLock)).toBeLessThanOrEqual(4_500);
 });
+
+test('webhooks created before the set of their workspaces existed are found by a one-time backfill', async () => {
+  const ws = await workspace('/backfilled', ['key.expiring']);
+  const { keyId } = await createKey(ws.api, ws.apiId, { expires: Date.now() + 2 * HOUR });
+  // As a Redis written by the previous release: webhooks, but no set and no mark.
+  await admin.del(names.webhookExpiringWorkspaces, names.webhookExpiringBackfilled);
+  const { sweep, queued } = sweeper({ offset: 0 });
+  await nextPeriod();
+  const outcome = await sweep.sweep();
+  expect(queued).toEqual(['key.expiring']);
+  expect(outcome.workspaces).toBeGreaterThanOrEqual(1);
+  // Every workspace with such a webhook is back (the earlier tests' too), the others are not.
+  expect(await admin.sismember(names.webhookExpiringWorkspaces, ws.workspaceId)).toBe(1);
+  expect(Number(await admin.get(names.webhookExpiringBackfilled))).toBeGreaterThan(0);
+  await eventually(() => receiver.on('/backfilled').length > 0, { what: 'the backfilled event' });
+  expect(receiver.on('/backfilled').map((request) => request.event.data.keyId)).toEqual([keyId]);
+  // Done once: a set emptied by hand stays empty.
+  await admin.del(names.webhookExpiringWorkspaces);
+  await nextPeriod();
+  expect(await sweep.sweep()).toMatchObject({ swept: true, workspaces: 0 });
+});
