@@ -105,6 +105,8 @@ export interface WebhookConfig {
   flushMs: number;
   /** How long a node trusts its copy of a workspace's webhooks. */
   cacheMs: number;
+  /** How often one node sweeps for keys within a day of expiring (key.expiring). */
+  expiringSweepMs: number;
 }
 
 export interface ClickHouseConfig {
@@ -264,6 +266,8 @@ function webhooks(env: Env): WebhookConfig {
     retryBaseMs: integer(env, 'KEYWARD_WEBHOOK_RETRY_BASE_MS', 10_000, 10, 30_000),
     flushMs: integer(env, 'KEYWARD_WEBHOOK_FLUSH_MS', 1_000, 10, 60_000),
     cacheMs: integer(env, 'KEYWARD_WEBHOOK_CACHE_MS', 5_000, 0, 300_000),
+    // At most 6 h: a key is announced at least 18 h before it expires.
+    expiringSweepMs: integer(env, 'KEYWARD_WEBHOOK_EXPIRING_SWEEP_MS', 600_000, 100, 21_600_000),
   };
 }
 

@@ -26,6 +26,7 @@ import { KeyRepair, REPAIR_DEFAULTS } from './store/keyRepair';
 import { VERSION } from './version';
 import { assembleServices } from './wiring';
 import { WebhookDispatcher } from './webhooks/dispatcher';
+import { ExpiringSweep } from './webhooks/expiringSweep';
 
 export interface RunningNode {
   /** `http://host:port`, with the port the OS chose when the config asked for 0. */
@@ -130,6 +131,7 @@ export async function startNode(
     let draining = false;
     const clock = new RedisClock(primary, options.localClock);
     await clock.start();
+    const nodeId = `${config.region}:${randomUUID()}`;
     const services = assembleServices({
       config,
       primary,
@@ -137,7 +139,7 @@ export async function startNode(
       ...(config.leases && !localIsPrimary ? { leaseLocal: local } : {}),
       now: clock.now,
       ...(analytics ? { analytics } : {}),
-      nodeId: `${config.region}:${randomUUID()}`,
+      nodeId,
       bookkeeping,
       warn: (fields, message) => logger.warn(fields, message),
       // With one Redis for both roles every script ran on the primary, whichever mode asked.
@@ -239,6 +241,23 @@ export async function startNode(
       attempted: (outcome) => services.metrics.webhookAttempt(outcome),
     });
     dispatcher.start();
+    // key.expiring for keys nobody verifies in their last day: one node a period walks them.
+    const expiringSweep = new ExpiringSweep(
+      services.webhooks,
+      services.apis,
+      services.keys,
+      services.webhookEvents,
+      clock.now,
+      {
+        everyMs: config.webhooks.expiringSweepMs,
+        nodeId,
+        externalId: async (ws, identityId) =>
+          (await services.directory.identity(ws, identityId))?.externalId,
+        failed: (error) =>
+          logger.warn({ err: error }, 'the key.expiring sweep failed; the next period retries'),
+      },
+    );
+    expiringSweep.start();
     // What a node that died left half done in a write across slots is finished or undone here.
     keyRepair = new KeyRepair(
       primary,
@@ -285,6 +304,7 @@ export async function startNode(
         // Noticed events are queued before the clients close; deliveries under way stop and
         // stay queued for another node (their lease runs out).
         await services.webhookEvents.stop().catch(() => undefined);
+        expiringSweep.stop();
         await dispatcher.stop();
         if (unwritten > 0) {
           logger.warn(

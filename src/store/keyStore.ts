@@ -20,6 +20,14 @@ import { invalidation, isStorableId, legacy, names, type Announce } from './name
 import { keyFieldChanges, keyFromHash } from './records';
 import { UnfinishedWrites, type KeyPlacement, type Ticket } from './unfinishedWrites';
 
+/** A live key with an expiry, as the expiring sweep reads it. */
+export interface ExpiringKey {
+  id: string;
+  apiId: string;
+  expires: number;
+  identityId?: string;
+}
+
 export interface NewKey {
   workspaceId: string;
   apiId: string;
@@ -801,6 +809,33 @@ export class KeyStore {
           (record.identityId === undefined && record.ownerId === owners.names[0])),
     );
     return { keys, total, lastSeq: (ids[ids.length - 1] as { seq: number }).seq, more };
+  }
+
+  /**
+   * One page of one shard of an API's listing (0 to KEY_LISTING_SHARDS - 1), as its live keys
+   * that have an `expires`, with only what key.expiring says of them: what the expiring sweep
+   * reads (src/webhooks/expiringSweep.ts). A shard at a time, so that a walk reads each id once
+   * (a page of the whole listing reads a page from every shard to keep creation order). One
+   * HMGET a key, all at once. A key of the previous layout not moved yet is not read.
+   */
+  async expiryPage(
+    ws: string,
+    apiId: string,
+    shard: number,
+    options: { limit: number; afterSeq?: number },
+  ): Promise<{ keys: ExpiringKey[]; lastSeq?: number; more: boolean }> {
+    const index = names.apiKeyShard(apiId, shard);
+    const { ids, more } = await pageOfIndexes(this.redis, [index], options);
+    const fields = ['id', 'workspaceId', 'apiId', 'pending', 'deletedAt', 'expires', 'identityId'];
+    const read = await Promise.all(ids.map(({ id }) => this.redis.hmget(names.key(id), ...fields)));
+    const keys: ExpiringKey[] = [];
+    for (const [id, workspaceId, keyApiId, pending, deletedAt, expires, identityId] of read) {
+      if (!id || workspaceId !== ws || keyApiId !== apiId) continue;
+      if (pending !== null || deletedAt !== null || !expires) continue;
+      keys.push({ id, apiId, expires: Number(expires), ...(identityId ? { identityId } : {}) });
+    }
+    const last = ids[ids.length - 1];
+    return { keys, ...(last ? { lastSeq: last.seq } : {}), more };
   }
 
   /**

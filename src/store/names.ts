@@ -267,6 +267,19 @@ export const names = {
   webhookJobs: `${PREFIX}:{webhooks}:jobs`,
   webhookOnce: (webhookId: string, keyId: string, state: string) =>
     `${PREFIX}:{webhooks}:once:${webhookId}:${keyId}:${state}`,
+  /**
+   * The workspaces that have, or had, a webhook wanting key.expiring (a set): what the expiring
+   * sweep walks, since there is no list of workspaces. Added to before the webhook's own MULTI
+   * (another slot), never removed: a superset costs the sweep one read of a workspace's webhooks.
+   */
+  webhookExpiringWorkspaces: `${PREFIX}:{webhooks}:expiring:workspaces`,
+  /**
+   * Set (to the Unix ms) once the workspaces whose webhooks were created before that set existed
+   * were added to it (a SCAN for `webhooks(ws)`): the first sweep of a deployment does it.
+   */
+  webhookExpiringBackfilled: `${PREFIX}:{webhooks}:expiring:backfilled`,
+  /** Held (SET NX PX, the node's id) by the one node that sweeps for key.expiring this period. */
+  webhookExpiringLock: `${PREFIX}:{webhooks}:expiring:lock`,
   legacyUsageMoving: (
     ws: string,
     token: string,

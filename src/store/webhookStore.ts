@@ -10,6 +10,7 @@ import type { RedisClient as Redis } from '../redis/clients';
 import { execResults } from '../redis/results';
 import { resultDecoder } from '../redis/scriptTable';
 import { auditFields } from './auditLog';
+import { scanKeys } from './migration/step';
 import { isStorableId, names } from './names';
 
 const queued = resultDecoder('queueWebhookEvent');
@@ -74,6 +75,11 @@ export class WebhookStore {
         ? { creditsThreshold: String(record.creditsThreshold) }
         : {}),
     };
+    if (record.events.includes('key.expiring')) {
+      // Before the MULTI, in another slot: a creation that fails after it leaves a workspace
+      // the sweep reads for nothing, never a webhook the sweep does not know of.
+      await this.redis.sadd(names.webhookExpiringWorkspaces, ws);
+    }
     execResults(
       await this.redis
         .multi()
@@ -148,6 +154,39 @@ export class WebhookStore {
       JSON.stringify(job),
     );
     return queued(reply) === 'queued';
+  }
+
+  /** Every workspace that may have a webhook wanting key.expiring (a superset). */
+  async expiringWorkspaces(): Promise<string[]> {
+    return (await this.redis.smembers(names.webhookExpiringWorkspaces)).sort();
+  }
+
+  /**
+   * Adds to the set of workspaces with a key.expiring webhook those whose webhooks were created
+   * before the set existed, once per deployment: a SCAN of every master for the workspaces' sets
+   * of webhooks, which never blocks a server. Run again when cut short (the mark is set last);
+   * a webhook created meanwhile adds itself. The number of workspaces added.
+   */
+  async backfillExpiringWorkspaces(now: number): Promise<number> {
+    if ((await this.redis.exists(names.webhookExpiringBackfilled)) === 1) return 0;
+    let added = 0;
+    for await (const found of scanKeys(this.redis, names.webhooks('*'))) {
+      for (const name of found) {
+        const ws = /\{([^}]+)\}:webhooks$/.exec(name)?.[1];
+        if (ws === undefined) continue;
+        const hooks = await this.list(ws);
+        if (!hooks.some((hook) => hook.events.includes('key.expiring'))) continue;
+        added += await this.redis.sadd(names.webhookExpiringWorkspaces, ws);
+      }
+    }
+    await this.redis.set(names.webhookExpiringBackfilled, String(now));
+    return added;
+  }
+
+  /** Takes the sweep's lock for `ms` unless another node holds it; true when taken. */
+  async takeSweepLock(owner: string, ms: number): Promise<boolean> {
+    const reply = await this.redis.set(names.webhookExpiringLock, owner, 'PX', ms, 'NX');
+    return reply === 'OK';
   }
 
   /** Lets a state fire again (credits rose above the threshold). */

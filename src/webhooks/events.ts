@@ -210,11 +210,8 @@ export class WebhookEvents {
       const once = (state: string, subject = seen.keyId) =>
         names.webhookOnce(hook.id, subject, state);
       const wants = (type: WebhookEventType) => hook.events.includes(type);
-      const emit = async (type: WebhookEventType, marker: string, ttlMs: number, data: object) => {
-        if (await this.store.queueOnce(marker, ttlMs, this.job(hook, seen, type, data))) {
-          this.options.queued?.(type);
-        }
-      };
+      const emit = (type: WebhookEventType, marker: string, ttlMs: number, data: object) =>
+        this.emit(hook, seen, type, marker, ttlMs, data);
       // The key's own credits, then its identity's pool: the same events, each once per subject,
       // `creditsOf` saying whose (the pool's subject is the identity: one event for all its keys).
       const pools: [number | undefined, number | undefined, 'key' | 'identity', string][] = [
@@ -251,12 +248,51 @@ export class WebhookEvents {
           });
         }
       }
-      if (seen.expires !== undefined && wants('key.expiring')) {
-        const ttl = Math.min(seen.expires - seen.at, DAY) + 3_600_000;
-        await emit('key.expiring', once(`exp:${seen.expires}`), ttl, { expires: seen.expires });
-      }
+      if (seen.expires !== undefined) await this.expiring(hook, seen, seen.expires);
     }
     await this.store.clearMarkers(clear);
+  }
+
+  /**
+   * Queues key.expiring for a key the expiring sweep found within a day of its expiry, for each
+   * of these webhooks (the workspace's, read by the sweep). The marker is the one a verification
+   * sets, so a key both verified and swept fires once.
+   */
+  async queueExpiring(
+    hooks: readonly WebhookRecord[],
+    key: {
+      workspaceId: string;
+      apiId: string;
+      keyId: string;
+      expires: number;
+      identity?: { id: string; externalId: string };
+    },
+    at: number,
+  ): Promise<void> {
+    const { expires, ...rest } = key;
+    for (const hook of hooks) await this.expiring(hook, { ...rest, at }, expires);
+  }
+
+  /** key.expiring once per webhook, key and `expires`: a changed `expires` fires anew. */
+  private async expiring(hook: WebhookRecord, seen: Observation, expires: number): Promise<void> {
+    if (!hook.events.includes('key.expiring')) return;
+    // The marker outlives the expiry by an hour, so no later sighting of the state fires again.
+    const ttl = Math.min(expires - seen.at, DAY) + 3_600_000;
+    const marker = names.webhookOnce(hook.id, seen.keyId, `exp:${expires}`);
+    await this.emit(hook, seen, 'key.expiring', marker, ttl, { expires });
+  }
+
+  private async emit(
+    hook: WebhookRecord,
+    seen: Observation,
+    type: WebhookEventType,
+    marker: string,
+    ttlMs: number,
+    data: object,
+  ): Promise<void> {
+    if (await this.store.queueOnce(marker, ttlMs, this.job(hook, seen, type, data))) {
+      this.options.queued?.(type);
+    }
   }
 
   private job(

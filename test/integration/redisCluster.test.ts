@@ -46,6 +46,8 @@ beforeAll(async () => {
           KEYWARD_WEBHOOK_POLL_MS: '50',
           KEYWARD_WEBHOOK_FLUSH_MS: '50',
           KEYWARD_WEBHOOK_RETRY_BASE_MS: '100',
+          // Both nodes' sweeps race for the period's lock on the cluster.
+          KEYWARD_WEBHOOK_EXPIRING_SWEEP_MS: '200',
         },
       }),
     );
@@ -267,6 +269,30 @@ test('webhooks: created, queued once, claimed and delivered through slots of the
       webhookId: created.body.webhookId,
     });
     expect(deleted.status).toBe(200);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('key.expiring: the sweep finds a key nobody verifies, once, on the cluster', async () => {
+  const receiver = await startReceiver();
+  try {
+    const created = await api[0]!.post<{ webhookId: string }>('webhooks.createWebhook', {
+      url: `${receiver.url}/expiring`,
+      events: ['key.expiring'],
+    });
+    expect(created.status).toBe(200);
+    const apiId = (await api[0]!.post<{ apiId: string }>('apis.createApi', { name: 'expiring' }))
+      .body.apiId;
+    const expires = Date.now() + 23 * 3_600_000;
+    const { keyId } = (await api[0]!.post<{ keyId: string }>('keys.createKey', { apiId, expires }))
+      .body;
+    await eventually(() => receiver.received.length > 0, { what: 'the swept key.expiring' });
+    await sleep(600);
+    expect(receiver.received.map((request) => request.event.data)).toEqual([
+      { workspaceId, apiId, keyId, expires },
+    ]);
+    await api[1]!.post('webhooks.deleteWebhook', { webhookId: created.body.webhookId });
   } finally {
     await receiver.close();
   }

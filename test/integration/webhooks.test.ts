@@ -74,7 +74,12 @@ describe('webhooks on one node', () => {
   beforeAll(async () => {
     // /flaky answers 500 twice, then 200.
     receiver = await startReceiver((path, count) => (path === '/flaky' && count <= 2 ? 500 : 200));
-    topology = await startTopology({ nodes: 1, localRedis: false, env: FAST });
+    // The key.expiring sweep every 200 ms: the expiring tests see it run several times.
+    topology = await startTopology({
+      nodes: 1,
+      localRedis: false,
+      env: { ...FAST, KEYWARD_WEBHOOK_EXPIRING_SWEEP_MS: '200' },
+    });
     url = topology.nodes[0]!.url;
   });
   afterAll(async () => {
@@ -278,7 +283,29 @@ describe('webhooks on one node', () => {
     });
   });
 
-  test('key.expiring fires once for a key that expires within 24 h', async () => {
+  test('key.expiring fires once for a key nobody verifies, found by the sweep', async () => {
+    const ws = await workspace(topology, url, receiver, '/swept', {
+      events: ['key.expiring'],
+    });
+    const expires = Date.now() + 23 * 3_600_000;
+    const { keyId } = await createKey(ws.api, ws.apiId, { expires });
+    await createKey(ws.api, ws.apiId, { expires: Date.now() + 3 * 86_400_000 });
+    await eventually(() => receiver.on('/swept').length > 0, { what: 'the swept key.expiring' });
+    // Several more sweeps: each finds the key in its day again, and queues nothing.
+    await sleep(SETTLE_MS + 400);
+    const events = receiver.on('/swept');
+    expectSigned(events, ws.secret);
+    expect(events.map((request) => request.event)).toEqual([
+      {
+        id: expect.stringMatching(/^evt_/),
+        type: 'key.expiring',
+        createdAt: expect.any(Number),
+        data: { workspaceId: ws.workspaceId, apiId: ws.apiId, keyId, expires },
+      },
+    ]);
+  });
+
+  test('key.expiring fires once for a key that expires within 24 h, verified and swept', async () => {
     const ws = await workspace(topology, url, receiver, '/expiring', {
       events: ['key.expiring'],
     });

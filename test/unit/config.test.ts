@@ -57,6 +57,7 @@ describe('loadConfig', () => {
         retryBaseMs: 10_000,
         flushMs: 1000,
         cacheMs: 5000,
+        expiringSweepMs: 600_000,
       },
     });
   });
@@ -129,6 +130,7 @@ describe('loadConfig', () => {
       KEYWARD_WEBHOOK_RETRY_BASE_MS: '30000',
       KEYWARD_WEBHOOK_FLUSH_MS: '30',
       KEYWARD_WEBHOOK_CACHE_MS: '0',
+      KEYWARD_WEBHOOK_EXPIRING_SWEEP_MS: '250',
     });
     expect(config).toEqual({
       port: 9000,
@@ -164,6 +166,7 @@ describe('loadConfig', () => {
         retryBaseMs: 30_000,
         flushMs: 30,
         cacheMs: 0,
+        expiringSweepMs: 250,
       },
     });
   });

@@ -182,3 +182,25 @@ test('a copy older than cacheMs is read again by the flush, not on the request p
   await webhooks.flush();
   expect(types(queued)).toEqual(['key.credits.low', 'key.credits.exhausted']);
 });
+
+test('the sweep queues key.expiring under the marker a verification sets: one event per key and expiry', async () => {
+  const expiringHook = hook({ id: 'wh_exp', events: ['key.expiring'] });
+  const creditsHook = hook({ id: 'wh_credits', events: ['key.credits.low'] });
+  const { store, queued, calls } = fakeStore({ ws_1: [expiringHook, creditsHook] });
+  const webhooks = events(store);
+  const expires = NOW + 3_600_000;
+  webhooks.observe('ws_1', 'api_1', { keyId: 'key_1', code: 'VALID', expires }, NOW);
+  await webhooks.flush();
+  const key = { workspaceId: 'ws_1', apiId: 'api_1', keyId: 'key_1', expires };
+  await webhooks.queueExpiring([expiringHook, creditsHook], key, NOW + 1_000);
+  await webhooks.queueExpiring([expiringHook, creditsHook], { ...key, keyId: 'key_2' }, NOW);
+  // The same key with a new expiry is a new state.
+  await webhooks.queueExpiring([expiringHook], { ...key, expires: expires + 1 }, NOW);
+  expect(queued.map((job) => [job.webhookId, JSON.parse(job.body).data])).toEqual([
+    ['wh_exp', { workspaceId: 'ws_1', apiId: 'api_1', keyId: 'key_1', expires }],
+    ['wh_exp', { workspaceId: 'ws_1', apiId: 'api_1', keyId: 'key_2', expires }],
+    ['wh_exp', { workspaceId: 'ws_1', apiId: 'api_1', keyId: 'key_1', expires: expires + 1 }],
+  ]);
+  // The webhook that does not want key.expiring was never asked to queue anything.
+  expect(calls.filter((call) => call.includes('wh_credits'))).toEqual([]);
+});
