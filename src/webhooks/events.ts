@@ -30,9 +30,10 @@ interface Observation {
   /** The fewest and the latest credits seen. */
   minCredits?: number;
   lastCredits?: number;
-  /** The same of its identity's pool. */
+  /** The same of its identity's pool, and when the latest was seen. */
   minPool?: number;
   lastPool?: number;
+  lastPoolAt?: number;
   /** Limits that refused: name → how long their window lasts from `at`. */
   limited?: Map<string, { limit: number; windowMs: number }>;
   expires?: number;
@@ -116,6 +117,7 @@ export class WebhookEvents {
     if (pool !== undefined) {
       seen.minPool = Math.min(seen.minPool ?? pool, pool);
       seen.lastPool = pool;
+      seen.lastPoolAt = now;
     }
     if (expiring) seen.expires = verdict.expires;
     if (limited) {
@@ -185,6 +187,7 @@ export class WebhookEvents {
     if (this.pending.size === 0) return true;
     const batch = this.pending;
     this.pending = new Map();
+    poolAcrossKeys(batch.values());
     let ok = true;
     for (const [slot, seen] of batch) {
       try {
@@ -323,5 +326,39 @@ export class WebhookEvents {
       attempts: 0,
       queuedAt: seen.at,
     };
+  }
+}
+
+/**
+ * An identity's pool as all of its keys in one flush saw it: the fewest credits, and the latest
+ * count, on every key's observation. Each key alone would otherwise decide the pool's events: a key
+ * whose last verification saw the pool above the threshold would clear the marker that another
+ * key, which saw it run out later, had just set, and the event would fire again.
+ */
+function poolAcrossKeys(observations: Iterable<Observation>): void {
+  const pools = new Map<string, { min: number; last: number; at: number; of: Observation[] }>();
+  for (const seen of observations) {
+    const id = seen.identity?.id;
+    if (id === undefined || seen.minPool === undefined || seen.lastPool === undefined) continue;
+    const at = seen.lastPoolAt ?? seen.at;
+    const pool = pools.get(id);
+    if (!pool) {
+      pools.set(id, { min: seen.minPool, last: seen.lastPool, at, of: [seen] });
+      continue;
+    }
+    pool.min = Math.min(pool.min, seen.minPool);
+    // Seen in the same millisecond: the fewer credits are the later count of a pool being spent.
+    if (at > pool.at || (at === pool.at && seen.lastPool < pool.last)) {
+      pool.last = seen.lastPool;
+      pool.at = at;
+    }
+    pool.of.push(seen);
+  }
+  for (const pool of pools.values()) {
+    for (const seen of pool.of) {
+      seen.minPool = pool.min;
+      seen.lastPool = pool.last;
+      seen.lastPoolAt = pool.at;
+    }
   }
 }

@@ -204,3 +204,35 @@ test('the sweep queues key.expiring under the marker a verification sets: one ev
   // The webhook that does not want key.expiring was never asked to queue anything.
   expect(calls.filter((call) => call.includes('wh_credits'))).toEqual([]);
 });
+
+test("an identity's pool seen by two keys in one flush: the latest count decides, the marker stays", async () => {
+  const { store, queued, calls } = fakeStore({ ws_1: [hook({ creditsThreshold: 1 })] });
+  const webhooks = events(store);
+  const identity = (remaining: number) => ({ id: 'id_1', externalId: 'pooled', remaining });
+  // key_1 last saw the pool at 2, then key_2 saw it run down to 0: one flush holds both.
+  webhooks.observe('ws_1', 'api_1', { keyId: 'key_1', code: 'VALID', identity: identity(2) }, NOW);
+  webhooks.observe(
+    'ws_1',
+    'api_1',
+    { keyId: 'key_2', code: 'VALID', identity: identity(1) },
+    NOW + 1,
+  );
+  webhooks.observe(
+    'ws_1',
+    'api_1',
+    { keyId: 'key_2', code: 'VALID', identity: identity(0) },
+    NOW + 2,
+  );
+  await webhooks.flush();
+  expect(types(queued)).toEqual(['key.credits.low', 'key.credits.exhausted']);
+  // key_1's older count (2) must not clear what key_2's later one (0) just set.
+  expect(calls.filter((call) => call.startsWith('clear'))).toEqual([]);
+  webhooks.observe(
+    'ws_1',
+    'api_1',
+    { keyId: 'key_1', code: 'USAGE_EXCEEDED', identity: identity(0) },
+    NOW + 3,
+  );
+  await webhooks.flush();
+  expect(queued).toHaveLength(2);
+});
