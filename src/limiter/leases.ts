@@ -157,23 +157,13 @@ export class ConsistentLeases {
     const leaseId = newLeaseId();
     const maxLease = Math.floor(shape.limit * this.settings.maxShare);
     const sentAt = this.elapsedClock();
-    const reply = await this.primary.leaseGrantV1Buffer(
-      bucketKey,
-      shape.limit,
-      shape.refillRate,
-      shape.refillInterval,
+    const reply = await this.grant(bucketKey, shape, {
       cost,
-      this.scriptNow(),
-      this.settings.holder,
       leaseId,
-      maxLease >= 1 ? Math.min(want, maxLease) : 0,
+      want: maxLease >= 1 ? Math.min(want, maxLease) : 0,
       maxLease,
-      this.settings.ttlMs,
-      closed ? closed.leaseId : '',
-      closed ? closed.unused : 0,
-      '0',
-      '',
-    );
+      ...(closed ? { held: { leaseId: closed.leaseId, unused: closed.unused } } : {}),
+    });
     const [, remaining, reset, now, granted, , version] = reply as number[] as [
       number,
       number,
@@ -234,24 +224,7 @@ export class ConsistentLeases {
     }
     if (installed) return;
     // Nothing was spent from it: all of it goes back. Lost if this fails: under-admission only.
-    await this.primary
-      .leaseGrantV1Buffer(
-        bucketKey,
-        shape.limit,
-        shape.refillRate,
-        shape.refillInterval,
-        0,
-        this.scriptNow(),
-        this.settings.holder,
-        newLeaseId(),
-        0,
-        0,
-        this.settings.ttlMs,
-        leaseId,
-        granted,
-        '0',
-        '',
-      )
+    await this.grant(bucketKey, shape, { held: { leaseId, unused: granted } })
       .then(() => this.events?.returned(granted))
       .catch(() => undefined);
   }
@@ -281,23 +254,12 @@ export class ConsistentLeases {
   ): Promise<void> {
     const maxLease = Math.floor(shape.limit * this.settings.maxShare);
     const sentAt = this.elapsedClock();
-    const reply = await this.primary.leaseGrantV1Buffer(
-      bucketKey,
-      shape.limit,
-      shape.refillRate,
-      shape.refillInterval,
-      0,
-      this.scriptNow(),
-      this.settings.holder,
-      newLeaseId(),
-      Math.max(0, Math.min(lease.want, maxLease) - lease.unused),
+    const reply = await this.grant(bucketKey, shape, {
+      want: Math.max(0, Math.min(lease.want, maxLease) - lease.unused),
       maxLease,
-      this.settings.ttlMs,
-      lease.leaseId,
-      lease.unused,
-      '1',
-      lease.version,
-    );
+      held: { leaseId: lease.leaseId, unused: lease.unused },
+      topUpAt: lease.version,
+    });
     if (grantOutcome(reply[0]!) === 'top_up_refused') return;
     const [, , reset, now, extra] = reply as [number, number, number, number, number];
     if (extra > 0) this.events?.granted(extra);
@@ -314,6 +276,41 @@ export class ConsistentLeases {
       this.scriptNow(),
       lease.version,
       '',
+    );
+  }
+
+  /**
+   * One call of lua/lease-grant-1.lua: the verification's `cost`, a new lease of about `want`,
+   * and the region's lease `held` given back (closed) or topped up (`topUpAt`: its version).
+   */
+  private grant(
+    bucketKey: string,
+    shape: BucketShape,
+    call: {
+      cost?: number;
+      leaseId?: number;
+      want?: number;
+      maxLease?: number;
+      held?: { leaseId: number; unused: number };
+      topUpAt?: number;
+    },
+  ): Promise<number[]> {
+    return this.primary.leaseGrantV1Buffer(
+      bucketKey,
+      shape.limit,
+      shape.refillRate,
+      shape.refillInterval,
+      call.cost ?? 0,
+      this.scriptNow(),
+      this.settings.holder,
+      call.leaseId ?? newLeaseId(),
+      call.want ?? 0,
+      call.maxLease ?? 0,
+      this.settings.ttlMs,
+      call.held?.leaseId ?? '',
+      call.held?.unused ?? 0,
+      call.topUpAt === undefined ? '0' : '1',
+      call.topUpAt ?? '',
     );
   }
 

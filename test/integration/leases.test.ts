@@ -91,8 +91,8 @@ async function grant(
   return { status, remaining, reset: reset! - T0, now: now! - T0, granted, expiresAt, version };
 }
 
-/** What token-bucket-2.lua (a verification without leases) reads at T0 + `at`, cost 0. */
-async function read(bucket: string, at: number, shape: BucketShape = TEN): Promise<number> {
+/** token-bucket-2.lua (a verification without leases) at T0 + `at`: { status, remaining }. */
+async function bucketCall(bucket: string, at: number, shape: BucketShape, cost: number) {
   const [reply] = execResults(
     await primary
       .multi()
@@ -102,33 +102,24 @@ async function read(bucket: string, at: number, shape: BucketShape = TEN): Promi
         shape.limit,
         shape.refillRate,
         shape.refillInterval,
-        0,
+        cost,
         T0 + at,
       )
       .persist(bucket)
       .exec(),
   );
-  return (reply as number[])[1]!;
+  const [status, remaining] = reply as number[];
+  return { status: status!, remaining: remaining! };
 }
 
-/** One verification by token-bucket-2.lua at T0 + `at`: its status (1 admitted). */
+/** What the bucket holds at T0 + `at` (a read: cost 0). */
+async function read(bucket: string, at: number, shape: BucketShape = TEN): Promise<number> {
+  return (await bucketCall(bucket, at, shape, 0)).remaining;
+}
+
+/** One verification at T0 + `at`: its status (1 admitted). */
 async function takeAt(bucket: string, at: number, shape: BucketShape): Promise<number> {
-  const [reply] = execResults(
-    await primary
-      .multi()
-      .tokenBucketV1(
-        bucket,
-        bucket,
-        shape.limit,
-        shape.refillRate,
-        shape.refillInterval,
-        1,
-        T0 + at,
-      )
-      .persist(bucket)
-      .exec(),
-  );
-  return (reply as number[])[0]!;
+  return (await bucketCall(bucket, at, shape, 1)).status;
 }
 
 describe('lease-grant-1.lua and the lease-aware bucket', () => {
