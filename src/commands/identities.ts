@@ -1,5 +1,6 @@
 import { getIdentity } from '../operations/identities/getIdentity';
 import { updateCredits, type UpdatePoolInput } from '../operations/identities/updateCredits';
+import { updateIdentity } from '../operations/identities/updateIdentity';
 import type { IdentityView } from '../operations/identities/views';
 import { UsageError, type CommandSpec } from './framework';
 import { emit } from './output';
@@ -69,4 +70,22 @@ const credits: CommandSpec = {
   },
 };
 
-export const identityCommands: readonly CommandSpec[] = [credits];
+const rename: CommandSpec = {
+  path: ['identities', 'rename'],
+  brief: 'give an identity a new externalId',
+  summary:
+    'Renames an identity as identities.updateIdentity with newExternalId does: its keys stay linked, the old externalId is free for another identity, and a taken one is refused (409).',
+  options: { workspace: workspaceOption },
+  args: [externalIdArg, { name: 'newExternalId', description: 'the externalId it takes' }],
+  example: 'keyward identities rename --workspace ws_… acme acme-corp',
+  async run(invocation, runtime) {
+    const [externalId = '', newExternalId = ''] = invocation.args;
+    const ws = await workspaceArgument(invocation, runtime);
+    const identity = await operate(runtime, ws, updateIdentity, { externalId, newExternalId });
+    const renamed = { identityId: identity.id, externalId: identity.externalId };
+    emit(invocation, renamed, () => [`${identity.id}: now ${identity.externalId}`]);
+    return 0;
+  },
+};
+
+export const identityCommands: readonly CommandSpec[] = [credits, rename];

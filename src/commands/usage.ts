@@ -72,12 +72,20 @@ function verificationTable(rows: readonly Counts[]): string[] {
   if (has('tags')) groups.push(['TAGS', (row) => (row.tags as string[]).join(',')]);
   if (has('tag')) groups.push(['TAG', (row) => String(row.tag)]);
   const outcomes = outcomesSeen(rows);
+  // The credits the verifications spent (issue 26 part 5): a column once any row spent some.
+  const spent = rows.some((row) => Number(row.spentCredits ?? 0) > 0);
   return table(
-    [...groups.map(([header]) => header), ...outcomes.map(([code]) => code), 'TOTAL'],
+    [
+      ...groups.map(([header]) => header),
+      ...outcomes.map(([code]) => code),
+      'TOTAL',
+      ...(spent ? ['CREDITS'] : []),
+    ],
     rows.map((row) => [
       ...groups.map(([, cell]) => cell(row)),
       ...outcomes.map(([, field]) => String(row[field] ?? 0)),
       String(row.total),
+      ...(spent ? [String(row.spentCredits ?? 0)] : []),
     ]),
   );
 }

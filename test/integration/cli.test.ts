@@ -569,7 +569,8 @@ describe('usage', () => {
     const busy = await createKey(nodeA!, apiId, {
       ratelimit: { type: 'consistent', limit: 2, refillRate: 1, refillInterval: 3_600_000 },
     });
-    const quiet = await createKey(nodeA!, apiId);
+    // Credits of its own: its one verification spends one (issue 26 part 5, the CREDITS column).
+    const quiet = await createKey(nodeA!, apiId, { remaining: 5 });
     const codes: unknown[] = [];
     for (const [node, key] of [
       [nodeA, busy.key],
@@ -665,7 +666,7 @@ describe('usage', () => {
       [quiet.keyId, 1],
     ]);
     expect(byTagTable.stdout).toMatch(
-      /^TAG\s+VALID\s+RATE_LIMITED\s+TOTAL\npath=\/a\s+3\s+1\s+4$/m,
+      /^TAG\s+VALID\s+RATE_LIMITED\s+TOTAL\s+CREDITS\npath=\/a\s+3\s+1\s+4\s+1$/m,
     );
     expect(limitsJson.namespace).toBe('cli.ns');
     expect(limitsJson.usage).toHaveLength(25);

@@ -133,6 +133,8 @@ test('a recoverable key’s page reveals its plaintext after a confirmation, onc
 test('a key that is not recoverable has no Reveal', async () => {
   await openKey(base, plain.keyId, 'plain one');
   await sees(page.locator('dl'), 'Recoverable');
+  // Never verified: its last use (issue 26 part 4) says so.
+  await sees(page.locator('dl'), /Last used\s*never/);
   await page.getByRole('heading', { name: 'Live bucket' }).waitFor();
   expect(await recover().count()).toBe(0);
   expect(await page.getByRole('button', { name: 'Reveal' }).count()).toBe(0);

@@ -184,7 +184,8 @@ test('charts an API’s verifications stacked by outcome, and ranks its keys', a
   await page.getByRole('button', { name: 'Show', exact: true }).click();
   await sees(chart().locator('h2'), 'Verifications of “usage”, per hour');
   await chart().locator('canvas').first().waitFor();
-  await sees(chart(), '12 verifications in the last 7 d: 2 valid, 10 refused.');
+  // beta's one VALID spent its one credit (issue 26 part 5).
+  await sees(chart(), '12 verifications in the last 7 d: 2 valid, 10 refused; 1 credit spent.');
   await reads(legend, {
     Time: 'last 7 d',
     Valid: '2',

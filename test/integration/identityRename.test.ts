@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { KeyRepair } from '../../src/store/keyRepair';
 import { KeyStore } from '../../src/store/keyStore';
+import { runCommand, runCommandJson } from '../support/cliProcess';
 import { eventually } from '../support/helpers';
 import { inspectWorkspace } from '../support/invariants';
 import { adminRedis, closeRedis } from '../support/keyspace';
@@ -238,4 +239,26 @@ describe('a node killed between the steps of a rename', () => {
     await repair();
     await consistent();
   });
+});
+
+test('keyward identities rename renames as updateIdentity does; a taken name is refused', async () => {
+  await v1.post('identities.createIdentity', { externalId: 'cli-before' });
+  await v1.post('identities.createIdentity', { externalId: 'cli-taken' });
+  const env = { KEYWARD_REDIS_URL: topology.primary.url, LOG_LEVEL: 'silent' };
+  const args = ['identities', 'rename', '--workspace', topology.workspaceId];
+  const renamed = await runCommandJson<{ identityId: string; externalId: string }>(
+    [...args, 'cli-before', 'cli-after'],
+    env,
+  );
+  expect(renamed.externalId).toBe('cli-after');
+  const read = await v1.get<{ id: string }>('identities.getIdentity', { externalId: 'cli-after' });
+  expect(read.body.id).toBe(renamed.identityId);
+  const taken = await runCommand([...args, 'cli-after', 'cli-taken'], env);
+  expect(taken.code).not.toBe(0);
+  expect(taken.stderr).toMatch(/cli-taken/);
+  const missing = await runCommand([...args, 'cli-after'], env);
+  expect([missing.code, missing.stderr]).toEqual([
+    2,
+    expect.stringContaining('missing <newExternalId>'),
+  ]);
 });

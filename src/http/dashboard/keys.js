@@ -497,6 +497,8 @@ function recordList(key) {
     ['Recoverable', key.recoverable ? 'yes: its plaintext can be revealed' : 'no'],
     ['Created', dateTime(key.createdAt)],
     ['Updated', dateTime(key.updatedAt)],
+    // As accurate as the nodes' usage flush (README, "Last use"): never on the request's path.
+    ['Last used', key.lastUsedAt === undefined ? 'never' : dateTime(key.lastUsedAt)],
     ['Meta', key.meta ? h('code', {}, JSON.stringify(key.meta)) : '—'],
   ]);
 }

@@ -276,13 +276,16 @@ export async function usageView(params) {
     );
     const total = rows.reduce((sum, row) => sum + row.total, 0);
     const valid = rows.reduce((sum, row) => sum + row.valid, 0);
+    const spent = rows.reduce((sum, row) => sum + (row.spentCredits ?? 0), 0);
+    const credits = spent === 1 ? '1 credit' : `${number(spent)} credits`;
     chartCard.replaceChildren(
       title,
       h(
         'p.muted.summary',
         {},
         `${number(total)} verifications in the last ${range.label}: ${number(valid)} valid, ` +
-          `${number(total - valid)} refused.`,
+          `${number(total - valid)} refused` +
+          (spent > 0 ? `; ${credits} spent.` : '.'),
       ),
       stackedBars({
         times: rows.map((row) => row.time),
