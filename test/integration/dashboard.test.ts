@@ -510,6 +510,22 @@ test('creates an identity with a named limit and edits its meta and limits; a ta
     ],
   });
 
+  // A new external id renames it (its keys stay linked); and back again.
+  for (const [from, to] of [
+    ['acme-corp', 'acme-inc'],
+    ['acme-inc', 'acme-corp'],
+  ] as const) {
+    await identityCard().getByRole('button', { name: 'Edit' }).click();
+    const renaming = page.locator('form', { hasText: `Edit ${from}` });
+    await renaming.getByLabel('External id').fill(to);
+    await renaming.getByRole('button', { name: 'Save' }).click();
+    await sees(notice(), `Identity “${to}” saved.`);
+    expect(
+      (await api.get<{ externalId: string }>('identities.getIdentity', { identityId })).body
+        .externalId,
+    ).toBe(to);
+  }
+
   // Edit again: a row removed; Cancel leaves the identity as it is.
   await identityCard().getByRole('button', { name: 'Edit' }).click();
   await limitRow(edit, 1).getByRole('button', { name: 'Remove this limit' }).click();

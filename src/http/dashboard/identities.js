@@ -214,6 +214,8 @@ function showIdentity(content, identity) {
 
 /** Meta and limits in a form; both replace the identity's whole meta and list of limits. */
 function editIdentity(content, identity) {
+  // A new externalId renames the identity; its keys stay linked (identities.updateIdentity).
+  const name = externalIdInput({ value: identity.externalId, minLength: 3 });
   const meta = metaInput(identity.meta);
   const limits = limitsEditor(identity.ratelimits);
   const cancel = h(
@@ -225,15 +227,18 @@ function editIdentity(content, identity) {
     'stack',
     [
       h('h2', {}, `Edit ${identity.externalId}`),
+      field('External id', name),
       field('Meta (JSON)', meta),
       limits.element,
       h('div.row', {}, h('button.primary', {}, 'Save'), cancel),
     ],
     async () => {
+      const renamed = name.value.trim();
       const updated = await post('identities.updateIdentity', {
         identityId: identity.id,
         meta: readMeta(meta) ?? {},
         ratelimits: limits.value(),
+        ...(renamed !== identity.externalId ? { newExternalId: renamed } : {}),
       });
       setNotice('ok', `Identity “${updated.externalId}” saved.`);
       showIdentity(content, updated);
