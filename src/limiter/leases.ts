@@ -107,17 +107,10 @@ export class ConsistentLeases {
     } catch {
       return this.fromPrimary(bucketKey, shape, cost, 0);
     }
-    const [, tokens, reset, now, leaseId, granted, grantedAt, version, expiresAt] = spent as [
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
+    const { tokens, reset, now, leaseId, granted, grantedAt, version, expiresAt } = replyFields(
+      spent,
+      SPEND_REPLY,
+    );
     const outcome = spendOutcome(spent[0]!);
     const want = Math.ceil(((granted - tokens) / Math.max(1, now - grantedAt)) * this.horizonMs);
     if (outcome === 'spent') {
@@ -164,15 +157,7 @@ export class ConsistentLeases {
       maxLease,
       ...(closed ? { held: { leaseId: closed.leaseId, unused: closed.unused } } : {}),
     });
-    const [, remaining, reset, now, granted, , version] = reply as number[] as [
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
+    const { remaining, reset, now, granted, version } = replyFields(reply, GRANT_REPLY);
     this.events?.served('primary');
     if (closed) this.events?.returned(closed.unused);
     if (granted > 0) {
@@ -261,7 +246,7 @@ export class ConsistentLeases {
       topUpAt: lease.version,
     });
     if (grantOutcome(reply[0]!) === 'top_up_refused') return;
-    const [, , reset, now, extra] = reply as [number, number, number, number, number];
+    const { reset, now, granted: extra } = replyFields(reply, GRANT_REPLY);
     if (extra > 0) this.events?.granted(extra);
     const lifetime = Math.floor(this.settings.ttlMs - (this.elapsedClock() - sentAt) - this.margin);
     // Not installed (the lease closed meanwhile, or its life is too short): the extra tokens
@@ -351,6 +336,38 @@ export class ConsistentLeases {
   private elapsedClock(): number {
     return this.virtualClock ? this.virtualClock() : performance.now();
   }
+}
+
+/** The fields of lua/lease-spend-1.lua's and lua/lease-grant-1.lua's replies, in order. */
+const SPEND_REPLY = [
+  'status',
+  'tokens',
+  'reset',
+  'now',
+  'leaseId',
+  'granted',
+  'grantedAt',
+  'version',
+  'expiresAt',
+] as const;
+const GRANT_REPLY = [
+  'status',
+  'remaining',
+  'reset',
+  'now',
+  'granted',
+  'expiresAt',
+  'version',
+] as const;
+
+/** A script's integer reply by its fields' names (a missing one reads as 0). */
+function replyFields<const F extends readonly string[]>(
+  reply: readonly number[],
+  fields: F,
+): Record<F[number], number> {
+  const named = {} as Record<F[number], number>;
+  fields.forEach((field: F[number], i) => (named[field] = reply[i] ?? 0));
+  return named;
 }
 
 /** A lease's id: the holder's previous lease is told apart from its next by it. */
