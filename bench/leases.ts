@@ -8,13 +8,14 @@
  * test suite's delay proxy), a region Redis, and two far nodes on it, one with
  * KEYWARD_CONSISTENT_LEASES=on, one without. Everything is stopped before it returns.
  */
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { closeRedis, connectRedis, createRedis } from '../src/redis/clients';
 import type { BucketShape } from '../src/limiter/tokenBucket';
 import { startDelayProxy } from '../test/support/delayProxy';
 import { underAdmission, type LoadResult } from '../test/support/leaseLoad';
 import { leaseRig } from '../test/support/leaseRig';
 import { sequential, type SequentialResult } from './load';
+import { commandCounts } from './redisClient';
 import { stop } from './procs';
 import {
   createRootKey,
@@ -44,12 +45,8 @@ const MAX_PERCENT = 25;
 
 /** The primary's script calls so far (EVALSHA and EVAL). */
 async function scriptCalls(redis: Redis): Promise<number> {
-  const info = await redis.info('commandstats');
-  let calls = 0;
-  for (const match of info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)) {
-    calls += Number(match[1]);
-  }
-  return calls;
+  const counts = await commandCounts(redis);
+  return (counts.evalsha ?? 0) + (counts.eval ?? 0);
 }
 
 /** Verifications one at a time; the primary's script calls per 1,000 of them. */

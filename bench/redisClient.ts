@@ -14,3 +14,16 @@ export function connectRedis(url: string): Redis {
   redis.on('error', () => undefined);
   return redis;
 }
+
+/** Calls per command since the last CONFIG RESETSTAT (our own INFO and CONFIG left out). */
+export async function commandCounts(redis: Redis): Promise<Record<string, number>> {
+  const info = await redis.info('commandstats');
+  const counts: Record<string, number> = {};
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),.*failed_calls=(\d+)/gm)) {
+    const name = match[1] as string;
+    if (/^(info|config)/.test(name)) continue;
+    counts[name] = Number(match[2]);
+    if (Number(match[3]) > 0) counts[`${name} FAILED`] = Number(match[3]);
+  }
+  return counts;
+}

@@ -31,7 +31,6 @@ import {
 } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import Redis from 'ioredis';
 import { measureLeases } from './leases';
 import {
   Measurement,
@@ -54,7 +53,7 @@ import {
   stop,
   stopAll,
 } from './procs';
-import { connectRedis } from './redisClient';
+import { commandCounts, connectRedis } from './redisClient';
 import {
   createRootKey,
   envNumber,
@@ -207,19 +206,6 @@ async function stopDurablePair(pair: DurablePair): Promise<void> {
   }
   pair.primary.client.disconnect();
   pair.replica.client.disconnect();
-}
-
-/** Calls per command since the last CONFIG RESETSTAT (our own INFO and CONFIG left out). */
-async function commandCounts(redis: Redis): Promise<Record<string, number>> {
-  const info = await redis.info('commandstats');
-  const counts: Record<string, number> = {};
-  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),.*failed_calls=(\d+)/gm)) {
-    const name = match[1] as string;
-    if (/^(info|config)/.test(name)) continue;
-    counts[name] = Number(match[2]);
-    if (Number(match[3]) > 0) counts[`${name} FAILED`] = Number(match[3]);
-  }
-  return counts;
 }
 
 function perRequest(counts: Record<string, number>, requests: number): Record<string, number> {
