@@ -3,6 +3,7 @@ import type { RedisClient } from '../redis/clients';
 import { redisTimeMs } from '../redis/clock';
 import { execResults } from '../redis/results';
 import { names } from '../store/names';
+import { leaseRecords } from './leases';
 import { decide } from './tokenBucket';
 
 /** A Redis that can hold buckets: the primary, or a node-local Redis (for fast buckets). */
@@ -78,13 +79,9 @@ export async function probeBucket(
   const { tokens, last } = fields;
   const exists = tokens !== undefined && last !== undefined;
   const now = decision?.now ?? redisTimeMs(time);
-  const leases = Object.entries(fields)
-    .filter(([field]) => field.startsWith('lease:'))
-    .map(([field, value]) => {
-      const [, granted, expiresAt] = value.split(' ').map(Number) as [number, number, number];
-      return { holder: field.slice('lease:'.length), granted, expiresAt };
-    })
-    .filter((held) => held.expiresAt > now);
+  const leases = leaseRecords(fields)
+    .filter((held) => held.expiresAt > now)
+    .map(({ holder, granted, expiresAt }) => ({ holder, granted, expiresAt }));
   const [leaseTokens, leaseEnd] = lease;
   const full =
     decision !== undefined && ratelimit !== undefined && decision.remaining >= ratelimit.limit;

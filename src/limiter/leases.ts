@@ -338,6 +338,34 @@ export class ConsistentLeases {
   }
 }
 
+/** A region's lease as the primary records it in the bucket hash (lua/includes/bucket.lua). */
+export interface LeaseRecord {
+  holder: string;
+  leaseId: string;
+  granted: number;
+  expiresAt: number;
+  version: number;
+}
+
+/**
+ * The bucket hash's lease fields, `lease:<holder>` = "<leaseId> <granted> <expiresAt> <version>":
+ * what the primary counts out, live or not (compare `expiresAt` with its clock).
+ */
+export function leaseRecords(hash: Readonly<Record<string, string>>): LeaseRecord[] {
+  return Object.entries(hash)
+    .filter(([field]) => field.startsWith('lease:'))
+    .map(([field, value]) => {
+      const [leaseId = '', granted, expiresAt, version] = value.split(' ');
+      return {
+        holder: field.slice('lease:'.length),
+        leaseId,
+        granted: Number(granted),
+        expiresAt: Number(expiresAt),
+        version: Number(version),
+      };
+    });
+}
+
 /** The fields of lua/lease-spend-1.lua's and lua/lease-grant-1.lua's replies, in order. */
 const SPEND_REPLY = [
   'status',

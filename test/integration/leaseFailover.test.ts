@@ -1,5 +1,7 @@
 import type { RunningNode } from '../../src/node';
 import { loadConfig } from '../../src/config';
+import { leaseRecords } from '../../src/limiter/leases';
+import { names } from '../../src/store/names';
 import {
   closeRedis,
   connectRedis,
@@ -104,17 +106,19 @@ const LIMIT = 100_000;
       );
       // What the survivor counts as out to the region and the region has not spent is no
       // admission: only tokens spent, at the primary or from a lease, are.
-      const bucket = `keyward:bucket:{${keyId}}`;
-      const recorded = await admin.hget(bucket, 'lease:eu-west-1');
+      const bucket = names.bucket(keyId);
+      const recorded = leaseRecords(await admin.hgetall(bucket)).find(
+        (lease) => lease.holder === 'eu-west-1',
+      );
       const regionClient = createRedis(region.url, {
         commandTimeoutMs: 2000,
         connectTimeoutMs: 2000,
       });
       await connectRedis(regionClient);
-      const held = await regionClient.hmget(`keyward:lease:${bucket}`, 'leaseId', 'tokens');
+      const held = await regionClient.hmget(names.localLease(bucket), 'leaseId', 'tokens');
       await closeRedis(regionClient);
       const unspent =
-        recorded !== null && held[0] !== null && recorded.split(' ')[0] === held[0]
+        recorded !== undefined && held[0] !== null && recorded.leaseId === held[0]
           ? Number(held[1])
           : 0;
       const givenOut = LIMIT - remaining! - unspent;

@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import {
   ConsistentLeases,
+  leaseRecords,
   type LeaseLocalRedis,
   type LeasePrimaryRedis,
 } from '../../src/limiter/leases';
@@ -153,10 +154,10 @@ export function leaseRig(
       return Number(lease[0]);
     },
     async primaryLease(region, bucketKey) {
-      const lease = await primary.hget(bucketKey, `lease:${region}`);
-      if (lease === null) return 0;
-      const [, granted, expiresAt] = lease.split(' ').map(Number) as [number, number, number];
-      return expiresAt > rig.now ? granted : 0;
+      const held = leaseRecords(await primary.hgetall(bucketKey)).find(
+        (lease) => lease.holder === region,
+      );
+      return held && held.expiresAt > rig.now ? held.granted : 0;
     },
     async loseRegion(region) {
       await regions[region]!.flushdb();
