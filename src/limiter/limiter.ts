@@ -124,7 +124,14 @@ export class Limiter {
 
   /** A bucket alone (standalone rate limits, the management limit). */
   take(bucketId: string, config: RatelimitConfig, cost: number): Promise<BucketDecision> {
-    const key = names.bucket(bucketId);
+    return this.alone(names.bucket(bucketId), config, cost);
+  }
+
+  /**
+   * One bucket with nothing else to decide: through the region's lease when it is consistent and
+   * leases are on, else one script call on the Redis of its mode.
+   */
+  private alone(key: string, config: RatelimitConfig, cost: number): Promise<BucketDecision> {
     // A read (cost 0) asks the primary: the bucket itself, not what one region holds of it.
     if (this.leases && config.type === 'consistent' && cost > 0) {
       return this.leases.take(key, config, cost);
@@ -145,13 +152,7 @@ export class Limiter {
     /** The credits of the key's identity's pool, when it has one. */
     pool?: CreditCharge,
   ): Promise<BucketDecision> {
-    if (!credits && !pool) {
-      const key = names.bucket(keyId);
-      if (this.leases && ratelimit?.type === 'consistent' && cost > 0) {
-        return this.leases.take(key, ratelimit, cost);
-      }
-      return decide(this.redisFor(ratelimit!), { bucket: key, credits: key }, ratelimit, cost);
-    }
+    if (!credits && !pool) return this.alone(names.bucket(keyId), ratelimit!, cost);
     const charges: LimitCharge[] = ratelimit
       ? [{ bucketKey: names.bucket(keyId), tag: keyId, config: ratelimit, cost }]
       : [];
