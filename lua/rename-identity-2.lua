@@ -27,15 +27,14 @@
   Returns 1 when done, -1 when there is no live record of the workspace, 0 when the record is
   no longer named ARGV[5] or (commit) being renamed to ARGV[6]; nothing is written then.
 ]]
+--- @include "includes/liveRecord"
 --- @include "includes/outbox"
 
 local mode = ARGV[1]
 if mode ~= 'mark' and mode ~= 'commit' and mode ~= 'unmark' then
   return redis.error_reply('rename-identity: unknown mode ' .. tostring(mode))
 end
-if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'pending') == 1
-  or redis.call('HEXISTS', KEYS[1], 'deletedAt') == 1
-  or redis.call('HGET', KEYS[1], 'workspaceId') ~= ARGV[2] then
+if not isLiveRecordOf(KEYS[1], ARGV[2]) then
   return -1
 end
 if mode == 'unmark' then

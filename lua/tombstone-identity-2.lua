@@ -17,13 +17,12 @@
   Returns 1 when deleted, -1 when there is no live identity of the workspace (pending, a
   tombstone, another workspace's, or none).
 ]]
+--- @include "includes/liveRecord"
 --- @include "includes/outbox"
 --- @include "includes/tombstone"
 
 local entry = outboxEntry(ARGV[4])
-if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'pending') == 1
-  or redis.call('HEXISTS', KEYS[1], 'deletedAt') == 1
-  or redis.call('HGET', KEYS[1], 'workspaceId') ~= ARGV[1] then
+if not isLiveRecordOf(KEYS[1], ARGV[1]) then
   return -1
 end
 replaceWithTombstone(KEYS[1], { 'id', 'workspaceId', 'externalId' }, ARGV[5], ARGV[6])

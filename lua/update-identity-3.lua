@@ -23,12 +23,11 @@
 
   Returns 1 when updated, -1 when there is no live record of the workspace (nothing written).
 ]]
+--- @include "includes/liveRecord"
 --- @include "includes/outbox"
 
 local entry = outboxEntry(ARGV[4])
-if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'pending') == 1
-  or redis.call('HEXISTS', KEYS[1], 'deletedAt') == 1
-  or redis.call('HGET', KEYS[1], 'workspaceId') ~= ARGV[1] then
+if not isLiveRecordOf(KEYS[1], ARGV[1]) then
   return -1
 end
 local n = tonumber(ARGV[8])
