@@ -51,7 +51,7 @@ import { migrate } from '../src/analytics/clickhouse/schema';
 import { ClickHouseSink, type VerificationRow } from '../src/analytics/clickhouse/sink';
 import { ClickHouseUsageCounts } from '../src/analytics/clickhouse/usageCounts';
 import { clickhouseVersion, startClickHouse, type BenchClickHouse } from './clickhouseServer';
-import { Measurement, warmUp, type LoadTarget } from './load';
+import { Measurement, rpcTarget, warmUp, type LoadTarget } from './load';
 import {
   cpuSeconds,
   CpuMeter,
@@ -1156,11 +1156,7 @@ async function main(): Promise<void> {
       return new NodeRun(
         id,
         server,
-        {
-          url: `${server.url}/v1/keys.verifyKey`,
-          headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ key }),
-        },
+        rpcTarget(server.url, '/v1/keys.verifyKey', rootKey, { key }),
         redises,
       );
     };

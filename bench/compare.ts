@@ -31,7 +31,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Measurement, warmUp, type LoadTarget } from './load';
+import { Measurement, rpcTarget, warmUp, type LoadTarget } from './load';
 import {
   CpuMeter,
   freePorts,
@@ -285,11 +285,9 @@ async function runRound(setup: Setup, round: number): Promise<Round> {
     // Fresh processes, started in this round's order.
     for (const id of order) {
       const server = await startNode(setup, id, `${id}-r${round + 1}`);
-      const target: LoadTarget = {
-        url: `${server.url}/v1/keys.verifyKey`,
-        headers: { authorization: `Bearer ${setup.rootKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ key: id === 'base' ? setup.keys.base : setup.keys.new }),
-      };
+      const target = rpcTarget(server.url, '/v1/keys.verifyKey', setup.rootKey, {
+        key: id === 'base' ? setup.keys.base : setup.keys.new,
+      });
       runs.set(id, new NodeRun(id, server, target, [setup.primary, setup.local]));
     }
     const run = (id: NodeId) => runs.get(id) as NodeRun;

@@ -14,7 +14,7 @@ import type { BucketShape } from '../src/limiter/tokenBucket';
 import { startDelayProxy } from '../test/support/delayProxy';
 import { underAdmission, type LoadResult } from '../test/support/leaseLoad';
 import { leaseRig } from '../test/support/leaseRig';
-import { sequential, type SequentialResult } from './load';
+import { rpcTarget, sequential, type SequentialResult } from './load';
 import { commandCounts } from './redisClient';
 import { stop } from './procs';
 import {
@@ -162,11 +162,8 @@ export async function measureLeases(options: {
       apiId,
       ratelimit: { type: 'consistent', ...HUGE },
     });
-    const target = (server: Server) => ({
-      url: `${server.url}/v1/keys.verifyKey`,
-      headers: { authorization: `Bearer ${root.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ key }),
-    });
+    const target = (server: Server) =>
+      rpcTarget(server.url, '/v1/keys.verifyKey', root.key, { key });
     const valid = (body: string) => (JSON.parse(body) as { valid: boolean }).valid;
     log(`leases: far region ${2 * ONE_WAY_MS} ms from the primary, one request at a time`);
     // Each on its own: alternating blocks would give the fast node a few hundred requests in the

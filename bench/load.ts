@@ -12,6 +12,20 @@ export interface LoadTarget {
   body: string;
 }
 
+/** A POST of `body` to `path` of a node (`/v1/keys.verifyKey`, `/v2/…`) under a root key. */
+export function rpcTarget(
+  baseUrl: string,
+  path: string,
+  rootKey: string,
+  body: object,
+): LoadTarget {
+  return {
+    url: `${baseUrl}${path}`,
+    headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  };
+}
+
 export interface LoadResult {
   requestsPerSecond: number;
   responses: number;

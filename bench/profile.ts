@@ -22,7 +22,7 @@ import {
   type CpuProfile,
   type Frame,
 } from './flame';
-import { Measurement, warmUp, type LoadTarget } from './load';
+import { Measurement, rpcTarget, warmUp } from './load';
 import { cpuSeconds, freePorts, installCleanup, setPidFile, stop, stopAll } from './procs';
 import { createRootKey, envNumber, HUGE, provenance, rpc, startKeyward, startRedis } from './setup';
 
@@ -73,11 +73,7 @@ async function main(): Promise<void> {
       apiId,
       ratelimit: { type: 'fast', ...HUGE },
     });
-    const target: LoadTarget = {
-      url: `${node.url}/v1/keys.verifyKey`,
-      headers: { authorization: `Bearer ${root.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ key: fast.key }),
-    };
+    const target = rpcTarget(node.url, '/v1/keys.verifyKey', root.key, { key: fast.key });
     log(`warming up, then ${SECONDS} s at ${CONNECTIONS} connections`);
     await warmUp(target, CONNECTIONS, 2);
     const cpuBefore = cpuSeconds(node.child.pid);

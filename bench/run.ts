@@ -35,6 +35,7 @@ import { measureLeases } from './leases';
 import {
   Measurement,
   percentile,
+  rpcTarget,
   sequential,
   warmUp,
   type LoadTarget,
@@ -382,11 +383,7 @@ function targetOf(
   spec: Pick<CaseSpec, 'server' | 'key' | 'rootKey' | 'extraBody'>,
   path: string,
 ): LoadTarget {
-  return {
-    url: `${spec.server.url}${path}`,
-    headers: { authorization: `Bearer ${spec.rootKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ key: spec.key, ...spec.extraBody }),
-  };
+  return rpcTarget(spec.server.url, path, spec.rootKey, { key: spec.key, ...spec.extraBody });
 }
 
 async function probe(target: LoadTarget): Promise<{ status: number; body: VerifyBody }> {

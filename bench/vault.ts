@@ -32,7 +32,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Measurement, warmUp, type LoadTarget } from './load';
+import { Measurement, rpcTarget, warmUp, type LoadTarget } from './load';
 import {
   CpuMeter,
   freePorts,
@@ -231,11 +231,7 @@ class CaseRun {
       node.child,
       redises.map((r) => r.child),
     );
-    this.target = {
-      url: `${node.url}/v2/${spec.route}`,
-      headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify(spec.body),
-    };
+    this.target = rpcTarget(node.url, `/v2/${spec.route}`, rootKey, spec.body);
     this.measurement = new Measurement(this.target, spec.connections);
   }
 
