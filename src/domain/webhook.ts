@@ -44,6 +44,11 @@ export interface WebhookEvent {
 /** How long before `expires` key.expiring fires. */
 export const EXPIRING_WITHIN_MS = 24 * 3_600_000;
 
+/** Whether a key that expires at `expires` is within its last EXPIRING_WITHIN_MS at `now`. */
+export function expiringSoon(expires: number, now: number): boolean {
+  return expires > now && expires - now <= EXPIRING_WITHIN_MS;
+}
+
 /** The most webhooks one workspace may have: each verification event fans out to each. */
 export const MAX_WEBHOOKS_PER_WORKSPACE = 100;
 

@@ -1,4 +1,9 @@
-import { EXPIRING_WITHIN_MS, type WebhookEventType, type WebhookRecord } from '../domain/webhook';
+import {
+  EXPIRING_WITHIN_MS,
+  expiringSoon,
+  type WebhookEventType,
+  type WebhookRecord,
+} from '../domain/webhook';
 import { newId } from '../keys/ids';
 import { PeriodicFlush } from '../observability/periodicFlush';
 import { names } from '../store/names';
@@ -87,10 +92,7 @@ export class WebhookEvents {
     const credits = verdict.remaining;
     const pool = verdict.identity?.remaining;
     const limited = verdict.code === 'RATE_LIMITED';
-    const expiring =
-      verdict.expires !== undefined &&
-      verdict.expires > now &&
-      verdict.expires - now <= EXPIRING_WITHIN_MS;
+    const expiring = verdict.expires !== undefined && expiringSoon(verdict.expires, now);
     if (credits === undefined && pool === undefined && !limited && !expiring) return;
     const known = this.hooks.get(workspaceId);
     if (known && known.hooks.length === 0) {

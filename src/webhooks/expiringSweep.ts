@@ -1,4 +1,4 @@
-import { EXPIRING_WITHIN_MS, type WebhookRecord } from '../domain/webhook';
+import { expiringSoon, type WebhookRecord } from '../domain/webhook';
 import { PeriodicFlush } from '../observability/periodicFlush';
 import type { ApiStore } from '../store/apiStore';
 import { KEY_LISTING_SHARDS } from '../store/keyListing';
@@ -132,7 +132,7 @@ export class ExpiringSweep {
       const now = this.now();
       for (const key of page.keys) {
         outcome.keysRead += 1;
-        if (key.expires <= now || key.expires - now > EXPIRING_WITHIN_MS) continue;
+        if (!expiringSoon(key.expires, now)) continue;
         const externalId =
           key.identityId === undefined
             ? undefined
