@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
-import { newId } from '../keys/ids';
+import { newRequestId } from '../keys/ids';
 import type { Metrics } from '../observability/metrics';
 import type { RequestState } from './context';
 import { dialectOf } from '../dialects/dialects';
@@ -76,7 +76,7 @@ export class Lifecycle {
   }
 
   begin(req: IncomingMessage, method: string, path: string, operation?: string): Exchange {
-    const requestId = newId('req');
+    const requestId = newRequestId();
     const exchange: Exchange = {
       method,
       path,

@@ -144,7 +144,7 @@ export class Limiter {
    * any), spent together or not at all. The common case, and the hot path: a bucket alone is one
    * call with the fewest arguments.
    */
-  async check(
+  check(
     keyId: string,
     ratelimit: RatelimitConfig | undefined,
     cost: number,
@@ -152,7 +152,19 @@ export class Limiter {
     /** The credits of the key's identity's pool, when it has one. */
     pool?: CreditCharge,
   ): Promise<BucketDecision> {
+    // Not an async function: returning alone()'s promise from one would cost the hot path three
+    // more turns of the microtask queue.
     if (!credits && !pool) return this.alone(names.bucket(keyId), ratelimit!, cost);
+    return this.checkWithCredits(keyId, ratelimit, cost, credits, pool);
+  }
+
+  private async checkWithCredits(
+    keyId: string,
+    ratelimit: RatelimitConfig | undefined,
+    cost: number,
+    credits: CreditSpend | undefined,
+    pool: CreditCharge | undefined,
+  ): Promise<BucketDecision> {
     const charges: LimitCharge[] = ratelimit
       ? [{ bucketKey: names.bucket(keyId), tag: keyId, config: ratelimit, cost }]
       : [];
@@ -345,18 +357,24 @@ function pick(charges: readonly LimitCharge[], indexes: readonly number[]): Limi
   return indexes.map((index) => charges[index]!);
 }
 
-/** Times a script call and tells `observe`, answered or not. */
+/**
+ * Times a script call and tells `observe`, answered or not. A `then` rather than an async
+ * function with try/finally: one promise and one turn of the microtask queue less per call.
+ */
 function timer(role: 'local' | 'primary', observe: LimiterObserver) {
-  return async <T>(run: () => Promise<T>): Promise<T> => {
+  return <T>(run: () => Promise<T>): Promise<T> => {
     const started = process.hrtime.bigint();
-    let answered = false;
-    try {
-      const reply = await run();
-      answered = true;
-      return reply;
-    } finally {
-      observe(role, Number(process.hrtime.bigint() - started) / 1e9, answered);
-    }
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    return run().then(
+      (reply) => {
+        observe(role, seconds(), true);
+        return reply;
+      },
+      (error: unknown) => {
+        observe(role, seconds(), false);
+        throw error;
+      },
+    );
   };
 }
 

@@ -13,8 +13,16 @@ interface Series {
   labels: Labels;
 }
 
+/** Series by their label values, one level per label (the last level holds the series). */
+type SeriesTree<S> = Map<string, SeriesTree<S> | S>;
+
 abstract class HotMetric<S extends Series> {
-  private readonly series = new Map<string, S>();
+  private readonly series: S[] = [];
+  /**
+   * A map per label rather than one keyed by the values joined: the join was most of an update's
+   * cost, and updates run several times per verification.
+   */
+  private readonly tree: SeriesTree<S> = new Map();
 
   constructor(
     readonly name: string,
@@ -30,13 +38,25 @@ abstract class HotMetric<S extends Series> {
 
   /** The series of these label values (in `labelNames` order), made on first use. */
   protected seriesOf(values: readonly string[]): S {
-    const key = values.join('\u0000');
-    let series = this.series.get(key);
+    let level = this.tree;
+    const last = this.labelNames.length - 1;
+    for (let index = 0; index < last; index++) {
+      const value = values[index] ?? '';
+      let next = level.get(value) as SeriesTree<S> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(value, next);
+      }
+      level = next;
+    }
+    const value = values[last] ?? '';
+    let series = level.get(value) as S | undefined;
     if (series === undefined) {
       const labels: Labels = {};
       this.labelNames.forEach((name, index) => (labels[name] = values[index] ?? ''));
       series = this.newSeries(labels);
-      this.series.set(key, series);
+      level.set(value, series);
+      this.series.push(series);
     }
     return series;
   }
@@ -46,7 +66,8 @@ abstract class HotMetric<S extends Series> {
   }
 
   reset(): void {
-    this.series.clear();
+    this.series.length = 0;
+    this.tree.clear();
   }
 }
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { looksLikeId, newId, type IdPrefix } from '../../src/keys/ids';
+import { looksLikeId, newId, newRequestId, type IdPrefix } from '../../src/keys/ids';
 
 const PREFIXES: IdPrefix[] = ['ws', 'api', 'key', 'req', 'rk'];
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
@@ -90,5 +90,32 @@ describe('looksLikeId', () => {
   test('accepts bodies of 1 to 32 base58 characters', () => {
     expect(looksLikeId('key', 'key_1')).toBe(true);
     expect(looksLikeId('key', `key_${'z'.repeat(32)}`)).toBe(true);
+  });
+});
+
+describe('newRequestId', () => {
+  test('is a req_ id of the same shape as newId', () => {
+    for (const now of [0, 1, 57, 58, Date.now(), 58 ** 8 - 1]) {
+      const id = newRequestId(now);
+      expect(id).toHaveLength('req_'.length + 22);
+      expect(looksLikeId('req', id)).toBe(true);
+      expect(id.slice(4)).toMatch(BASE58);
+    }
+  });
+
+  test('ids of one millisecond differ; later milliseconds sort later', () => {
+    const now = Date.now();
+    const ids = new Set(Array.from({ length: 1000 }, () => newRequestId(now)));
+    expect(ids.size).toBe(1000);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 41 }),
+        fc.integer({ min: 1, max: 1e6 }),
+        (a, gap) => {
+          expect(newRequestId(a) < newRequestId(a + gap)).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
