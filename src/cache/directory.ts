@@ -263,10 +263,16 @@ export class Directory implements InvalidationTarget {
   }
 
   /** The identity, or undefined when it does not exist (remembered for the negative TTL). */
-  identity(ws: string, identityId: string): Promise<IdentityRecord | undefined> {
-    return this.identities.get(`${ws} ${identityId}`, () =>
-      this.stores.identities.byId(ws, identityId),
-    );
+  identity(
+    ws: string,
+    identityId: string,
+  ): Promise<IdentityRecord | undefined> | IdentityRecord | undefined {
+    // A warm identity is answered without a promise, as keyByHash answers a warm key: a key with
+    // an identity looks it up on every verification.
+    const cacheKey = `${ws} ${identityId}`;
+    const cached = this.identities.peek(cacheKey);
+    if (cached !== NOT_CACHED) return cached;
+    return this.identities.get(cacheKey, () => this.stores.identities.byId(ws, identityId));
   }
 
   apply(message: Invalidation): void {

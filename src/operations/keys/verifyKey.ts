@@ -123,9 +123,10 @@ export async function decideVerification(
   const holdings = holdsAny(key)
     ? memoizedHoldings(key, await deps.directory.catalogue(caller.rootKey.workspaceId))
     : undefined;
-  const identity = key.identityId
-    ? await deps.directory.identity(caller.rootKey.workspaceId, key.identityId)
+  const foundIdentity = key.identityId
+    ? deps.directory.identity(caller.rootKey.workspaceId, key.identityId)
     : undefined;
+  const identity = foundIdentity instanceof Promise ? await foundIdentity : foundIdentity;
   const answer = (code: VerificationCode) => verdict(key, code, requestId, holdings, identity);
   if (!key.enabled) return answer('DISABLED');
   if (input.apiId !== undefined && input.apiId !== key.apiId) return answer('FORBIDDEN');
