@@ -88,6 +88,11 @@ export class WebhookStore {
         .xadd(names.audit(ws), 'MAXLEN', String(this.auditMaxEntries), '*', ...auditFields(audit))
         .exec(),
     );
+    if (record.events.includes('key.expiring')) {
+      // Again after it: a sweep that took the workspace out (forgetExpiringWorkspace) between the
+      // first add and the webhook's write, and read the webhooks before that write, cannot lose it.
+      await this.redis.sadd(names.webhookExpiringWorkspaces, ws);
+    }
   }
 
   async count(ws: string): Promise<number> {
@@ -159,6 +164,22 @@ export class WebhookStore {
   /** Every workspace that may have a webhook wanting key.expiring (a superset). */
   async expiringWorkspaces(): Promise<string[]> {
     return (await this.redis.smembers(names.webhookExpiringWorkspaces)).sort();
+  }
+
+  /**
+   * Takes the workspace out of the set once it has no webhook wanting key.expiring; true when it
+   * was taken out. The set is in another slot than the webhooks, so a webhook created meanwhile
+   * could be missed: the webhooks are read again after the removal, and the workspace goes back
+   * if one appeared. A webhook written after that second read is safe too: `create` adds its
+   * workspace again once the webhook is written.
+   */
+  async forgetExpiringWorkspace(ws: string): Promise<boolean> {
+    if ((await this.redis.srem(names.webhookExpiringWorkspaces, ws)) === 0) return false;
+    if ((await this.list(ws)).some((hook) => hook.events.includes('key.expiring'))) {
+      await this.redis.sadd(names.webhookExpiringWorkspaces, ws);
+      return false;
+    }
+    return true;
   }
 
   /**

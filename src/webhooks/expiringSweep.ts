@@ -24,6 +24,8 @@ export interface SweepOutcome {
   workspaces: number;
   keysRead: number;
   expiring: number;
+  /** Workspaces taken out of the set: their last webhook wanting key.expiring was deleted. */
+  forgotten: number;
 }
 
 /**
@@ -66,7 +68,13 @@ export class ExpiringSweep {
 
   /** One period's sweep, if this node takes the period's lock. */
   async sweep(): Promise<SweepOutcome> {
-    const outcome: SweepOutcome = { swept: false, workspaces: 0, keysRead: 0, expiring: 0 };
+    const outcome: SweepOutcome = {
+      swept: false,
+      workspaces: 0,
+      keysRead: 0,
+      expiring: 0,
+      forgotten: 0,
+    };
     // Held for nine tenths of the period and not released: another node waking in the period
     // finds it taken, while the holder's own next tick, which timers may bring a little early,
     // finds it free, so that sweeps stay at most a period apart. A sweep longer than that may
@@ -82,7 +90,11 @@ export class ExpiringSweep {
       const hooks = (await this.webhooks.list(ws)).filter((hook) =>
         hook.events.includes('key.expiring'),
       );
-      if (hooks.length === 0) continue;
+      if (hooks.length === 0) {
+        // Its last such webhook is gone: later sweeps need not read it again.
+        if (await this.webhooks.forgetExpiringWorkspace(ws)) outcome.forgotten += 1;
+        continue;
+      }
       outcome.workspaces += 1;
       await this.sweepWorkspace(ws, hooks, outcome);
     }

@@ -180,16 +180,37 @@ test('only workspaces with a webhook wanting key.expiring are walked', async () 
   expect(
     (await gone.api.post('webhooks.deleteWebhook', { webhookId: gone.webhookId })).status,
   ).toBe(200);
-  // The deleted webhook's workspace stays listed (the set is a superset) and is read, not walked.
+  // The deleted webhook's workspace stays listed until a sweep reads it, not walked, and takes
+  // it out of the set; the workspace that never wanted key.expiring was never in it.
   expect(await admin.sismember(names.webhookExpiringWorkspaces, gone.workspaceId)).toBe(1);
   expect(await admin.sismember(names.webhookExpiringWorkspaces, other.workspaceId)).toBe(0);
   const { sweep, queued } = sweeper({ offset: 0 });
   await nextPeriod();
-  await sweep.sweep();
+  expect((await sweep.sweep()).forgotten).toBeGreaterThanOrEqual(1);
   expect(queued).toEqual([]);
+  expect(await admin.sismember(names.webhookExpiringWorkspaces, gone.workspaceId)).toBe(0);
+  // A new webhook wanting key.expiring puts the workspace back.
+  expect(
+    (
+      await gone.api.post('webhooks.createWebhook', {
+        url: `${receiver.url}/gone`,
+        events: ['key.expiring'],
+      })
+    ).status,
+  ).toBe(200);
+  expect(await admin.sismember(names.webhookExpiringWorkspaces, gone.workspaceId)).toBe(1);
   await sleep(SETTLE_MS);
   expect(receiver.on('/other')).toEqual([]);
   expect(receiver.on('/gone')).toEqual([]);
+});
+
+test('a workspace that has a webhook wanting key.expiring is never taken out of the set', async () => {
+  const ws = await workspace('/kept', ['key.expiring']);
+  const webhooks = new WebhookStore(admin, 1000);
+  // As a sweep that read the webhooks just before this one was written: the removal reads them
+  // again and puts the workspace back.
+  expect(await webhooks.forgetExpiringWorkspace(ws.workspaceId)).toBe(false);
+  expect(await admin.sismember(names.webhookExpiringWorkspaces, ws.workspaceId)).toBe(1);
 });
 
 test('one node a period sweeps: the others find the lock taken', async () => {
