@@ -86,12 +86,26 @@ export class ClickHouseClient {
     await this.send({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, body }, options);
   }
 
+  /**
+   * Inserts rows already in TabSeparated (`body`, the `columns` in order) into `table` in one
+   * request: the sink's batches (batchBody.ts), without a string or JSON per row.
+   */
+  async insertTabSeparated(
+    table: string,
+    columns: readonly string[],
+    body: Buffer,
+    options: QueryOptions = {},
+  ): Promise<void> {
+    const query = `INSERT INTO ${table} (${columns.join(', ')}) FORMAT TabSeparated`;
+    await this.send({ query, body }, options);
+  }
+
   close(): void {
     this.agent.destroy();
   }
 
   private send(
-    statement: { query: string | undefined; body: string },
+    statement: { query: string | undefined; body: string | Buffer },
     options: QueryOptions,
   ): Promise<string> {
     const params = new URLSearchParams();
@@ -105,7 +119,7 @@ export class ClickHouseClient {
     if (statement.query !== undefined) params.set('query', statement.query);
     const url = new URL(`/?${params.toString()}`, this.target.origin);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    const body = Buffer.from(statement.body);
+    const body = typeof statement.body === 'string' ? Buffer.from(statement.body) : statement.body;
     return new Promise((resolve, reject) => {
       let settled = false;
       const fail = (error: Error) => {

@@ -7,6 +7,7 @@ import {
   type ClickHouseClient,
 } from './client';
 import { PeriodicFlush } from '../../observability/periodicFlush';
+import { batchBody } from './batchBody';
 import { dropExpiredPartitions } from './retention';
 import { BATCHES_TABLE, migrate } from './schema';
 
@@ -42,6 +43,10 @@ export interface RatelimitRow {
   batch_id: string;
 }
 
+/** A row as the sink holds it: its region and batch id are the batch's, written when it is sent. */
+export type HeldVerification = Omit<VerificationRow, 'batch_id' | 'region'>;
+export type HeldRatelimit = Omit<RatelimitRow, 'batch_id' | 'region'>;
+
 export type SinkTable = 'key_verifications_v1' | 'ratelimits_v1';
 
 /** Why rows were dropped: no room, ClickHouse refused them, or the node stopped first. */
@@ -73,7 +78,7 @@ interface Batch {
   /** Also the insert's query_id, and what the ledger (keyward_batches_v1) records. */
   id: string;
   table: SinkTable;
-  rows: (VerificationRow | RatelimitRow)[];
+  rows: (HeldVerification | HeldRatelimit)[];
   /** unsure: an insert went unanswered (or was refused); settled before it is sent again. */
   unsure: boolean;
   /** Answers that were errors: after MAX_REJECTIONS the rows are dropped. */
@@ -99,8 +104,8 @@ const RETENTION_EVERY_MS = 3_600_000;
  * sent again under the same id (docs/decisions.md, "Analytics in ClickHouse").
  */
 export class ClickHouseSink {
-  private verifications: VerificationRow[] = [];
-  private ratelimits: RatelimitRow[] = [];
+  private verifications: HeldVerification[] = [];
+  private ratelimits: HeldRatelimit[] = [];
   private batches: Batch[] = [];
   private batchedRows = 0;
   /** Rows taken from the lists and not yet in a batch (formBatches' lookups). */
@@ -130,25 +135,22 @@ export class ClickHouseSink {
     return this.verifications.length + this.ratelimits.length + this.forming + this.batchedRows;
   }
 
-  verification(row: Omit<VerificationRow, 'batch_id' | 'region'>): void {
+  /** On the request path: the row is kept as it is (its external id filled in later). */
+  verification(row: HeldVerification): void {
     if (this.held >= this.options.maxBufferedRows) {
       this.drop('key_verifications_v1', 'buffer_full', 1);
       return;
     }
-    (row as VerificationRow).region = this.options.region;
-    (row as VerificationRow).batch_id = '';
-    this.verifications.push(row as VerificationRow);
+    this.verifications.push(row);
     if (this.verifications.length >= this.options.batchRows) this.flushSoon();
   }
 
-  limit(row: Omit<RatelimitRow, 'batch_id' | 'region'>): void {
+  limit(row: HeldRatelimit): void {
     if (this.held >= this.options.maxBufferedRows) {
       this.drop('ratelimits_v1', 'buffer_full', 1);
       return;
     }
-    (row as RatelimitRow).region = this.options.region;
-    (row as RatelimitRow).batch_id = '';
-    this.ratelimits.push(row as RatelimitRow);
+    this.ratelimits.push(row);
     if (this.ratelimits.length >= this.options.batchRows) this.flushSoon();
   }
 
@@ -249,11 +251,11 @@ export class ClickHouseSink {
 
   /** What waits becomes batches of at most `batchRows`, each with its id and external ids. */
   private async formBatches(): Promise<void> {
-    const take = <T extends VerificationRow | RatelimitRow>(table: SinkTable, rows: T[]) => {
+    const take = (table: SinkTable, rows: (HeldVerification | HeldRatelimit)[]) => {
       for (let i = 0; i < rows.length; i += this.options.batchRows) {
         const id = `${this.prefix}-${++this.seq}`;
-        const chunk = rows.slice(i, i + this.options.batchRows);
-        for (const row of chunk) row.batch_id = id;
+        const chunk =
+          rows.length <= this.options.batchRows ? rows : rows.slice(i, i + this.options.batchRows);
         this.batches.push({ id, table, rows: chunk, unsure: false, rejections: 0 });
         this.batchedRows += chunk.length;
       }
@@ -273,7 +275,7 @@ export class ClickHouseSink {
     }
   }
 
-  private async resolveExternalIds(rows: VerificationRow[]): Promise<void> {
+  private async resolveExternalIds(rows: HeldVerification[]): Promise<void> {
     const lookup = this.options.externalId;
     if (!lookup) return;
     const known = new Map<string, Promise<string>>();
@@ -294,7 +296,8 @@ export class ClickHouseSink {
 
   private async send(batch: Batch): Promise<void> {
     try {
-      await this.client.insert(batch.table, batch.rows, { queryId: batch.id });
+      const { columns, body } = batchBody(batch.table, batch.rows, this.options.region, batch.id);
+      await this.client.insertTabSeparated(batch.table, columns, body, { queryId: batch.id });
       this.observer.insert?.('ok');
       this.done(batch);
       this.observer.written?.(batch.table, batch.rows.length);
