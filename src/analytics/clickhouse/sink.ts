@@ -275,22 +275,31 @@ export class ClickHouseSink {
     }
   }
 
+  /**
+   * Each identity looked up once per batch, the lookups side by side; the rows filled in after
+   * them, without an await per row.
+   */
   private async resolveExternalIds(rows: HeldVerification[]): Promise<void> {
     const lookup = this.options.externalId;
     if (!lookup) return;
-    const known = new Map<string, Promise<string>>();
-    for (const row of rows) {
-      if (row.identity_id === '' || row.external_id !== '') continue;
+    const needed = rows.filter((row) => row.identity_id !== '' && row.external_id === '');
+    // `workspace identity` → its external id: '' when it has none or the lookup failed.
+    const found = new Map<string, string>();
+    const lookups: Promise<void>[] = [];
+    for (const row of needed) {
       const id = `${row.workspace_id} ${row.identity_id}`;
-      let found = known.get(id);
-      if (!found) {
-        found = lookup(row.workspace_id, row.identity_id).then(
-          (externalId) => externalId ?? '',
-          () => '',
-        );
-        known.set(id, found);
-      }
-      row.external_id = await found;
+      if (found.has(id)) continue;
+      found.set(id, '');
+      lookups.push(
+        lookup(row.workspace_id, row.identity_id).then(
+          (externalId) => void found.set(id, externalId ?? ''),
+          () => undefined,
+        ),
+      );
+    }
+    await Promise.all(lookups);
+    for (const row of needed) {
+      row.external_id = found.get(`${row.workspace_id} ${row.identity_id}`) ?? '';
     }
   }
 
