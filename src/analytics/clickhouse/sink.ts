@@ -277,29 +277,29 @@ export class ClickHouseSink {
 
   /**
    * Each identity looked up once per batch, the lookups side by side; the rows filled in after
-   * them, without an await per row.
+   * them, without an await (or a joined workspace-identity string) per row.
    */
   private async resolveExternalIds(rows: HeldVerification[]): Promise<void> {
     const lookup = this.options.externalId;
     if (!lookup) return;
     const needed = rows.filter((row) => row.identity_id !== '' && row.external_id === '');
-    // `workspace identity` → its external id: '' when it has none or the lookup failed.
-    const found = new Map<string, string>();
+    // Per workspace, identity → its external id: '' when it has none or the lookup failed.
+    const found = new Map<string, Map<string, string>>();
     const lookups: Promise<void>[] = [];
     for (const row of needed) {
-      const id = `${row.workspace_id} ${row.identity_id}`;
-      if (found.has(id)) continue;
-      found.set(id, '');
+      const identities = mapOf(found, row.workspace_id);
+      if (identities.has(row.identity_id)) continue;
+      identities.set(row.identity_id, '');
       lookups.push(
         lookup(row.workspace_id, row.identity_id).then(
-          (externalId) => void found.set(id, externalId ?? ''),
+          (externalId) => void identities.set(row.identity_id, externalId ?? ''),
           () => undefined,
         ),
       );
     }
     await Promise.all(lookups);
     for (const row of needed) {
-      row.external_id = found.get(`${row.workspace_id} ${row.identity_id}`) ?? '';
+      row.external_id = found.get(row.workspace_id)?.get(row.identity_id) ?? '';
     }
   }
 
@@ -391,4 +391,11 @@ export class ClickHouseSink {
     this.lastWarned.set(kind, now);
     this.observer.warn?.(fields, message);
   }
+}
+
+/** The map `outer` holds under `key`, made (empty) when it holds none. */
+function mapOf<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let inner = outer.get(key);
+  if (!inner) outer.set(key, (inner = new Map()));
+  return inner;
 }
