@@ -15,7 +15,7 @@
  *   HTTP to a stand-in for ClickHouse, a child process that reads the request and answers 200:
  *   what is measured is this process's work only.
  * Each build is measured BENCH_SINK_REPEATS times (5), the builds interleaved; µs per row, the
- * median and the lowest of the repeats.
+ * median and the lowest of the repeats, and with a baseline their ratio repeat by repeat.
  *
  * BENCH_SINK_BASELINE=<a dist/ folder> measures another build beside this tree's dist/ in the
  * same run (an older commit's `npm run build`, copied aside): the before and after of a change.
@@ -280,6 +280,21 @@ function summary(runs: Measured[]) {
   };
 }
 
+/**
+ * This tree against the baseline, repeat by repeat (the two measured back to back): the ratio of
+ * their CPU per row, which the machine's noise moves less than either figure.
+ */
+function paired(baseline: Measured[], tree: Measured[]) {
+  const total = (m: Measured) => m.pushUs + m.flushUs;
+  const ratios = tree.map((m, i) => total(m) / total(baseline[i]!));
+  return {
+    ratio: 'this tree / baseline, CPU per row (push + flush), per repeat',
+    median: round(median(ratios)),
+    min: round(Math.min(...ratios)),
+    max: round(Math.max(...ratios)),
+  };
+}
+
 async function main(): Promise<void> {
   const builds = [loadBuild('this tree', 'dist')];
   const baseline = process.env.BENCH_SINK_BASELINE;
@@ -296,6 +311,8 @@ async function main(): Promise<void> {
         runs.get(build.name)!.push(await measure(build, standIn.url, input));
     }
     for (const measured of runs.values()) console.log(JSON.stringify(summary(measured)));
+    if (builds.length === 2)
+      console.log(JSON.stringify(paired(...([...runs.values()] as [Measured[], Measured[]]))));
   } finally {
     standIn.child.kill();
   }
