@@ -27,6 +27,8 @@ test('non-ASCII text is UTF-8, escaped after its first non-ASCII character too',
   expect(written((w) => w.string('é'))).toBe('é');
   expect(written((w) => w.string('a\tb→c\td\\😀\n'))).toBe('a\\tb→c\\td\\\\😀\\n');
   expect(written((w) => w.string('日本語'))).toBe('日本語');
+  // Not well-formed UTF-16: a lone surrogate has no UTF-8, and is written as U+FFFD.
+  expect(written((w) => w.string('a\ud800b'))).toBe('a\ufffdb');
 });
 
 test('an array of strings is quoted element by element', () => {

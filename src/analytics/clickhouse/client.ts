@@ -45,8 +45,9 @@ const ERROR_TEXT = 500;
 
 /**
  * A minimal client of ClickHouse's HTTP interface (node:http, keep-alive): statements in the
- * body, credentials in a Basic header, rows in JSONEachRow. Nothing here retries; the caller
- * decides what an unanswered INSERT means.
+ * body, credentials in a Basic header, rows read in JSONEachRow, and written in JSONEachRow
+ * (`insert`) or, the sink's batches, in TabSeparated (`insertTabSeparated`). Nothing here
+ * retries; the caller decides what an unanswered INSERT means.
  */
 export class ClickHouseClient {
   private readonly agent: HttpAgent;
