@@ -985,7 +985,7 @@ function renderMarkdown(r: ClickHouseReport): string {
         `held less than half its buffer, for ${r.settings.sinkSeconds} s: ${int(a.offered)} rows ` +
         `offered, **${int(a.written)} written in ${a.seconds.toFixed(1)} s (drain included): ` +
         `${int(a.rowsPerSecond)} rows/s**, in ${a.inserts} inserts; ${int(a.dropped)} dropped. ` +
-        `The driver (making the rows and the sink's JSON) took ${a.driverPercent.toFixed(0)} % ` +
+        `The driver (making the rows and the sink's batches) took ${a.driverPercent.toFixed(0)} % ` +
         `of a core, ClickHouse ${a.clickhousePercent.toFixed(0)} %.`,
       '',
     );

@@ -193,3 +193,90 @@ test('rows that do not fit are dropped and counted, never held', async () => {
   expect((await counted('ws_bounded')).raw).toBe(30);
   await sink.stop(1000);
 });
+
+/** Text TabSeparated must escape, and text beyond ASCII: it lands as it was sent. */
+const HOSTILE = [
+  'tab\there',
+  'line\nfeed',
+  'carriage\rreturn',
+  'back\\slash\\',
+  "it's 'quoted'",
+  'double "quoted"',
+  'nul\0byte',
+  '\b\f',
+  '[brackets],{commas}',
+  '\\N',
+  'é ü ß → 日本語 😀',
+  '',
+];
+
+test('every string a row carries lands as it was sent, escapes and UTF-8 included', async () => {
+  const sink = new ClickHouseSink(
+    clickhouse.client('sink'),
+    {
+      batchRows: 1000,
+      flushMs: 1000,
+      maxBufferedRows: 10_000,
+      rawRetentionDays: 30,
+      region: "eu\t'west'",
+      nodeId: 'hostile',
+      externalId: async (_ws, identityId) => `external ${identityId}`,
+    },
+    {},
+  );
+  const time = Date.now();
+  HOSTILE.forEach((text, i) => {
+    sink.verification({
+      request_id: `req\t${i}`,
+      time: time + i,
+      workspace_id: 'ws_hostile',
+      key_space_id: 'api_hostile',
+      identity_id: text === '' ? '' : `id ${text}`,
+      external_id: '',
+      key_id: text,
+      outcome: 'VALID',
+      tags: [text, `${text}!`],
+      spent_credits: i,
+      client_ip: i % 2 === 0 ? text : undefined,
+    });
+    sink.limit({
+      request_id: `req ${i}`,
+      time: time + i,
+      workspace_id: 'ws_hostile',
+      namespace_id: 'ns_hostile',
+      identifier: text,
+      passed: i % 2 === 0 ? 1 : 0,
+    });
+  });
+  expect(await sink.flush()).toBe(true);
+  await sink.stop(1000);
+
+  const verifications = await direct.rows<Record<string, unknown>>(
+    `SELECT request_id, time, identity_id, external_id, key_id, tags, spent_credits, client_ip,
+       region FROM key_verifications_v1 WHERE workspace_id = 'ws_hostile' ORDER BY time`,
+  );
+  expect(verifications).toEqual(
+    HOSTILE.map((text, i) => ({
+      request_id: `req\t${i}`,
+      time: String(time + i),
+      identity_id: text === '' ? '' : `id ${text}`,
+      external_id: text === '' ? '' : `external id ${text}`,
+      key_id: text,
+      tags: [text, `${text}!`],
+      spent_credits: String(i),
+      client_ip: i % 2 === 0 ? text : '',
+      region: "eu\t'west'",
+    })),
+  );
+  const limits = await direct.rows<Record<string, unknown>>(
+    `SELECT request_id, identifier, passed FROM ratelimits_v1
+     WHERE workspace_id = 'ws_hostile' ORDER BY time`,
+  );
+  expect(limits).toEqual(
+    HOSTILE.map((text, i) => ({
+      request_id: `req ${i}`,
+      identifier: text,
+      passed: i % 2 === 0 ? 1 : 0,
+    })),
+  );
+});

@@ -45,8 +45,9 @@ const ERROR_TEXT = 500;
 
 /**
  * A minimal client of ClickHouse's HTTP interface (node:http, keep-alive): statements in the
- * body, credentials in a Basic header, rows in JSONEachRow. Nothing here retries; the caller
- * decides what an unanswered INSERT means.
+ * body, credentials in a Basic header, rows read in JSONEachRow, and written in JSONEachRow
+ * (`insert`) or, the sink's batches, in TabSeparated (`insertTabSeparated`). Nothing here
+ * retries; the caller decides what an unanswered INSERT means.
  */
 export class ClickHouseClient {
   private readonly agent: HttpAgent;
@@ -86,12 +87,26 @@ export class ClickHouseClient {
     await this.send({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, body }, options);
   }
 
+  /**
+   * Inserts rows already in TabSeparated (`body`, the `columns` in order) into `table` in one
+   * request: the sink's batches (batchBody.ts), without a string or JSON per row.
+   */
+  async insertTabSeparated(
+    table: string,
+    columns: readonly string[],
+    body: Buffer,
+    options: QueryOptions = {},
+  ): Promise<void> {
+    const query = `INSERT INTO ${table} (${columns.join(', ')}) FORMAT TabSeparated`;
+    await this.send({ query, body }, options);
+  }
+
   close(): void {
     this.agent.destroy();
   }
 
   private send(
-    statement: { query: string | undefined; body: string },
+    statement: { query: string | undefined; body: string | Buffer },
     options: QueryOptions,
   ): Promise<string> {
     const params = new URLSearchParams();
@@ -105,7 +120,7 @@ export class ClickHouseClient {
     if (statement.query !== undefined) params.set('query', statement.query);
     const url = new URL(`/?${params.toString()}`, this.target.origin);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    const body = Buffer.from(statement.body);
+    const body = typeof statement.body === 'string' ? Buffer.from(statement.body) : statement.body;
     return new Promise((resolve, reject) => {
       let settled = false;
       const fail = (error: Error) => {

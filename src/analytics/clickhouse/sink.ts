@@ -7,6 +7,7 @@ import {
   type ClickHouseClient,
 } from './client';
 import { PeriodicFlush } from '../../observability/periodicFlush';
+import { batchBody } from './batchBody';
 import { dropExpiredPartitions } from './retention';
 import { BATCHES_TABLE, migrate } from './schema';
 
@@ -42,6 +43,10 @@ export interface RatelimitRow {
   batch_id: string;
 }
 
+/** A row as the sink holds it: its region and batch id are the batch's, written when it is sent. */
+export type HeldVerification = Omit<VerificationRow, 'batch_id' | 'region'>;
+export type HeldRatelimit = Omit<RatelimitRow, 'batch_id' | 'region'>;
+
 export type SinkTable = 'key_verifications_v1' | 'ratelimits_v1';
 
 /** Why rows were dropped: no room, ClickHouse refused them, or the node stopped first. */
@@ -73,7 +78,7 @@ interface Batch {
   /** Also the insert's query_id, and what the ledger (keyward_batches_v1) records. */
   id: string;
   table: SinkTable;
-  rows: (VerificationRow | RatelimitRow)[];
+  rows: (HeldVerification | HeldRatelimit)[];
   /** unsure: an insert went unanswered (or was refused); settled before it is sent again. */
   unsure: boolean;
   /** Answers that were errors: after MAX_REJECTIONS the rows are dropped. */
@@ -99,8 +104,8 @@ const RETENTION_EVERY_MS = 3_600_000;
  * sent again under the same id (docs/decisions.md, "Analytics in ClickHouse").
  */
 export class ClickHouseSink {
-  private verifications: VerificationRow[] = [];
-  private ratelimits: RatelimitRow[] = [];
+  private verifications: HeldVerification[] = [];
+  private ratelimits: HeldRatelimit[] = [];
   private batches: Batch[] = [];
   private batchedRows = 0;
   /** Rows taken from the lists and not yet in a batch (formBatches' lookups). */
@@ -130,25 +135,22 @@ export class ClickHouseSink {
     return this.verifications.length + this.ratelimits.length + this.forming + this.batchedRows;
   }
 
-  verification(row: Omit<VerificationRow, 'batch_id' | 'region'>): void {
+  /** On the request path: the row is kept as it is (its external id filled in later). */
+  verification(row: HeldVerification): void {
     if (this.held >= this.options.maxBufferedRows) {
       this.drop('key_verifications_v1', 'buffer_full', 1);
       return;
     }
-    (row as VerificationRow).region = this.options.region;
-    (row as VerificationRow).batch_id = '';
-    this.verifications.push(row as VerificationRow);
+    this.verifications.push(row);
     if (this.verifications.length >= this.options.batchRows) this.flushSoon();
   }
 
-  limit(row: Omit<RatelimitRow, 'batch_id' | 'region'>): void {
+  limit(row: HeldRatelimit): void {
     if (this.held >= this.options.maxBufferedRows) {
       this.drop('ratelimits_v1', 'buffer_full', 1);
       return;
     }
-    (row as RatelimitRow).region = this.options.region;
-    (row as RatelimitRow).batch_id = '';
-    this.ratelimits.push(row as RatelimitRow);
+    this.ratelimits.push(row);
     if (this.ratelimits.length >= this.options.batchRows) this.flushSoon();
   }
 
@@ -249,11 +251,11 @@ export class ClickHouseSink {
 
   /** What waits becomes batches of at most `batchRows`, each with its id and external ids. */
   private async formBatches(): Promise<void> {
-    const take = <T extends VerificationRow | RatelimitRow>(table: SinkTable, rows: T[]) => {
+    const take = (table: SinkTable, rows: (HeldVerification | HeldRatelimit)[]) => {
       for (let i = 0; i < rows.length; i += this.options.batchRows) {
         const id = `${this.prefix}-${++this.seq}`;
-        const chunk = rows.slice(i, i + this.options.batchRows);
-        for (const row of chunk) row.batch_id = id;
+        const chunk =
+          rows.length <= this.options.batchRows ? rows : rows.slice(i, i + this.options.batchRows);
         this.batches.push({ id, table, rows: chunk, unsure: false, rejections: 0 });
         this.batchedRows += chunk.length;
       }
@@ -273,28 +275,38 @@ export class ClickHouseSink {
     }
   }
 
-  private async resolveExternalIds(rows: VerificationRow[]): Promise<void> {
+  /**
+   * Each identity looked up once per batch, the lookups side by side; the rows filled in after
+   * them, without an await (or a joined workspace-identity string) per row.
+   */
+  private async resolveExternalIds(rows: HeldVerification[]): Promise<void> {
     const lookup = this.options.externalId;
     if (!lookup) return;
-    const known = new Map<string, Promise<string>>();
-    for (const row of rows) {
-      if (row.identity_id === '' || row.external_id !== '') continue;
-      const id = `${row.workspace_id} ${row.identity_id}`;
-      let found = known.get(id);
-      if (!found) {
-        found = lookup(row.workspace_id, row.identity_id).then(
-          (externalId) => externalId ?? '',
-          () => '',
-        );
-        known.set(id, found);
-      }
-      row.external_id = await found;
+    const needed = rows.filter((row) => row.identity_id !== '' && row.external_id === '');
+    // Per workspace, identity → its external id: '' when it has none or the lookup failed.
+    const found = new Map<string, Map<string, string>>();
+    const lookups: Promise<void>[] = [];
+    for (const row of needed) {
+      const identities = mapOf(found, row.workspace_id);
+      if (identities.has(row.identity_id)) continue;
+      identities.set(row.identity_id, '');
+      lookups.push(
+        lookup(row.workspace_id, row.identity_id).then(
+          (externalId) => void identities.set(row.identity_id, externalId ?? ''),
+          () => undefined,
+        ),
+      );
+    }
+    await Promise.all(lookups);
+    for (const row of needed) {
+      row.external_id = found.get(row.workspace_id)?.get(row.identity_id) ?? '';
     }
   }
 
   private async send(batch: Batch): Promise<void> {
     try {
-      await this.client.insert(batch.table, batch.rows, { queryId: batch.id });
+      const { columns, body } = batchBody(batch.table, batch.rows, this.options.region, batch.id);
+      await this.client.insertTabSeparated(batch.table, columns, body, { queryId: batch.id });
       this.observer.insert?.('ok');
       this.done(batch);
       this.observer.written?.(batch.table, batch.rows.length);
@@ -379,4 +391,11 @@ export class ClickHouseSink {
     this.lastWarned.set(kind, now);
     this.observer.warn?.(fields, message);
   }
+}
+
+/** The map `outer` holds under `key`, made (empty) when it holds none. */
+function mapOf<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let inner = outer.get(key);
+  if (!inner) outer.set(key, (inner = new Map()));
+  return inner;
 }

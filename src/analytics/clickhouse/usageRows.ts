@@ -23,7 +23,8 @@ export class ClickHouseUsageSink implements UsageSink {
       outcome: v.code,
       tags: normalTags(v.tags),
       spent_credits: v.credits,
-      ...(v.clientIp === undefined ? {} : { client_ip: v.clientIp }),
+      // Always the property (undefined without KEYWARD_LOG_CLIENT_IP): one shape for every row.
+      client_ip: v.clientIp,
     });
   }
 
