@@ -50,7 +50,12 @@ import type { ClickHouseClient } from '../src/analytics/clickhouse/client';
 import { migrate } from '../src/analytics/clickhouse/schema';
 import { ClickHouseSink, type VerificationRow } from '../src/analytics/clickhouse/sink';
 import { ClickHouseUsageCounts } from '../src/analytics/clickhouse/usageCounts';
-import { clickhouseVersion, startClickHouse, type BenchClickHouse } from './clickhouseServer';
+import {
+  clickhouseVersion,
+  scheduleClickHouse,
+  startClickHouse,
+  type BenchClickHouse,
+} from './clickhouseServer';
 import { Measurement, rpcTarget, warmUp, type LoadTarget } from './load';
 import {
   cpuSeconds,
@@ -95,6 +100,8 @@ const CHART_ROWS = envNumber('BENCH_CH_CHART_ROWS', 10_000_000, 10_000, 1_000_00
 const QUERY_RUNS = envNumber('BENCH_CH_QUERY_RUNS', 5, 1, 100);
 /** The v1 reader's query answers a row per key and day: slower, run fewer times. */
 const READER_RUNS = envNumber('BENCH_CH_READER_RUNS', 2, 1, 100);
+/** BENCH_CH_SINK_IDLE (1): ClickHouse at idle priority while the sink figure is measured. */
+const SINK_IDLE = process.env.BENCH_CH_SINK_IDLE !== '0';
 const PARTS = ['sink', 'rows', 'bytes', 'chart'] as const;
 const partsKnob = (process.env.BENCH_CH_PARTS ?? '').split(',').filter((p) => p !== '');
 /** Which figures to measure (BENCH_CH_PARTS, comma-separated; all by default). */
@@ -302,6 +309,23 @@ async function sinkOnOff(
     log(`warming up ${r.id} (${WARMUP} s)`);
     await warmUp(r.target, CONNECTIONS, WARMUP);
   }
+  // A deployment runs ClickHouse on machines of its own. Here it shares the node's two cores, and
+  // its inserts (40-120 µs of its CPU per row, docs/performance.md) would be charged to whichever
+  // node was measured when they ran, on or off: at idle priority it takes only CPU the nodes and
+  // the load generator leave, and its own share is still reported.
+  if (SINK_IDLE) scheduleClickHouse(clickhouse.child.pid, 'idle');
+  try {
+    return await sinkRounds(runs, order, clickhouse);
+  } finally {
+    if (SINK_IDLE) scheduleClickHouse(clickhouse.child.pid, 'normal');
+  }
+}
+
+async function sinkRounds(
+  runs: { on: NodeRun; off: NodeRun; off2: NodeRun },
+  order: NodeRun[],
+  clickhouse: BenchClickHouse,
+): Promise<SinkFigure> {
   const orders: string[] = [];
   let chCpu = 0;
   let onSeconds = 0;
@@ -953,7 +977,13 @@ function renderMarkdown(r: ClickHouseReport): string {
         `load generator took while the node was measured, as a share of one core (ClickHouse ` +
         `included, and the other nodes' idle timers). ` +
         `ClickHouse took ${s.clickhousePercentDuringOn.toFixed(0)} % of a core while **on** was ` +
-        `measured (its inserts, once a second, and its merges). The control's per-round spread ` +
+        `measured (its inserts, once a second, and its merges)` +
+        (SINK_IDLE
+          ? `, at idle priority (SCHED_IDLE, BENCH_CH_SINK_IDLE=1): it stood for a ClickHouse on ` +
+            `machines of its own, taking only CPU the nodes and the load generator left. `
+          : `, at normal priority (BENCH_CH_SINK_IDLE=0): its inserts were charged to whichever ` +
+            `node was measured when they ran. `) +
+        `The control's per-round spread ` +
         `is this run's resolution: a difference between on and off smaller than it is not seen.`,
       '',
       verdict(s, median(s.nodes.map((n) => n.otherPercent))),

@@ -41,6 +41,16 @@ async function ping(port: number): Promise<boolean> {
   }
 }
 
+/**
+ * Moves every thread of a running server to the idle scheduling class (`idle`: it runs only on
+ * CPU nobody else wants, as if it had a machine of its own) or back (`normal`). Threads it
+ * creates afterwards inherit the class of the thread that creates them.
+ */
+export function scheduleClickHouse(pid: number | undefined, policy: 'idle' | 'normal'): void {
+  if (pid === undefined) throw new Error('clickhouse-server has no pid');
+  execFileSync('chrt', ['-a', policy === 'idle' ? '--idle' : '--other', '-p', '0', String(pid)]);
+}
+
 /** The server's version as it answers `SELECT version()`. */
 export async function clickhouseVersion(client: ClickHouseClient): Promise<string> {
   return (await client.exec('SELECT version()')).trim();
