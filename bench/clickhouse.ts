@@ -2,12 +2,14 @@
  * `make bench-clickhouse`: the figures of issue 24 (analytics in ClickHouse), one run each, on
  * this tree and Debian's clickhouse-server (18.16):
  *
- * 1. `sink`: fast verification with the ClickHouse sink on against off. Three nodes on the same
+ * 1. `sink`: fast verification with the ClickHouse sink on against off. Four nodes on the same
  *    Redis servers, each verifying a `fast`-limited key of its own: `on` (KEYWARD_CLICKHOUSE_URL,
  *    and KEYWARD_ANALYTICS_COUNT_IN_REDIS=on so that it still counts usage in Redis as `off`
- *    does: the sink is the only difference), `off`, and `off2` (a second node without ClickHouse,
- *    the control: off2/off is 1.00 but for noise). Measured in slices, one per node per round, the
- *    order rotating every round; req/s and the node's CPU per request.
+ *    does: the sink is the only difference), `deployed` (KEYWARD_CLICKHOUSE_URL alone: usage
+ *    counted in ClickHouse only, as a deployment that switches runs), `off`, and `off2` (a second
+ *    node without ClickHouse, the control: off2/off is 1.00 but for noise). Measured in slices,
+ *    one per node per round, the order rotating every round; req/s and the node's CPU per
+ *    request. ClickHouse runs at idle priority meanwhile (BENCH_CH_SINK_IDLE).
  * 2. `rows`: rows per second one node's sink sustains. The `on` node driven as hard as the
  *    machine allows for BENCH_CH_SUSTAIN seconds; the rows landed in key_verifications_v1
  *    counted over time, and the node's keyward_clickhouse_rows_dropped_total read before and
@@ -240,6 +242,14 @@ interface NodeResult {
   non2xx: number;
 }
 
+/** The sink figure's nodes: see figure 1 in the file's header. */
+interface SinkRuns {
+  on: NodeRun;
+  deployed: NodeRun;
+  off: NodeRun;
+  off2: NodeRun;
+}
+
 interface SinkFigure {
   rounds: number;
   orders: string[];
@@ -251,7 +261,17 @@ interface SinkFigure {
   /** off / on, CPU µs per request (above 1: on costs more). */
   cpuRatio: number;
   cpuControl: number;
-  perRound: { ratio: Spread; control: Spread; cpuRatio: Spread; cpuControl: Spread };
+  perRound: {
+    ratio: Spread;
+    control: Spread;
+    cpuRatio: Spread;
+    cpuControl: Spread;
+    deployedRatio: Spread;
+    deployedCpuRatio: Spread;
+  };
+  /** deployed / off over all slices: ClickHouse as a deployment switches to it. */
+  deployedRatio: number;
+  deployedCpuRatio: number;
   /** ClickHouse's CPU while `on` was measured, share of one core. */
   clickhousePercentDuringOn: number;
 }
@@ -299,11 +319,8 @@ class NodeRun {
   }
 }
 
-async function sinkOnOff(
-  runs: { on: NodeRun; off: NodeRun; off2: NodeRun },
-  clickhouse: BenchClickHouse,
-): Promise<SinkFigure> {
-  const order = [runs.on, runs.off, runs.off2];
+async function sinkOnOff(runs: SinkRuns, clickhouse: BenchClickHouse): Promise<SinkFigure> {
+  const order = [runs.on, runs.deployed, runs.off, runs.off2];
   for (const r of order) {
     await checkVerify(r.id, r.target);
     log(`warming up ${r.id} (${WARMUP} s)`);
@@ -322,7 +339,7 @@ async function sinkOnOff(
 }
 
 async function sinkRounds(
-  runs: { on: NodeRun; off: NodeRun; off2: NodeRun },
+  runs: SinkRuns,
   order: NodeRun[],
   clickhouse: BenchClickHouse,
 ): Promise<SinkFigure> {
@@ -357,22 +374,31 @@ async function sinkRounds(
     );
   }
   if (rounds === 0) throw new Error('no round of the sink figure fitted in BENCH_TIMEOUT');
-  const [on, off, off2] = [runs.on.result(), runs.off.result(), runs.off2.result()];
+  const [on, deployed, off, off2] = [
+    runs.on.result(),
+    runs.deployed.result(),
+    runs.off.result(),
+    runs.off2.result(),
+  ];
   const per = (f: (i: number) => number) => spread(Array.from({ length: rounds }, (_, i) => f(i)));
   const at = (r: NodeRun, i: number) => r.perRound[i] as { rps: number; cpuUs: number };
   return {
     rounds,
     orders,
-    nodes: [on, off, off2],
+    nodes: [on, deployed, off, off2],
     ratio: on.requestsPerSecond / off.requestsPerSecond,
     control: off2.requestsPerSecond / off.requestsPerSecond,
     cpuRatio: on.cpuUsPerRequest / off.cpuUsPerRequest,
     cpuControl: off2.cpuUsPerRequest / off.cpuUsPerRequest,
+    deployedRatio: deployed.requestsPerSecond / off.requestsPerSecond,
+    deployedCpuRatio: deployed.cpuUsPerRequest / off.cpuUsPerRequest,
     perRound: {
       ratio: per((i) => at(runs.on, i).rps / at(runs.off, i).rps),
       control: per((i) => at(runs.off2, i).rps / at(runs.off, i).rps),
       cpuRatio: per((i) => at(runs.on, i).cpuUs / at(runs.off, i).cpuUs),
       cpuControl: per((i) => at(runs.off2, i).cpuUs / at(runs.off, i).cpuUs),
+      deployedRatio: per((i) => at(runs.deployed, i).rps / at(runs.off, i).rps),
+      deployedCpuRatio: per((i) => at(runs.deployed, i).cpuUs / at(runs.off, i).cpuUs),
     },
     clickhousePercentDuringOn: (chCpu / Math.max(1e-9, onSeconds)) * 100,
   };
@@ -942,11 +968,13 @@ function renderMarkdown(r: ClickHouseReport): string {
   if (s) {
     l.push('## 1. Fast verification, ClickHouse sink on against off', '');
     l.push(
-      `Three nodes of this tree (\`node dist/cli.js serve\`, LOG_LEVEL=warn) on the same two ` +
+      `Four nodes of this tree (\`node dist/cli.js serve\`, LOG_LEVEL=warn) on the same two ` +
         `Redis servers, each verifying a \`fast\`-limited key of its own (v1 keys.verifyKey) at ` +
         `${r.settings.connections} connections: **on** with KEYWARD_CLICKHOUSE_URL and ` +
         `KEYWARD_ANALYTICS_COUNT_IN_REDIS=on (it still counts usage in Redis as the others do, so ` +
-        `the sink is the only difference), **off** without ClickHouse, and **off2**, a second ` +
+        `the sink is the only difference), **deployed** with KEYWARD_CLICKHOUSE_URL alone (as a ` +
+        `deployment switches to ClickHouse: usage is then counted in ClickHouse only), **off** ` +
+        `without ClickHouse, and **off2**, a second ` +
         `node without it: the control. ${s.rounds} rounds of one ${r.settings.sliceSeconds} s ` +
         `slice per node, the order rotating every round (${s.orders.join('; ')}); each node ` +
         `warmed up ${r.settings.warmupSeconds} s first.`,
@@ -972,6 +1000,8 @@ function renderMarkdown(r: ClickHouseReport): string {
       row('off2 / off, req/s (control)', s.control, p.control),
       row('on / off, CPU µs per request', s.cpuRatio, p.cpuRatio),
       row('off2 / off, CPU µs per request (control)', s.cpuControl, p.cpuControl),
+      row('deployed / off, req/s', s.deployedRatio, p.deployedRatio),
+      row('deployed / off, CPU µs per request', s.deployedCpuRatio, p.deployedCpuRatio),
       '',
       `"other CPU %": what processes other than the measured node, the two Redis servers and the ` +
         `load generator took while the node was measured, as a share of one core (ClickHouse ` +
@@ -1134,7 +1164,7 @@ async function main(): Promise<void> {
   });
   const source = provenance(ROOT);
 
-  const ports = (await freePorts(6)) as [number, number, number, number, number, number];
+  const ports = (await freePorts(7)) as [number, number, number, number, number, number, number];
   const primary = await startRedis(OUT, 'redis-primary', ports[0]);
   const local = await startRedis(OUT, 'redis-local', ports[1]);
   const redises = [primary, local];
@@ -1171,9 +1201,13 @@ async function main(): Promise<void> {
       KEYWARD_CLICKHOUSE_URL: clickhouse.url(DB.sink),
       KEYWARD_ANALYTICS_COUNT_IN_REDIS: 'on',
     });
+    // As a deployment switches to ClickHouse: the URL alone, which stops counting in Redis.
+    const deployed = await node('deployed', ports[6], {
+      KEYWARD_CLICKHOUSE_URL: clickhouse.url(DB.sink),
+    });
     const off = await node('off', ports[3]);
     const off2 = await node('off2', ports[4]);
-    log(`nodes on ${on.url} (sink on), ${off.url}, ${off2.url}`);
+    log(`nodes on ${on.url} (sink on), ${deployed.url} (deployed), ${off.url}, ${off2.url}`);
     const { apiId } = await rpc<{ apiId: string }>(off.url, rootKey, 'apis.createApi', {
       name: 'bench-clickhouse',
     });
@@ -1192,6 +1226,7 @@ async function main(): Promise<void> {
     };
     const runs = {
       on: await run('on', on),
+      deployed: await run('deployed', deployed),
       off: await run('off', off),
       off2: await run('off2', off2),
     };
@@ -1215,6 +1250,7 @@ async function main(): Promise<void> {
     // The off nodes are done: stopped, so that they take no CPU from what follows.
     await stop(off.child);
     await stop(off2.child);
+    await stop(deployed.child);
     if (wanted('rows'))
       await part('rows/s', async () => {
         const nodeRows = await rowsThroughNode(runs.on, clickhouse, sinkClient);
