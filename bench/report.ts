@@ -352,13 +352,14 @@ export function targets(report: BenchReport): Target[] {
   // "What the pool is measured against").
   const pool = find(report, 'fast-pool');
   const credits = find(report, 'fast-credits');
-  if (pool && credits) {
+  const withoutPool = find(report, 'fast-credits-identity');
+  if (pool && withoutPool) {
     list.push(
       comparison(
         "fast verify spending its identity's credit pool vs the same key spending credits of its own",
-        '≥ 0.95 × the same key shape with credits of its own instead of a pool, in the same run (issue 26)',
+        '≥ 0.95 × the same key (the same identity, without a pool) with credits of its own, in the same run (issue 26)',
         pool,
-        credits,
+        withoutPool,
         (r) => r >= 0.95,
       ),
     );
@@ -937,6 +938,7 @@ function shortLabel(c: CaseResult): string {
     'fast-no-analytics': 'keyward: key, fast rate limit, analytics off',
     'fast-pool': "keyward: fast rate limit, identity's credit pool",
     'fast-credits': 'keyward: fast rate limit, own credits',
+    'fast-credits-identity': 'keyward: fast rate limit, own credits, identity without a pool',
     'fast-credits-webhooks': 'keyward: fast rate limit, own credits, workspace with a webhook',
     'no-ratelimit': 'keyward: key, no rate limit',
     fast: 'keyward: key, fast rate limit',

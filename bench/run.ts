@@ -298,8 +298,9 @@ async function createAccessModelKey(
 }
 
 /**
- * Issue 26's keys: a fast-limited key of an identity with a credit pool; one with credits of its
- * own; and the same in a second workspace that has a webhook (events of credits and limits; its
+ * Issue 26's keys: a fast-limited key of an identity with a credit pool; the same key shape with
+ * credits of its own and an identity without a pool (what the pooled key is without its pool); one
+ * with credits of its own and no identity; and the same in a second workspace that has a webhook (events of credits and limits; its
  * target accepts nothing, and none of these verifications brings an event about).
  */
 async function createIssue26Keys(
@@ -310,6 +311,7 @@ async function createIssue26Keys(
   apiId: string,
 ): Promise<{
   pooled: { key: string };
+  creditedWithIdentity: { key: string };
   credited: { key: string };
   hooked: { key: string; rootKey: string };
 }> {
@@ -324,6 +326,13 @@ async function createIssue26Keys(
     prefix: 'bench',
     externalId: 'bench_pool',
     ratelimit: fastLimit,
+  });
+  const creditedWithIdentity = await rpc<{ key: string }>(url, rootKey, 'keys.createKey', {
+    apiId,
+    prefix: 'bench',
+    externalId: 'bench_no_pool',
+    ratelimit: fastLimit,
+    remaining: lots,
   });
   const credited = await rpc<{ key: string }>(url, rootKey, 'keys.createKey', {
     apiId,
@@ -346,7 +355,12 @@ async function createIssue26Keys(
     ratelimit: fastLimit,
     remaining: lots,
   });
-  return { pooled, credited, hooked: { key: hooked.key, rootKey: hooksRoot.key } };
+  return {
+    pooled,
+    creditedWithIdentity,
+    credited,
+    hooked: { key: hooked.key, rootKey: hooksRoot.key },
+  };
 }
 
 interface VerifyBody {
@@ -791,7 +805,7 @@ async function main(): Promise<void> {
     // An issued key with its last character changed: the shape of a key, the checksum wrong.
     const badChecksumKey = `${plain.key.slice(0, -1)}${plain.key.endsWith('2') ? '3' : '2'}`;
     const accessModel = await createAccessModelKey(node.url, root.key, apiId);
-    const { pooled, credited, hooked } = await createIssue26Keys(
+    const { pooled, creditedWithIdentity, credited, hooked } = await createIssue26Keys(
       APP,
       primary,
       node.url,
@@ -966,7 +980,17 @@ async function main(): Promise<void> {
         key: pooled.key,
         rootKey: root.key,
         check: (b: VerifyBody) => limited(b) && (b.identity?.remaining ?? 0) > 0,
-        besideOf: 'fast',
+        besideOf: 'fast-credits-identity',
+      },
+      {
+        id: 'fast-credits-identity',
+        label:
+          'keyward verify, fast rate limit, credits of its own (1e12), an identity without a pool',
+        group: 'keyward' as const,
+        server: node,
+        key: creditedWithIdentity.key,
+        rootKey: root.key,
+        check: (b: VerifyBody) => limited(b) && (b.remaining ?? 0) > 0 && b.identity !== undefined,
       },
       {
         id: 'fast-credits',
