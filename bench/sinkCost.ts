@@ -29,20 +29,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import type { SinkOptions } from '../src/analytics/clickhouse/sink';
+import type { CountedVerification } from '../src/observability/usage';
 import { startClickHouse } from './clickhouseServer';
 import { cpuSeconds, installCleanup, stopAll } from './procs';
 
-/** The parts of dist/ this script uses (declared here so that any build can be loaded). */
-interface CountedVerification {
-  apiId: string | undefined;
-  keyId: string | undefined;
-  identityId: string | undefined;
-  code: string;
-  tags: readonly string[] | undefined;
-  credits: number;
-  requestId?: string;
-  clientIp?: string | undefined;
-}
+/**
+ * The parts of dist/ this script uses. Types only (this tree's): the classes are loaded at run
+ * time from whichever build is measured, whose shapes these calls must still fit.
+ */
 interface Sink {
   readonly held: number;
   flush(): Promise<boolean>;
@@ -52,15 +47,7 @@ interface Build {
   name: string;
   ClickHouseSink: new (
     client: unknown,
-    options: {
-      batchRows: number;
-      flushMs: number;
-      maxBufferedRows: number;
-      rawRetentionDays: number;
-      region: string;
-      nodeId: string;
-      externalId?: (ws: string, identityId: string) => Promise<string | undefined>;
-    },
+    options: SinkOptions,
     observer?: { dropped?(table: string, reason: string, rows: number): void },
   ) => Sink;
   ClickHouseUsageSink: new (sink: Sink) => {
