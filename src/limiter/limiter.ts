@@ -152,7 +152,7 @@ export class Limiter {
     /** The credits of the key's identity's pool, when it has one. */
     pool?: CreditCharge,
   ): Promise<BucketDecision> {
-    // Not an async function: returning alone()'s promise from one would cost the hot path three
+    // Not an async function: returning alone()'s promise from one would cost the hot path two
     // more turns of the microtask queue.
     if (!credits && !pool) return this.alone(names.bucket(keyId), ratelimit!, cost);
     return this.checkWithCredits(keyId, ratelimit, cost, credits, pool);
