@@ -168,9 +168,7 @@ export class Directory implements InvalidationTarget {
   }
 
   rootKeyByHash(hash: string): Promise<RootKeyRecord | undefined> | RootKeyRecord | undefined {
-    const cached = this.rootKeys.peek(hash);
-    if (cached !== NOT_CACHED) return cached;
-    return this.rootKeys.get(hash, () => this.stores.rootKeys.findByHash(hash));
+    return this.rootKeys.getNow(hash, () => this.stores.rootKeys.findByHash(hash));
   }
 
   /**
@@ -269,10 +267,9 @@ export class Directory implements InvalidationTarget {
   ): Promise<IdentityRecord | undefined> | IdentityRecord | undefined {
     // A warm identity is answered without a promise, as keyByHash answers a warm key: a key with
     // an identity looks it up on every verification.
-    const cacheKey = `${ws} ${identityId}`;
-    const cached = this.identities.peek(cacheKey);
-    if (cached !== NOT_CACHED) return cached;
-    return this.identities.get(cacheKey, () => this.stores.identities.byId(ws, identityId));
+    return this.identities.getNow(`${ws} ${identityId}`, () =>
+      this.stores.identities.byId(ws, identityId),
+    );
   }
 
   apply(message: Invalidation): void {

@@ -100,6 +100,12 @@ export class ReadThroughCache<V extends object> {
     return entry.value;
   }
 
+  /** `get`, answered at once (no promise) when memory can: what `peek` finds, else the load. */
+  getNow(key: string, load: () => Promise<V | undefined>): V | undefined | Promise<V | undefined> {
+    const known = this.peek(key);
+    return known === NOT_CACHED ? this.get(key, load) : known;
+  }
+
   get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
     const entry = this.entry(key);
     if (entry !== undefined && this.trusted && entry.generation === this.generation) {

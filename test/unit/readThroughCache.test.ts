@@ -460,6 +460,20 @@ describe('peek: what memory can answer without a promise', () => {
     expect(cache.peek('gone')).toBe(NOT_CACHED);
   });
 
+  test('getNow: a promise of the load until memory can answer, then the value itself', async () => {
+    const cache = newCache();
+    cache.reset(true);
+    const { load } = counter();
+    const cold = cache.getNow('a', load);
+    expect(cold).toBeInstanceOf(Promise);
+    expect(await cold).toEqual({ id: 'a', version: 1 });
+    await settle();
+    expect(cache.getNow('a', load)).toEqual({ id: 'a', version: 1 });
+    await cache.get('gone', async () => undefined);
+    await settle();
+    expect(cache.getNow('gone', load)).toBeUndefined();
+  });
+
   test('an expired entry is NOT_CACHED', async () => {
     const cache = newCache({ ttlMs: 1 });
     cache.reset(true);
