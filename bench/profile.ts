@@ -125,8 +125,8 @@ const STAGES: { label: string; name: string; file: string }[] = [
     file: 'dist/http/dataPlane.js',
   },
   {
-    label: 'writing the answer (`answer`: `writeHead` + `end`, down to `writev`)',
-    name: 'answer',
+    label: 'writing the answer (`write`: `writeHead` + `end`, down to `writev`)',
+    name: 'write',
     file: 'dist/http/dataPlane.js',
   },
   {

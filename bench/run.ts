@@ -76,6 +76,7 @@ import {
   renderSvg,
   type BenchReport,
   type CaseResult,
+  type RoundFigures,
 } from './report';
 
 const ROOT = resolve(process.env.KEYWARD_ROOT ?? process.cwd());
@@ -416,6 +417,8 @@ class CaseRun {
   private readonly checks: string[] = [];
   private checksPassed = true;
   private cpu = { server: 0, redis: [] as number[], driver: 0, machine: 0 };
+  /** Each slice's own figures, by round: what the paired comparisons are read from. */
+  private readonly rounds: RoundFigures[] = [];
   private readonly commands: Record<string, Record<string, number>> = {};
 
   constructor(
@@ -442,17 +445,23 @@ class CaseRun {
   }
 
   /** One measured slice, with the CPU of every process involved and the Redis commands. */
-  async slice(seconds: number): Promise<void> {
+  async slice(seconds: number, round: number): Promise<void> {
     const { spec, redises } = this;
     await Promise.all(redises.map((r) => r.client.config('RESETSTAT')));
     const machine0 = machineBusySeconds();
     const server0 = cpuSeconds(spec.server.child.pid);
     const redis0 = redises.map((r) => cpuSeconds(r.child.pid));
     const driver0 = process.cpuUsage();
-    await this.measurement.slice(seconds);
+    const measured = await this.measurement.slice(seconds);
     const driver = process.cpuUsage(driver0);
     this.cpu.machine += machineBusySeconds() - machine0;
-    this.cpu.server += cpuSeconds(spec.server.child.pid) - server0;
+    const server = cpuSeconds(spec.server.child.pid) - server0;
+    this.cpu.server += server;
+    this.rounds.push({
+      round,
+      requestsPerSecond: measured.responses / Math.max(1e-9, measured.seconds),
+      serverUsPerRequest: (server / Math.max(1, measured.responses)) * 1e6,
+    });
     redises.forEach((r, i) => {
       this.cpu.redis[i] =
         (this.cpu.redis[i] as number) + cpuSeconds(r.child.pid) - (redis0[i] as number);
@@ -479,6 +488,7 @@ class CaseRun {
       group: spec.group,
       load,
       slices: this.measurement.slices,
+      rounds: this.rounds,
       checksPassed: this.checksPassed,
       checks: this.checks,
       cpu: {
@@ -543,7 +553,7 @@ async function measureInterleaved(
     log(`round ${round + 1}/${rounds}: ${runs.length} cases × ${slice} s`);
     for (let k = 0; k < units.length; k++) {
       const unit = units[(round + k) % units.length] as CaseRun[];
-      for (const run of round % 2 === 0 ? unit : [...unit].reverse()) await run.slice(slice);
+      for (const run of round % 2 === 0 ? unit : [...unit].reverse()) await run.slice(slice, round);
     }
     done++;
   }
@@ -949,6 +959,9 @@ async function main(): Promise<void> {
         key: fast.key,
         rootKey: 'not-checked',
         check: valid,
+        // Issue 23 reads keyward's CPU above this floor round by round: next to `fast` in every
+        // round, the difference of two slices of one moment instead of two averages of a run.
+        besideOf: 'fast',
       },
       {
         id: 'floor-consistent',
@@ -959,6 +972,7 @@ async function main(): Promise<void> {
         key: consistent.key,
         rootKey: 'not-checked',
         check: valid,
+        besideOf: 'consistent',
       },
       ...keywardCases(node, ''),
       {
