@@ -5,7 +5,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps redis clickhouse chromium build run test test-containers lint fmt typecheck unit integration bench bench-compare bench-vault bench-clickhouse profile layout-figures screenshots cluster cluster-stop clean
+.PHONY: help deps redis clickhouse chromium build run test test-containers lint fmt typecheck unit integration bench bench-compare bench-vault bench-clickhouse bench-floor profile layout-figures screenshots cluster cluster-stop clean
 
 help:
 	@echo "make run    start Redis and a keyward node; prints the base URL and a root key"
@@ -21,6 +21,8 @@ help:
 	@echo "                      vs plain, verifyKey recoverable vs plain; .run/bench/vault.md"
 	@echo "make bench-clickhouse  issue 24's figures: sink on vs off, rows/s, bytes per million"
 	@echo "                      verifications, a 30-day chart over 10M events; .run/bench/clickhouse.md"
+	@echo "make bench-floor   a node against the floor of its fast check, user and system CPU"
+	@echo "                      apart (issue 23); .run/bench/floor.md"
 	@echo "make lint | fmt | build | bench | profile | clean"
 
 $(NPM_STAMP): package.json package-lock.json
@@ -103,6 +105,12 @@ bench-vault: deps redis build
 # bench/clickhouse.ts (BENCH_CH_*); BENCH_TIMEOUT (600 s). Report in .run/bench/clickhouse.md.
 bench-clickhouse: deps redis clickhouse build
 	@scripts/bench.sh clickhouse
+
+# Issue 23: a node against the floor of its fast check, user and system CPU apart, in rounds.
+# BENCH_FLOOR_ROUNDS (8), BENCH_FLOOR_SLICE (3 s), BENCH_FLOOR_RATE (0: closed loop; else the
+# requests/s offered to each). Report in .run/bench/floor.md.
+bench-floor: deps redis build
+	@scripts/bench.sh floor
 
 # Issue 22: how one workspace spreads over a cluster's masters, this tree against BENCH_BASE
 # (c62d6b0, the previous layout). Figures in .run/bench/layout.json, a table on stdout.

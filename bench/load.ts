@@ -81,6 +81,8 @@ function run(
   connections: number,
   seconds: number,
   samples?: Samples,
+  /** Requests per second over all connections (autocannon's overallRate); none: as fast as answered. */
+  rate?: number,
 ): Promise<Slice> {
   return new Promise((resolve, reject) => {
     let responses = 0;
@@ -93,6 +95,7 @@ function run(
         body: target.body,
         connections,
         pipelining: 1,
+        ...(rate ? { overallRate: rate } : {}),
         duration: seconds,
         timeout: 10,
       },
@@ -144,10 +147,12 @@ export class Measurement {
   constructor(
     readonly target: LoadTarget,
     private readonly connections: number,
+    /** A fixed offered load in requests per second; none: closed loop, as fast as answered. */
+    private readonly rate?: number,
   ) {}
 
   async slice(seconds: number): Promise<{ responses: number; seconds: number }> {
-    const slice = await run(this.target, this.connections, seconds, this.samples);
+    const slice = await run(this.target, this.connections, seconds, this.samples, this.rate);
     this.slices++;
     this.total.responses += slice.responses;
     this.total.seconds += slice.seconds;

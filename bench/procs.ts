@@ -182,13 +182,22 @@ export function readyPort(child: Child, timeoutMs = 10_000): Promise<number> {
 
 /** CPU seconds (user + system) a process has used so far, from /proc. */
 export function cpuSeconds(pid: number): number {
+  const { user, system } = userSystemSeconds(pid);
+  return user + system;
+}
+
+/**
+ * CPU seconds a process has used so far, user and kernel apart (all its threads, from /proc):
+ * where a server's time goes, its own code or the system calls it makes.
+ */
+export function userSystemSeconds(pid: number): { user: number; system: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // fields[11], fields[12] are utime and stime (the 14th and 15th fields of the full line).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
   } catch {
-    return NaN;
+    return { user: NaN, system: NaN };
   }
 }
 

@@ -47,10 +47,8 @@ import {
   installCleanup,
   isRunning,
   machineBusySeconds,
-  readyPort,
   runDriver,
   setPidFile,
-  start,
   stop,
   stopAll,
 } from './procs';
@@ -63,6 +61,7 @@ import {
   provenance,
   rpc,
   sleep,
+  startComparisonServer,
   startKeyward as startKeywardNode,
   startRedis as startRedisIn,
   startReplica,
@@ -221,19 +220,12 @@ function perRequest(counts: Record<string, number>, requests: number): Record<st
 
 // ---------------------------------------------------------------------------------- servers
 
-async function startCompareServer(
+function startCompareServer(
   mode: 'http' | 'koa' | 'peer' | 'script',
   env: Record<string, string> = {},
   name: string = mode,
 ): Promise<Server> {
-  const child = start(name, process.execPath, [join(BUILD, 'servers.js'), mode], {
-    env: { ...process.env, ...env, BENCH_PORT: '0', NODE_ENV: 'production' },
-    cwd: ROOT,
-    logFile: join(OUT, `${name}.log`),
-    pipeStdout: true,
-  });
-  const port = await readyPort(child);
-  return { name, url: `http://${HOST}:${port}`, child };
+  return startComparisonServer({ build: BUILD, cwd: ROOT, outDir: OUT, mode, name, env });
 }
 
 async function startKeyward(

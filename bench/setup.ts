@@ -7,7 +7,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { isRunning, start, type Child } from './procs';
+import { isRunning, readyPort, start, type Child } from './procs';
 
 export const HOST = '127.0.0.1';
 
@@ -180,6 +180,30 @@ export async function startKeyward(options: KeywardOptions): Promise<Server & { 
     await sleep(50);
   }
   return { name, url, child, logFile };
+}
+
+/**
+ * One of bench/servers.ts's comparison servers (`http`, `koa`, `peer`, `script`: the floor), as
+ * its own process, resolved once it prints the port it listens on.
+ */
+export async function startComparisonServer(options: {
+  /** The compiled bench folder, holding servers.js. */
+  build: string;
+  cwd: string;
+  outDir: string;
+  mode: 'http' | 'koa' | 'peer' | 'script';
+  name: string;
+  env?: Record<string, string>;
+}): Promise<Server> {
+  const { build, cwd, outDir, mode, name } = options;
+  const child = start(name, process.execPath, [join(build, 'servers.js'), mode], {
+    env: { ...process.env, ...options.env, BENCH_PORT: '0', NODE_ENV: 'production' },
+    cwd,
+    logFile: join(outDir, `${name}.log`),
+    pipeStdout: true,
+  });
+  const port = await readyPort(child);
+  return { name, url: `http://${HOST}:${port}`, child };
 }
 
 export async function rpc<T>(

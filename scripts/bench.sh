@@ -23,7 +23,10 @@
 # BENCH_TIMEOUT seconds (300). `make bench-clickhouse` with the argument `clickhouse`
 # (bench/clickhouse.ts: issue 24's figures with its own clickhouse-server; its report in
 # .run/bench/clickhouse.md and clickhouse.json, its logs, pids and ClickHouse's data in
-# .run/clickhouse): no old build, killed after BENCH_TIMEOUT seconds (600).
+# .run/clickhouse): no old build, killed after BENCH_TIMEOUT seconds (600). `make bench-floor` with
+# the argument `floor` (bench/floor.ts: a node against the floor of its fast check, user and system
+# CPU apart; its report in .run/bench/floor.md and floor.json, its logs and pids in .run/floor): no
+# old build, killed after BENCH_TIMEOUT seconds (300).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -35,7 +38,8 @@ case "$DRIVER_NAME" in
   compare) OUT="$ROOT/.run/compare" ;;
   vault) OUT="$ROOT/.run/vault" ;;
   clickhouse) OUT="$ROOT/.run/clickhouse" ;;
-  *) echo "bench: unknown driver $DRIVER_NAME (run, profile, layout, compare, vault or clickhouse)" >&2; exit 2 ;;
+  floor) OUT="$ROOT/.run/floor" ;;
+  *) echo "bench: unknown driver $DRIVER_NAME (run, profile, layout, compare, vault, clickhouse or floor)" >&2; exit 2 ;;
 esac
 PIDS="$OUT/pids"
 mkdir -p "$OUT"
@@ -85,15 +89,17 @@ BASE_ENV=()
 DEFAULT_BASE=HEAD~1
 # The run of record took 256 s with the leases step (issue 27): room for a slow machine.
 DEFAULT_TIMEOUT=420
-if [ "$DRIVER_NAME" = vault ] || [ "$DRIVER_NAME" = profile ]; then DEFAULT_TIMEOUT=300; fi
+if [ "$DRIVER_NAME" = vault ] || [ "$DRIVER_NAME" = profile ] || [ "$DRIVER_NAME" = floor ]; then
+  DEFAULT_TIMEOUT=300
+fi
 if [ "$DRIVER_NAME" = layout ]; then DEFAULT_BASE=c62d6b0 DEFAULT_TIMEOUT=1200; fi
 if [ "$DRIVER_NAME" = compare ]; then DEFAULT_TIMEOUT=600; fi
 if [ "$DRIVER_NAME" = clickhouse ]; then DEFAULT_TIMEOUT=600; fi
 TIMEOUT="${BENCH_TIMEOUT:-$DEFAULT_TIMEOUT}"
 BASE_REF="${BENCH_BASE:-$DEFAULT_BASE}"
-# profile, vault and clickhouse measure this tree alone: no old build.
+# profile, vault, clickhouse and floor measure this tree alone: no old build.
 if [ "$DRIVER_NAME" != profile ] && [ "$DRIVER_NAME" != vault ] && [ "$DRIVER_NAME" != clickhouse ] &&
-  [ "$BASE_REF" != none ]; then
+  [ "$DRIVER_NAME" != floor ] && [ "$BASE_REF" != none ]; then
   BASE_COMMIT="$(git rev-parse --verify --quiet "$BASE_REF^{commit}")" || {
     echo "bench: BENCH_BASE=$BASE_REF is not a commit here (BENCH_BASE=none to skip the old build)" >&2
     exit 2
