@@ -19,23 +19,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Measurement, rpcTarget, warmUp } from './load';
+import { installCleanup, runDriver, setPidFile, stopAll, userSystemSeconds } from './procs';
 import {
-  freePorts,
-  installCleanup,
-  runDriver,
-  setPidFile,
-  stopAll,
-  userSystemSeconds,
-} from './procs';
-import {
-  createRootKey,
   envNumber,
   HUGE,
   provenance,
   rpc,
   startComparisonServer,
-  startKeyward,
-  startRedis,
+  startLoneNode,
   type Server,
 } from './setup';
 import { median } from './stats';
@@ -94,26 +85,17 @@ async function main(): Promise<void> {
   mkdirSync(REPORT, { recursive: true });
   setPidFile(join(OUT, 'pids'));
   installCleanup(stopAll);
-  const [primaryPort, localPort, nodePort] = (await freePorts(3)) as [number, number, number];
-  const primary = await startRedis(OUT, 'redis-primary', primaryPort);
-  const local = await startRedis(OUT, 'redis-local', localPort);
   try {
-    const root = createRootKey(ROOT, primary, 'bench-floor');
-    const node = await startKeyward({
+    const { local, node, rootKey } = await startLoneNode({
       app: ROOT,
       outDir: OUT,
-      cwd: ROOT,
-      name: 'keyward',
-      port: nodePort,
+      rootKeyName: 'bench-floor',
       logLevel: 'warn',
-      primary,
-      local,
-      transport: 'unix',
     });
-    const { apiId } = await rpc<{ apiId: string }>(node.url, root.key, 'apis.createApi', {
+    const { apiId } = await rpc<{ apiId: string }>(node.url, rootKey, 'apis.createApi', {
       name: 'bench-floor',
     });
-    const fast = await rpc<{ key: string }>(node.url, root.key, 'keys.createKey', {
+    const fast = await rpc<{ key: string }>(node.url, rootKey, 'keys.createKey', {
       apiId,
       ratelimit: { type: 'fast', ...HUGE },
     });
@@ -141,7 +123,7 @@ async function main(): Promise<void> {
     });
 
     const targets = [node, floor].map((server) =>
-      rpcTarget(server.url, '/v1/keys.verifyKey', root.key, { key: fast.key }),
+      rpcTarget(server.url, '/v1/keys.verifyKey', rootKey, { key: fast.key }),
     );
     // keyward loads its scripts on first use; the floor's EVALSHA needs them loaded.
     for (const target of targets) await warmUp(target, CONNECTIONS, 2);

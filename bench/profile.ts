@@ -23,8 +23,8 @@ import {
   type Frame,
 } from './flame';
 import { Measurement, rpcTarget, warmUp } from './load';
-import { cpuSeconds, freePorts, installCleanup, setPidFile, stop, stopAll } from './procs';
-import { createRootKey, envNumber, HUGE, provenance, rpc, startKeyward, startRedis } from './setup';
+import { cpuSeconds, installCleanup, setPidFile, stop, stopAll } from './procs';
+import { envNumber, HUGE, provenance, rpc, startLoneNode } from './setup';
 
 const ROOT = resolve(process.env.KEYWARD_ROOT ?? process.cwd());
 const OUT = join(ROOT, '.run', 'profile');
@@ -49,31 +49,22 @@ async function main(): Promise<void> {
   setPidFile(join(OUT, 'pids'));
   installCleanup(stopAll);
 
-  const [primaryPort, localPort, nodePort] = (await freePorts(3)) as [number, number, number];
-  const primary = await startRedis(OUT, 'redis-primary', primaryPort);
-  const local = await startRedis(OUT, 'redis-local', localPort);
   try {
-    const root = createRootKey(ROOT, primary, 'profile');
-    const node = await startKeyward({
+    const { node, rootKey } = await startLoneNode({
       app: ROOT,
       outDir: OUT,
-      cwd: ROOT,
-      name: 'keyward',
-      port: nodePort,
+      rootKeyName: 'profile',
       logLevel: LOG_LEVEL,
-      primary,
-      local,
-      transport: 'unix',
       nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`],
     });
-    const { apiId } = await rpc<{ apiId: string }>(node.url, root.key, 'apis.createApi', {
+    const { apiId } = await rpc<{ apiId: string }>(node.url, rootKey, 'apis.createApi', {
       name: 'profile',
     });
-    const fast = await rpc<{ key: string }>(node.url, root.key, 'keys.createKey', {
+    const fast = await rpc<{ key: string }>(node.url, rootKey, 'keys.createKey', {
       apiId,
       ratelimit: { type: 'fast', ...HUGE },
     });
-    const target = rpcTarget(node.url, '/v1/keys.verifyKey', root.key, { key: fast.key });
+    const target = rpcTarget(node.url, '/v1/keys.verifyKey', rootKey, { key: fast.key });
     log(`warming up, then ${SECONDS} s at ${CONNECTIONS} connections`);
     await warmUp(target, CONNECTIONS, 2);
     const cpuBefore = cpuSeconds(node.child.pid);

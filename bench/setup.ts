@@ -7,7 +7,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { isRunning, readyPort, start, type Child } from './procs';
+import { freePorts, isRunning, readyPort, start, type Child } from './procs';
 
 export const HOST = '127.0.0.1';
 
@@ -180,6 +180,49 @@ export async function startKeyward(options: KeywardOptions): Promise<Server & { 
     await sleep(50);
   }
   return { name, url, child, logFile };
+}
+
+/** One node with its two Redis servers and a root key: what the single-node drivers stand on. */
+export interface LoneNode {
+  primary: RedisInstance;
+  local: RedisInstance;
+  node: Server & { logFile: string };
+  rootKey: string;
+}
+
+/**
+ * Starts a primary and a node-local Redis on free ports, a root key holding every permission, and
+ * one keyward node of `app` reaching its local Redis over the unix socket, as `make bench` runs it.
+ * Everything goes through procs.ts: the caller's stopAll() stops it, also when this throws.
+ */
+export async function startLoneNode(options: {
+  app: string;
+  outDir: string;
+  /** The root key's name, which the audit log shows. */
+  rootKeyName: string;
+  logLevel: 'warn' | 'info';
+  nodeArgs?: string[];
+  env?: Record<string, string>;
+}): Promise<LoneNode> {
+  const { app, outDir } = options;
+  const [primaryPort, localPort, nodePort] = (await freePorts(3)) as [number, number, number];
+  const primary = await startRedis(outDir, 'redis-primary', primaryPort);
+  const local = await startRedis(outDir, 'redis-local', localPort);
+  const rootKey = createRootKey(app, primary, options.rootKeyName).key;
+  const node = await startKeyward({
+    app,
+    outDir,
+    cwd: app,
+    name: 'keyward',
+    port: nodePort,
+    logLevel: options.logLevel,
+    primary,
+    local,
+    transport: 'unix',
+    ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  });
+  return { primary, local, node, rootKey };
 }
 
 /**

@@ -35,7 +35,6 @@ import { join, resolve } from 'node:path';
 import { Measurement, rpcTarget, warmUp, type LoadTarget } from './load';
 import {
   CpuMeter,
-  freePorts,
   installCleanup,
   isRunning,
   publishReport,
@@ -45,13 +44,11 @@ import {
 } from './procs';
 import { median, spread, type Spread } from './stats';
 import {
-  createRootKey,
   envNumber,
   provenance,
   rpc,
   sleep,
-  startKeyward,
-  startRedis,
+  startLoneNode,
   type RedisInstance,
   type Server,
 } from './setup';
@@ -463,30 +460,21 @@ async function main(): Promise<void> {
   installCleanup(stopAll);
   const source = provenance(ROOT);
 
-  const [primaryPort, localPort, nodePort] = (await freePorts(3)) as [number, number, number];
-  const primary = await startRedis(OUT, 'redis-primary', primaryPort);
-  const local = await startRedis(OUT, 'redis-local', localPort);
-  const redises = [primary, local];
-  log(`redis primary on ${primary.port}, node-local on ${local.port}`);
-
+  let redises: RedisInstance[] = [];
   try {
-    const rootKey = createRootKey(ROOT, primary, 'bench-vault').key;
-    const node = await startKeyward({
+    const { primary, local, node, rootKey } = await startLoneNode({
       app: ROOT,
       outDir: OUT,
-      cwd: ROOT,
-      name: 'keyward',
-      port: nodePort,
+      rootKeyName: 'bench-vault',
       logLevel: 'warn',
-      primary,
-      local,
-      transport: 'unix',
       env: {
         // A fresh KEK for this run: nothing it seals outlives the run's Redis servers.
         KEYWARD_VAULT_KEYS: `bench:${randomBytes(32).toString('base64')}`,
         KEYWARD_MANAGEMENT_RATE_LIMIT: '1000000000',
       },
     });
+    redises = [primary, local];
+    log(`redis primary on ${primary.port}, node-local on ${local.port}`);
     log(`keyward on ${node.url}`);
 
     const { apiId } = await rpc<{ apiId: string }>(node.url, rootKey, 'apis.createApi', {
