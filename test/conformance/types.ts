@@ -84,3 +84,18 @@ export interface ConformanceCase {
   /** What the case had to translate from Unkey's test (a URN permission, a fixture). */
   note?: string;
 }
+
+/** A caller whose root key holds these permissions, and no others. */
+export const perms = (...permissions: string[]): Caller => ({ permissions });
+
+/** A case that POSTs a JSON body: what the v2 files are made of, one call per Unkey test. */
+export function bodyCase(
+  from: string,
+  route: string,
+  caller: Caller,
+  body: Json,
+  expect: Answer,
+  more: Partial<ConformanceCase> = {},
+): ConformanceCase {
+  return { from, route, caller, body, expect, ...more };
+}

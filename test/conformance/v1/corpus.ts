@@ -1,4 +1,4 @@
-import type { Answer, Caller, ConformanceCase, Json } from '../types';
+import { perms, type Answer, type Caller, type ConformanceCase, type Json } from '../types';
 
 /**
  * Unkey v1's route tests, read at commit `ccfc028d326c` (before v1 was removed):
@@ -13,7 +13,6 @@ import type { Answer, Caller, ConformanceCase, Json } from '../types';
  */
 
 const MORE = 'unrelated.more.none';
-const perms = (...permissions: string[]): Caller => ({ permissions });
 const code = (status: number, name: string): Answer => ({ status, type: name });
 
 /** How a route is called: a POST body or a GET query, with placeholders. */

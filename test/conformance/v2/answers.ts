@@ -1,4 +1,4 @@
-import { PRESENT, type Answer, type Caller, type ConformanceCase, type Json } from '../types';
+import { perms, bodyCase as at, PRESENT } from '../types';
 
 /**
  * The answers of Unkey's v2 `200_test.go` files, where they look at fields: one export per route.
@@ -6,17 +6,6 @@ import { PRESENT, type Answer, type Caller, type ConformanceCase, type Json } fr
  * sets its fixture's and expects those.
  */
 
-function at(
-  from: string,
-  route: string,
-  caller: Caller,
-  body: Json,
-  expect: Answer,
-  more: Partial<ConformanceCase> = {},
-): ConformanceCase {
-  return { from, route, caller, body, expect, ...more };
-}
-const perms = (...permissions: string[]): Caller => ({ permissions });
 /** 2100-01-01, a fixed expiry in the future. */
 const FUTURE = 4_102_444_800_000;
 

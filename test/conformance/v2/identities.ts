@@ -7,29 +7,19 @@ import {
   named,
 } from './auth';
 import {
+  perms,
+  bodyCase as at,
   INSUFFICIENT,
   INVALID_INPUT,
   alreadyExists,
   notFound,
   type Answer,
-  type Caller,
   type ConformanceCase,
   type Json,
 } from '../types';
 
 /** identities.* from Unkey's `svc/api/routes/v2_identities_*` tests. */
 
-function at(
-  from: string,
-  route: string,
-  caller: Caller,
-  body: Json,
-  expect: Answer,
-  more: Partial<ConformanceCase> = {},
-): ConformanceCase {
-  return { from, route, caller, body, expect, ...more };
-}
-const perms = (...permissions: string[]): Caller => ({ permissions });
 const bad: Answer = { status: 400, type: INVALID_INPUT };
 const forbidden: Answer = { status: 403, type: INSUFFICIENT };
 const missing: Answer = { status: 404, type: notFound('identity') };

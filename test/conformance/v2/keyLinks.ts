@@ -9,7 +9,7 @@ import {
   headerCases,
   named,
 } from './auth';
-import type { Answer, Caller, ConformanceCase, Json } from '../types';
+import { perms, bodyCase as at, type Answer, type ConformanceCase, type Json } from '../types';
 
 /**
  * keys.add|remove|set Permissions|Roles from Unkey's `svc/api/routes/v2_keys_{add,remove,set}_
@@ -19,17 +19,6 @@ import type { Answer, Caller, ConformanceCase, Json } from '../types';
  * and pass over a name to remove that names nothing (`links-remove-missing`).
  */
 
-function at(
-  from: string,
-  route: string,
-  caller: Caller,
-  body: Json,
-  expect: Answer,
-  more: Partial<ConformanceCase> = {},
-): ConformanceCase {
-  return { from, route, caller, body, expect, ...more };
-}
-const perms = (...permissions: string[]): Caller => ({ permissions });
 const deviation = (id: string, keyward: Answer): Partial<ConformanceCase> => ({
   deviation: { id, keyward },
 });

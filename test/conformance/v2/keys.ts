@@ -1,5 +1,5 @@
 import { BEARER_ONLY, EMPTY, MISSING, NO_BEARER, UNKNOWN, headerCases } from './auth';
-import { UNKEY_ERRORS, type Answer, type Caller, type ConformanceCase, type Json } from '../types';
+import { perms, bodyCase as at, UNKEY_ERRORS, type ConformanceCase, type Json } from '../types';
 
 /**
  * keys.* from Unkey's `svc/api/routes/v2_keys_*` tests (4xx files, and the 200s those files
@@ -8,18 +8,6 @@ import { UNKEY_ERRORS, type Answer, type Caller, type ConformanceCase, type Json
  * equivalent, `api.*.create_key` or `api.<api>.create_key`.
  */
 
-function at(
-  from: string,
-  route: string,
-  caller: Caller,
-  body: Json,
-  expect: Answer,
-  more: Partial<ConformanceCase> = {},
-): ConformanceCase {
-  return { from, route, caller, body, expect, ...more };
-}
-
-const perms = (...permissions: string[]): Caller => ({ permissions });
 const noLeak = (keyward: number): Partial<ConformanceCase> => ({
   deviation: { id: 'no-permission-404', keyward: { status: keyward } },
 });

@@ -1,5 +1,5 @@
 import { INVALID_TOKEN, MALFORMED_HEADER, MISSING_HEADER, headerCases, named } from './auth';
-import type { Answer, Caller, ConformanceCase, Json } from '../types';
+import { perms, bodyCase as at, type ConformanceCase, type Json } from '../types';
 
 /**
  * permissions.* from Unkey's `svc/api/routes/v2_permissions_*` tests. A v2 permission's `slug` is
@@ -7,17 +7,6 @@ import type { Answer, Caller, ConformanceCase, Json } from '../types';
  * permissions.* and ratelimit.*").
  */
 
-function at(
-  from: string,
-  route: string,
-  caller: Caller,
-  body: Json,
-  expect: Answer,
-  more: Partial<ConformanceCase> = {},
-): ConformanceCase {
-  return { from, route, caller, body, expect, ...more };
-}
-const perms = (...permissions: string[]): Caller => ({ permissions });
 /** The three header cases every permissions route's `401_test.go` has. */
 const headers = (from: string, route: string, body: Json) =>
   headerCases(`${from}/401_test.go: TestAuthenticationErrors`, route, body, [

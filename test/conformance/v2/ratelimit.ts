@@ -1,10 +1,11 @@
 import { INVALID_TOKEN, MALFORMED_HEADER, MISSING_HEADER, headerCases, named } from './auth';
 import {
+  perms,
+  bodyCase as at,
   INSUFFICIENT,
   INVALID_INPUT,
   notFound,
   type Answer,
-  type Caller,
   type ConformanceCase,
   type Json,
 } from '../types';
@@ -14,17 +15,6 @@ import {
  * namespace by a random `uid.New("test")`, the case names one that does not exist either.
  */
 
-function at(
-  from: string,
-  route: string,
-  caller: Caller,
-  body: Json,
-  expect: Answer,
-  more: Partial<ConformanceCase> = {},
-): ConformanceCase {
-  return { from, route, caller, body, expect, ...more };
-}
-const perms = (...permissions: string[]): Caller => ({ permissions });
 const noLeak: Partial<ConformanceCase> = {
   deviation: { id: 'no-permission-404', keyward: { status: 403 } },
 };
