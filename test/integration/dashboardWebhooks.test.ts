@@ -6,7 +6,7 @@ import { launchChromium, sees } from '../support/chromium';
 import { createKey, eventually, TEST_VAULT } from '../support/helpers';
 import { client, type Client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
-import { startReceiver } from '../support/webhookReceiver';
+import { startReceiver, FAST_WEBHOOKS } from '../support/webhookReceiver';
 
 /**
  * The dashboard's Webhooks pages in headless Chromium against a real node and a receiver on
@@ -31,10 +31,7 @@ beforeAll(async () => {
     localRedis: false,
     env: {
       ...TEST_VAULT,
-      KEYWARD_WEBHOOK_ALLOW_PRIVATE: '1',
-      KEYWARD_WEBHOOK_POLL_MS: '50',
-      KEYWARD_WEBHOOK_FLUSH_MS: '50',
-      KEYWARD_WEBHOOK_RETRY_BASE_MS: '100',
+      ...FAST_WEBHOOKS,
     },
   });
   base = topology.nodes[0]!.url;

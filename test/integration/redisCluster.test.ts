@@ -9,7 +9,7 @@ import { AuditSweeper } from '../../src/store/auditSweeper';
 import { names } from '../../src/store/names';
 import { RootKeyStore } from '../../src/store/rootKeyStore';
 import { eventually, sleep, TEST_VAULT, testAudit } from '../support/helpers';
-import { startReceiver } from '../support/webhookReceiver';
+import { startReceiver, FAST_WEBHOOKS } from '../support/webhookReceiver';
 import { createTestRootKey, startTestNode } from '../support/topology';
 
 /**
@@ -42,10 +42,7 @@ beforeAll(async () => {
         // The webhook test's receiver is on loopback; fast polls keep it short.
         env: {
           ...TEST_VAULT,
-          KEYWARD_WEBHOOK_ALLOW_PRIVATE: '1',
-          KEYWARD_WEBHOOK_POLL_MS: '50',
-          KEYWARD_WEBHOOK_FLUSH_MS: '50',
-          KEYWARD_WEBHOOK_RETRY_BASE_MS: '100',
+          ...FAST_WEBHOOKS,
           // Both nodes' sweeps race for the period's lock on the cluster.
           KEYWARD_WEBHOOK_EXPIRING_SWEEP_MS: '200',
         },

@@ -10,7 +10,7 @@ import { createKey, eventually, sleep, TEST_VAULT } from '../support/helpers';
 import { adminRedis, closeRedis } from '../support/keyspace';
 import { client } from '../support/rpc';
 import { startTopology, type Topology } from '../support/topology';
-import { startReceiver } from '../support/webhookReceiver';
+import { startReceiver, FAST_WEBHOOKS } from '../support/webhookReceiver';
 
 /**
  * The key.expiring sweep (src/webhooks/expiringSweep.ts) on real Redis, against what a real node
@@ -35,9 +35,7 @@ beforeAll(async () => {
     localRedis: false,
     env: {
       ...TEST_VAULT,
-      KEYWARD_WEBHOOK_ALLOW_PRIVATE: '1',
-      KEYWARD_WEBHOOK_POLL_MS: '50',
-      KEYWARD_WEBHOOK_FLUSH_MS: '50',
+      ...FAST_WEBHOOKS,
     },
   });
   url = topology.nodes[0]!.url;

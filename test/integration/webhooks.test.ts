@@ -8,7 +8,7 @@ import {
   type ProcessTopology,
   type Topology,
 } from '../support/topology';
-import { startReceiver, type Received } from '../support/webhookReceiver';
+import { startReceiver, type Received, FAST_WEBHOOKS } from '../support/webhookReceiver';
 
 /**
  * Usage webhooks (docs/webhooks.md) on real Redis and nodes, with a real receiver on loopback:
@@ -19,10 +19,7 @@ import { startReceiver, type Received } from '../support/webhookReceiver';
 
 const FAST = {
   ...TEST_VAULT,
-  KEYWARD_WEBHOOK_ALLOW_PRIVATE: '1',
-  KEYWARD_WEBHOOK_POLL_MS: '50',
-  KEYWARD_WEBHOOK_FLUSH_MS: '50',
-  KEYWARD_WEBHOOK_RETRY_BASE_MS: '100',
+  ...FAST_WEBHOOKS,
   KEYWARD_WEBHOOK_TIMEOUT_MS: '3000',
 };
 

@@ -1,6 +1,17 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/**
+ * A node's settings in the webhook suites: loopback receivers allowed (production refuses private
+ * targets), and polls, flushes and retries fast enough that a test waits tenths of a second.
+ */
+export const FAST_WEBHOOKS: Readonly<Record<string, string>> = {
+  KEYWARD_WEBHOOK_ALLOW_PRIVATE: '1',
+  KEYWARD_WEBHOOK_POLL_MS: '50',
+  KEYWARD_WEBHOOK_FLUSH_MS: '50',
+  KEYWARD_WEBHOOK_RETRY_BASE_MS: '100',
+};
+
 /** One request a receiver got. */
 export interface Received {
   path: string;
