@@ -177,6 +177,13 @@ export async function writeWatcher(url: string): Promise<WriteWatcher> {
     await subscriber.subscribe(barrierChannel);
   };
   subscriber.on('ready', () => void subscribe().catch(() => undefined));
+  // Not before 'ready': between connecting and its ready check (an INFO, sent once the client's
+  // CLIENT SETINFO calls are answered) ioredis writes a PSUBSCRIBE at once, and Redis then refuses
+  // the INFO in subscriber mode, which failed this call (seen once in a full run).
+  // A plain listener, not events.once: an 'error' before it (a reconnection) must not end the wait.
+  if (subscriber.status !== 'ready') {
+    await new Promise<void>((resolve) => subscriber.once('ready', () => resolve()));
+  }
   await subscribe();
   let sequence = 0;
   const barrier = async () => {
