@@ -1,8 +1,8 @@
 /**
  * `make bench-floor`: where a fast verification's CPU above its floor goes (issue 23). One keyward
  * node and the floor of its fast check (bench/servers.ts `script`: a bare node:http server making
- * the same EVALSHA of lua/token-bucket-2.lua on the same node-local Redis over its unix socket),
- * measured in turn, slice by slice, their order flipping every round. For each, the CPU per request
+ * the same EVALSHA, captured as `make bench` captures it, on the same node-local Redis over its
+ * unix socket), measured in turn, slice by slice, their order flipping every round. For each, the CPU per request
  * is read from /proc apart: user time (its own code, V8, the garbage collector) and system time (the
  * system calls: the socket reads and writes of HTTP and of Redis). The difference of the two
  * servers, round by round, says which side keyward's extra cost is on.
@@ -21,6 +21,7 @@ import { join, resolve } from 'node:path';
 import { Measurement, rpcTarget, warmUp } from './load';
 import { installCleanup, runDriver, setPidFile, stopAll, userSystemSeconds } from './procs';
 import {
+  captureBucketCall,
   envNumber,
   HUGE,
   provenance,
@@ -99,16 +100,10 @@ async function main(): Promise<void> {
       apiId,
       ratelimit: { type: 'fast', ...HUGE },
     });
-    // The call keyward makes for a lone fast bucket (src/limiter/tokenBucket.ts, `decide`): the
-    // bucket's key twice (the second names the credits, never read), then its shape and the cost.
-    const { loadScripts } = (await import(join(ROOT, 'dist', 'redis', 'scripts.js'))) as {
-      loadScripts(dir: string): { name: string; sha1: string }[];
-    };
-    const script = loadScripts(join(ROOT, 'lua')).find((s) => s.name === 'tokenBucket');
-    if (!script) throw new Error('lua/token-bucket-2.lua is not among the loaded scripts');
-    const bucket = 'keyward:bucket:{bench-floor}';
-    const { limit, refillRate, refillInterval } = HUGE;
-    const call = [script.sha1, '2', bucket, bucket, limit, refillRate, refillInterval, 1];
+    // The very call keyward makes for this key, captured as `make bench` captures it.
+    const bucketCall = await captureBucketCall(ROOT, local, async () => {
+      await rpc(node.url, rootKey, 'keys.verifyKey', { key: fast.key });
+    });
     const floor = await startComparisonServer({
       build: BUILD,
       cwd: ROOT,
@@ -118,14 +113,13 @@ async function main(): Promise<void> {
       env: {
         BENCH_REDIS_URL: local.socketUrl,
         BENCH_SCRIPT_KEY: fast.key,
-        BENCH_SCRIPT_CALL: JSON.stringify(call.map(String)),
+        BENCH_SCRIPT_CALL: JSON.stringify(bucketCall.args),
       },
     });
 
     const targets = [node, floor].map((server) =>
       rpcTarget(server.url, '/v1/keys.verifyKey', rootKey, { key: fast.key }),
     );
-    // keyward loads its scripts on first use; the floor's EVALSHA needs them loaded.
     for (const target of targets) await warmUp(target, CONNECTIONS, 2);
     const measurements = targets.map(
       (target) => new Measurement(target, CONNECTIONS, RATE || undefined),

@@ -60,7 +60,7 @@ import {
   HUGE,
   provenance,
   rpc,
-  sleep,
+  captureBucketCall,
   startComparisonServer,
   startKeyward as startKeywardNode,
   startRedis as startRedisIn,
@@ -552,52 +552,6 @@ async function measureInterleaved(
   return { rounds: done, plannedRounds: rounds, slice };
 }
 
-/**
- * The exact token-bucket call keyward makes for a key, captured with MONITOR on the Redis that
- * holds its bucket (node-local for fast, primary for consistent) during one verification:
- * `[sha, numkeys, ...keys, ...args]`, keys retagged to `{bench}`.
- */
-async function captureBucketCall(
-  redis: RedisInstance,
-  verifyOnce: () => Promise<void>,
-): Promise<{ args: string[]; script: string }> {
-  // Once before watching: the first call of a script on a Redis is ioredis's EVAL fallback after
-  // NOSCRIPT, whose body MONITOR shows escaped (no use for its SHA-1); every later one is EVALSHA.
-  await verifyOnce();
-  // monitor() opens a connection of its own, closed below.
-  const monitor = await redis.client.monitor();
-  try {
-    const captured = new Promise<string[]>((resolve) => {
-      monitor.on('monitor', (_time: string, args: string[]) => {
-        const name = (args[0] ?? '').toLowerCase();
-        if (name === 'evalsha' || name === 'eval') resolve(args);
-      });
-    });
-    await verifyOnce();
-    const args = await Promise.race([captured, sleep(3000).then(() => undefined)]);
-    if (!args) throw new Error(`no EVALSHA seen on ${redis.name} during one verification`);
-    let sha = args[1] as string;
-    if ((args[0] as string).toLowerCase() === 'eval') {
-      sha = createHash('sha1')
-        .update(args[1] as string)
-        .digest('hex');
-    }
-    const numKeys = Number(args[2]);
-    const keys = args.slice(3, 3 + numKeys).map((k) => k.replace(/\{[^}]*\}/, '{bench}'));
-    const rest = args.slice(3 + numKeys);
-    // The measured build's own loader: a script's SHA-1 is that of its text with the includes
-    // expanded, not of its file.
-    const { loadScripts } = (await import(join(APP, 'dist', 'redis', 'scripts.js'))) as {
-      loadScripts(dir: string): { name: string; sha1: string }[];
-    };
-    const loaded = loadScripts(join(APP, 'lua')).find((candidate) => candidate.sha1 === sha);
-    const script = loaded ? `lua script ${loaded.name}` : `unknown script ${sha}`;
-    return { args: [sha, String(numKeys), ...keys, ...rest], script };
-  } finally {
-    monitor.disconnect();
-  }
-}
-
 async function redisBenchmark(
   redis: RedisInstance,
   call: { args: string[]; script: string },
@@ -820,8 +774,8 @@ async function main(): Promise<void> {
     const verifyOnce = (key: string) => async () => {
       await probe(targetOf({ server: node, key, rootKey: root.key }, '/v1/keys.verifyKey'));
     };
-    const bucketCall = await captureBucketCall(local, verifyOnce(fast.key));
-    const consistentCall = await captureBucketCall(primary, verifyOnce(consistent.key));
+    const bucketCall = await captureBucketCall(APP, local, verifyOnce(fast.key));
+    const consistentCall = await captureBucketCall(APP, primary, verifyOnce(consistent.key));
     // The floor of this design: the bare node:http handler plus that one script call, on the
     // Redis and over the transport the node uses for it.
     const floorFast = await startCompareServer(

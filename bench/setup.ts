@@ -3,6 +3,7 @@
  * calls that give them keys. Every process goes through procs.ts, so it is stopped with the run.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -247,6 +248,54 @@ export async function startComparisonServer(options: {
   });
   const port = await readyPort(child);
   return { name, url: `http://${HOST}:${port}`, child };
+}
+
+/**
+ * The exact token-bucket call keyward makes for a key, captured with MONITOR on the Redis that
+ * holds its bucket (node-local for fast, primary for consistent) during one verification:
+ * `[sha, numkeys, ...keys, ...args]`, keys retagged to `{bench}`.
+ */
+export async function captureBucketCall(
+  /** The measured build's folder: its own script loader names the script. */
+  app: string,
+  redis: RedisInstance,
+  verifyOnce: () => Promise<void>,
+): Promise<{ args: string[]; script: string }> {
+  // Once before watching: the first call of a script on a Redis is ioredis's EVAL fallback after
+  // NOSCRIPT, whose body MONITOR shows escaped (no use for its SHA-1); every later one is EVALSHA.
+  await verifyOnce();
+  // monitor() opens a connection of its own, closed below.
+  const monitor = await redis.client.monitor();
+  try {
+    const captured = new Promise<string[]>((resolve) => {
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        const name = (args[0] ?? '').toLowerCase();
+        if (name === 'evalsha' || name === 'eval') resolve(args);
+      });
+    });
+    await verifyOnce();
+    const args = await Promise.race([captured, sleep(3000).then(() => undefined)]);
+    if (!args) throw new Error(`no EVALSHA seen on ${redis.name} during one verification`);
+    let sha = args[1] as string;
+    if ((args[0] as string).toLowerCase() === 'eval') {
+      sha = createHash('sha1')
+        .update(args[1] as string)
+        .digest('hex');
+    }
+    const numKeys = Number(args[2]);
+    const keys = args.slice(3, 3 + numKeys).map((k) => k.replace(/\{[^}]*\}/, '{bench}'));
+    const rest = args.slice(3 + numKeys);
+    // The measured build's own loader: a script's SHA-1 is that of its text with the includes
+    // expanded, not of its file.
+    const { loadScripts } = (await import(join(app, 'dist', 'redis', 'scripts.js'))) as {
+      loadScripts(dir: string): { name: string; sha1: string }[];
+    };
+    const loaded = loadScripts(join(app, 'lua')).find((candidate) => candidate.sha1 === sha);
+    const script = loaded ? `lua script ${loaded.name}` : `unknown script ${sha}`;
+    return { args: [sha, String(numKeys), ...keys, ...rest], script };
+  } finally {
+    monitor.disconnect();
+  }
 }
 
 export async function rpc<T>(
