@@ -293,8 +293,9 @@ async function createAccessModelKey(
 /**
  * Issue 26's keys: a fast-limited key of an identity with a credit pool; the same key shape with
  * credits of its own and an identity without a pool (what the pooled key is without its pool); one
- * with credits of its own and no identity; and the same in a second workspace that has a webhook (events of credits and limits; its
- * target accepts nothing, and none of these verifications brings an event about).
+ * with credits of its own and no identity; and the same in a second workspace that has a webhook
+ * (events of credits and limits; its target accepts nothing, and none of these verifications brings
+ * an event about).
  */
 async function createIssue26Keys(
   app: string,
